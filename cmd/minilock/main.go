@@ -1,0 +1,98 @@
+// Command minilock is a Redis-protocol lock server: a drop-in stand-in for
+// redis-server for the commands distributed-lock recipes use.
+//
+//	minilock [/path/to/redis.conf] [--port 6379] [--bind 127.0.0.1 ::1]
+//	         [--requirepass pw] [--databases 16] [--maxclients 10000]
+//	         [--timeout 0] [--busy-reply-threshold 5000] [--loglevel notice]
+//	minilock lab [list | all | <scenario>]
+package main
+
+import (
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+
+	"github.com/minilock/minilock/server"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:]))
+}
+
+func run(args []string) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "-v", "--version":
+			fmt.Printf("minilock (Redis %s compatible)\n", server.Version)
+			return 0
+		case "-h", "--help":
+			fmt.Fprint(os.Stderr, usage)
+			return 0
+		}
+	}
+	opts := defaults()
+	file, text := argsToConfig(args)
+	if file != "" {
+		f, err := os.Open(file)
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "minilock: %v\n", err)
+			return 1
+		}
+		err = opts.parseConfig(f)
+		f.Close()
+		if err != nil {
+			fmt.Fprintf(os.Stderr, "minilock: %s: %v\n", file, err)
+			return 1
+		}
+	}
+	if err := opts.parseConfig(strings.NewReader(text)); err != nil {
+		fmt.Fprintf(os.Stderr, "minilock: arguments: %v\n", err)
+		return 1
+	}
+
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+	cfg := opts.server
+	cfg.Addrs = opts.addrs()
+	cfg.Logger = log
+	stopped := make(chan struct{})
+	cfg.OnShutdown = func() { close(stopped) }
+	s, err := server.Start(cfg)
+	if err != nil {
+		log.Error("cannot start", "err", err)
+		return 1
+	}
+	log.Info("minilock ready to accept connections", "redis_version", server.Version, "addrs", strings.Join(s.Addrs(), " "), "pid", os.Getpid())
+
+	sig := make(chan os.Signal, 1)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	select {
+	case got := <-sig:
+		log.Info("received signal, shutting down", "signal", got.String())
+		s.Close()
+	case <-stopped:
+	}
+	log.Info("minilock is now ready to exit, bye bye...")
+	return 0
+}
+
+const usage = `Usage: minilock [/path/to/redis.conf] [options]
+       minilock -v or --version
+       minilock -h or --help
+
+Options are redis.conf directives written as --name value:
+  --port 6379                  TCP port (0: any free port)
+  --bind 127.0.0.1 -::1        addresses to listen on ('-': optional)
+  --requirepass <password>     require AUTH
+  --databases 16               number of databases
+  --maxclients 10000           concurrent connections
+  --timeout 0                  close idle clients after N seconds (0: never)
+  --busy-reply-threshold 5000  ms a script runs before others get -BUSY
+  --loglevel notice            debug, verbose, notice, warning, nothing
+
+Examples:
+  minilock
+  minilock --port 7777 --requirepass secret
+`

@@ -1,0 +1,123 @@
+package keyspace
+
+// The few functions every command reads and writes keys through. They keep
+// the deadline index, the TTL count and WATCH in step with the data, so no
+// command has to.
+
+// expired reports whether e's deadline has passed at now (Redis's
+// keyIsExpired: now > when).
+func (e *entry) expired(now int64) bool { return e.expireAt != 0 && now > e.expireAt }
+
+// find returns the live entry for key in c's database, deleting it first if
+// its deadline has passed (lazy expiry). The pointer is valid until the next
+// insertion into that database.
+func (k *Keyspace) find(c *Ctx, key []byte) (*entry, uint32, bool) {
+	d := &k.dbs[c.DB]
+	i, ok := d.lookup(key)
+	if !ok {
+		return nil, 0, false
+	}
+	e := &d.slots[i]
+	if e.expired(c.Now) {
+		k.remove(c.DB, e.key, i)
+		k.stats.Expired++
+		return nil, 0, false
+	}
+	return e, i, true
+}
+
+// read is find for commands that read a value: it counts keyspace hits and
+// misses for INFO, as Redis's lookupKeyRead does.
+func (k *Keyspace) read(c *Ctx, key []byte) (*entry, bool) {
+	e, _, ok := k.find(c, key)
+	if ok {
+		k.stats.Hits++
+	} else {
+		k.stats.Misses++
+	}
+	return e, ok
+}
+
+// exists reports whether key is live in c's database. Like read, it counts
+// a hit or a miss.
+func (k *Keyspace) exists(c *Ctx, key []byte) bool {
+	_, ok := k.read(c, key)
+	return ok
+}
+
+// store sets key to val in c's database. Unless keepTTL is set, any deadline
+// is removed, as Redis's setKey does.
+func (k *Keyspace) store(c *Ctx, key, val []byte, keepTTL bool) *entry {
+	e, _, _ := k.find(c, key)
+	return k.put(c, e, key, val, keepTTL)
+}
+
+// put is store for a caller that has already looked key up: e is its live
+// entry, or nil.
+func (k *Keyspace) put(c *Ctx, e *entry, key, val []byte, keepTTL bool) *entry {
+	if e == nil {
+		d := &k.dbs[c.DB]
+		e = &d.slots[d.insert(key, val)]
+	} else {
+		e.val = storeVal(e.val, val)
+		if !keepTTL {
+			k.clearExpire(c.DB, e)
+		}
+	}
+	k.touch(c.DB, key)
+	return e
+}
+
+// setExpire gives e the deadline at (Unix ms, > 0).
+func (k *Keyspace) setExpire(dbi int, e *entry, at int64) {
+	if e.expireAt == 0 {
+		k.dbs[dbi].expires++
+		k.withTTL++
+	}
+	e.expireAt = at
+	k.index.Push(at, dbi, e.key)
+	k.touchString(dbi, e.key)
+}
+
+// clearExpire removes e's deadline and reports whether it had one. Its item
+// in the index goes stale and is dropped when popped or compacted.
+func (k *Keyspace) clearExpire(dbi int, e *entry) bool {
+	if e.expireAt == 0 {
+		return false
+	}
+	e.expireAt = 0
+	k.dbs[dbi].expires--
+	k.withTTL--
+	return true
+}
+
+// remove deletes key (in slot i of database dbi).
+func (k *Keyspace) remove(dbi int, key string, i uint32) {
+	d := &k.dbs[dbi]
+	if d.slots[i].expireAt != 0 {
+		k.withTTL--
+	}
+	d.delete(key, i)
+	k.touchString(dbi, key)
+}
+
+// del deletes key from c's database if it is live and reports whether it
+// was.
+func (k *Keyspace) del(c *Ctx, key []byte) bool {
+	e, i, ok := k.find(c, key)
+	if ok {
+		k.remove(c.DB, e.key, i)
+	}
+	return ok
+}
+
+// flush empties database dbi.
+func (k *Keyspace) flush(dbi int) {
+	d := &k.dbs[dbi]
+	k.touchFlushed(dbi)
+	k.withTTL -= d.expires
+	d.init()
+	if k.withTTL == 0 {
+		k.index.Reset()
+	}
+}

@@ -1,0 +1,85 @@
+package keyspace
+
+import (
+	"sort"
+	"time"
+)
+
+// Direct access for embedders and tests: read and change data without a
+// client connection. Like commands, these run on the owner goroutine only;
+// the server wraps each in DoFunc.
+
+func (k *Keyspace) direct(db int) *Ctx { return &Ctx{DB: db, Now: k.Now()} }
+
+// Value returns key's value in database db, if it is live.
+func (k *Keyspace) Value(db int, key string) (string, bool) {
+	e, _, ok := k.find(k.direct(db), []byte(key))
+	if !ok {
+		return "", false
+	}
+	return string(e.val), true
+}
+
+// SetValue sets key to val in database db, with a time to live when ttl > 0
+// (none otherwise), as SET key val [PX ttl] does.
+func (k *Keyspace) SetValue(db int, key, val string, ttl time.Duration) {
+	c := k.direct(db)
+	e := k.store(c, []byte(key), []byte(val), false)
+	if ttl > 0 {
+		k.setExpire(db, e, c.Now+max(ttl.Milliseconds(), 1))
+	}
+}
+
+// TTL returns key's remaining time to live in database db: 0 and true for
+// a key without one, false for a missing key.
+func (k *Keyspace) TTL(db int, key string) (time.Duration, bool) {
+	c := k.direct(db)
+	e, _, ok := k.find(c, []byte(key))
+	if !ok {
+		return 0, false
+	}
+	if e.expireAt == 0 {
+		return 0, true
+	}
+	return time.Duration(e.expireAt-c.Now) * time.Millisecond, true
+}
+
+// Delete removes key from database db and reports whether it was there.
+func (k *Keyspace) Delete(db int, key string) bool {
+	return k.del(k.direct(db), []byte(key))
+}
+
+// Keys returns the live keys of database db, sorted.
+func (k *Keyspace) Keys(db int) []string {
+	c := k.direct(db)
+	var keys []string
+	for i := range k.dbs[db].slots {
+		e := &k.dbs[db].slots[i]
+		if e.val != nil && !e.expired(c.Now) {
+			keys = append(keys, e.key)
+		}
+	}
+	sort.Strings(keys)
+	return keys
+}
+
+// FlushAll empties every database.
+func (k *Keyspace) FlushAll() {
+	for i := range k.dbs {
+		k.flush(i)
+	}
+}
+
+// DBInfo is one database's line in INFO keyspace.
+type DBInfo struct {
+	Keys, Expires int
+}
+
+// Info returns the key and TTL counts of every database.
+func (k *Keyspace) Info() []DBInfo {
+	out := make([]DBInfo, len(k.dbs))
+	for i := range k.dbs {
+		out[i] = DBInfo{Keys: k.dbs[i].size(), Expires: k.dbs[i].expires}
+	}
+	return out
+}

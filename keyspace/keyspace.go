@@ -1,0 +1,234 @@
+// Package keyspace holds minilock's data and the Redis semantics of the
+// commands that read and write it.
+//
+// Exactly one goroutine, the owner, ever touches the databases. Every
+// command, every Lua script and every active-expiry sweep runs on it, one
+// after another; that serial order is the whole atomicity story. Other
+// goroutines hand work to the owner with Do and wait for it to finish.
+package keyspace
+
+import (
+	"errors"
+	"time"
+
+	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/resp"
+)
+
+// Config configures a Keyspace. The zero Config is valid.
+type Config struct {
+	// Databases is the number of databases, as redis.conf's "databases".
+	// Zero means 16.
+	Databases int
+	// Clock is read for every command and drives expiry. Nil means the real
+	// clock.
+	Clock expiry.Clock
+}
+
+// Job is work for the owner goroutine. Run is called on the owner; the
+// goroutine that passed the job to Do waits until it returns.
+type Job interface {
+	Run(k *Keyspace)
+}
+
+// Ctx is what one command sees while it runs on the owner goroutine.
+type Ctx struct {
+	// W receives the command's reply.
+	W *resp.Writer
+	// DB is the selected database.
+	DB int
+	// Now is the time the command runs at, in Unix milliseconds. It is read
+	// once per top-level command (once per script or transaction), so every
+	// key the command touches is judged at the same instant, as in Redis.
+	Now int64
+}
+
+// Stats are counters reported by INFO.
+type Stats struct {
+	Hits, Misses int64 // keyspace_hits, keyspace_misses
+	Expired      int64 // expired_keys: removed lazily or actively
+}
+
+// Keyspace is the set of databases and the goroutine that owns them.
+type Keyspace struct {
+	dbs     []db
+	clock   expiry.Clock
+	index   expiry.Index
+	withTTL int // keys that have a deadline, across all databases
+	stats   Stats
+	watches watchers
+
+	jobs    chan Job
+	stop    chan struct{}
+	stopped chan struct{}
+}
+
+// New starts a keyspace and its owner goroutine. Close stops it.
+func New(cfg Config) *Keyspace {
+	n := cfg.Databases
+	if n <= 0 {
+		n = 16
+	}
+	clock := cfg.Clock
+	if clock == nil {
+		clock = expiry.Real{}
+	}
+	k := &Keyspace{
+		dbs:     make([]db, n),
+		clock:   clock,
+		jobs:    make(chan Job),
+		stop:    make(chan struct{}),
+		stopped: make(chan struct{}),
+	}
+	for i := range k.dbs {
+		k.dbs[i].init()
+	}
+	go k.run()
+	return k
+}
+
+// ErrClosed is returned when work is handed to a keyspace that was closed.
+var ErrClosed = errors.New("keyspace: closed")
+
+// ErrBusy is returned by Submit when the busy channel fired before the owner
+// took the job.
+var ErrBusy = errors.New("keyspace: owner busy")
+
+// Submit hands j to the owner goroutine. It blocks until the owner accepts
+// the job, not until the job finishes: callers that need the result signal
+// completion from j.Run themselves (the server does, with one reusable
+// channel per connection, so a round trip costs no allocation). It returns
+// ErrBusy when busy fires first, which is how a connection stops waiting for
+// an owner stuck in a long script; busy may be nil.
+func (k *Keyspace) Submit(j Job, busy <-chan struct{}) error {
+	select {
+	case k.jobs <- j:
+		return nil
+	case <-busy:
+		return ErrBusy
+	case <-k.stopped:
+		return ErrClosed
+	}
+}
+
+// DoFunc runs f on the owner goroutine and waits for it: the way for tests
+// and embedders to read or change data safely. It must not be called from
+// the owner goroutine itself.
+func (k *Keyspace) DoFunc(f func()) error {
+	done := make(chan struct{})
+	if err := k.Submit(funcJob{f, done}, nil); err != nil {
+		return err
+	}
+	<-done
+	return nil
+}
+
+type funcJob struct {
+	f    func()
+	done chan struct{}
+}
+
+func (j funcJob) Run(*Keyspace) {
+	defer close(j.done)
+	j.f()
+}
+
+// Close stops the owner goroutine after the job it is running, if any.
+func (k *Keyspace) Close() {
+	select {
+	case <-k.stop:
+	default:
+		close(k.stop)
+	}
+	<-k.stopped
+}
+
+// Clock returns the clock commands are judged by.
+func (k *Keyspace) Clock() expiry.Clock { return k.clock }
+
+// Now reads the clock in Unix milliseconds.
+func (k *Keyspace) Now() int64 { return expiry.Millis(k.clock.Now()) }
+
+// Databases returns the number of databases.
+func (k *Keyspace) Databases() int { return len(k.dbs) }
+
+// Stats returns the INFO counters. Owner goroutine only.
+func (k *Keyspace) Stats() Stats { return k.stats }
+
+// sweepBatch bounds the keys one active-expiry pass deletes before the owner
+// looks at its job queue again, so a million keys falling due at once delay
+// commands by one batch, not by the whole sweep.
+const sweepBatch = 1000
+
+// run is the owner goroutine: it serves jobs one at a time and, between
+// them, deletes keys whose deadline has passed.
+func (k *Keyspace) run() {
+	defer close(k.stopped)
+	timer := time.NewTimer(time.Hour)
+	timer.Stop()
+	var armed int64 // deadline the timer is set for; 0 when not set
+	moved := k.clock.Moved()
+	for {
+		select {
+		case j := <-k.jobs:
+			j.Run(k)
+		case <-timer.C:
+			armed = 0
+		case <-moved:
+		case <-k.stop:
+			return
+		}
+		if k.index.Len() == 0 {
+			continue
+		}
+		if k.sweep(k.Now()) == sweepBatch {
+			// More may be due: serve a waiting job first, then sweep again.
+			select {
+			case j := <-k.jobs:
+				j.Run(k)
+			default:
+			}
+			armed = 0
+		}
+		// A manual clock also wakes us through moved; the timer is then
+		// at worst one spurious wake-up.
+		next, ok := k.index.Next()
+		if !ok || next == armed {
+			continue
+		}
+		// A key expires once the clock is past its deadline.
+		wait := time.Duration(next+1-k.Now()) * time.Millisecond
+		timer.Reset(max(wait, 0))
+		armed = next
+	}
+}
+
+// sweep deletes up to sweepBatch keys that expired before now and returns
+// how many index items it looked at. It also compacts the index once stale
+// items (deleted keys, replaced deadlines) outnumber live ones.
+func (k *Keyspace) sweep(now int64) int {
+	n := k.index.PopDue(now, sweepBatch, func(dbi int, key string, deadline int64) {
+		d := &k.dbs[dbi]
+		if i, ok := d.keys[key]; ok && d.slots[i].expireAt == deadline {
+			k.remove(dbi, key, i)
+			k.stats.Expired++
+		}
+	})
+	if k.index.Len() > 2*k.withTTL+1024 {
+		k.index.Compact(func(dbi int, key string, deadline int64) bool {
+			d := &k.dbs[dbi]
+			i, ok := d.keys[key]
+			return ok && d.slots[i].expireAt == deadline
+		})
+	}
+	return n
+}
+
+// Sweep runs active expiry to completion at the current time. The server
+// calls it after moving a manual clock, so that the move's effects are
+// visible as soon as the call returns. Owner goroutine only.
+func (k *Keyspace) Sweep() {
+	now := k.Now()
+	for k.sweep(now) == sweepBatch {
+	}
+}

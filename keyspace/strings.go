@@ -1,0 +1,373 @@
+package keyspace
+
+import (
+	"math"
+
+	"github.com/minilock/minilock/resp"
+)
+
+// The string commands (t_string.c).
+
+// setOpts are the options of SET and GETEX, read left to right as Redis's
+// parseExtendedStringArgumentsOrReply reads them.
+type setOpts struct {
+	nx, xx, get, keepTTL, persist bool
+	// unit is the expiry option given (EX, PX, EXAT or PXAT), or 0.
+	unit   expireUnit
+	expire []byte
+}
+
+type expireUnit int
+
+const (
+	unitNone expireUnit = iota
+	unitEX
+	unitPX
+	unitEXAT
+	unitPXAT
+)
+
+var unitNames = map[string]expireUnit{"ex": unitEX, "px": unitPX, "exat": unitEXAT, "pxat": unitPXAT}
+
+// parseSetOpts parses args as SET's options (forSet) or GETEX's. A repeated
+// option is accepted and the last value wins; conflicting ones, unknown ones
+// and a missing value are a syntax error.
+func parseSetOpts(args [][]byte, forSet bool) (setOpts, error) {
+	var o setOpts
+	for j := 0; j < len(args); j++ {
+		a := args[j]
+		hasNext := j+1 < len(args)
+		switch {
+		case forSet && Option(a, "nx") && !o.xx:
+			o.nx = true
+		case forSet && Option(a, "xx") && !o.nx:
+			o.xx = true
+		case forSet && Option(a, "get"):
+			o.get = true
+		case forSet && Option(a, "keepttl") && !o.persist && o.unit == unitNone:
+			o.keepTTL = true
+		case !forSet && Option(a, "persist") && o.unit == unitNone && !o.keepTTL:
+			o.persist = true
+		default:
+			u := unitOf(a)
+			if u == unitNone || o.keepTTL || o.persist || (o.unit != unitNone && o.unit != u) || !hasNext {
+				return o, resp.ErrSyntax
+			}
+			o.unit = u
+			o.expire = args[j+1]
+			j++
+		}
+	}
+	return o, nil
+}
+
+func unitOf(a []byte) expireUnit {
+	for name, u := range unitNames {
+		if Option(a, name) {
+			return u
+		}
+	}
+	return unitNone
+}
+
+// deadline turns an EX/PX/EXAT/PXAT argument into an absolute deadline in
+// Unix ms, with Redis's errors (t_string.c:getExpireMillisecondsOrReply):
+// not positive, or overflowing once converted or added to now, is an
+// "invalid expire time" error for the command cmd.
+func deadline(cmd string, u expireUnit, arg []byte, now int64) (int64, error) {
+	n, err := intArg(arg)
+	if err != nil {
+		return 0, err
+	}
+	seconds := u == unitEX || u == unitEXAT
+	if n <= 0 || (seconds && n > math.MaxInt64/1000) {
+		return 0, resp.ErrInvalidExpire(cmd)
+	}
+	if seconds {
+		n *= 1000
+	}
+	if u == unitEX || u == unitPX {
+		if n > math.MaxInt64-now {
+			return 0, resp.ErrInvalidExpire(cmd)
+		}
+		n += now
+	}
+	return n, nil
+}
+
+// set runs SET and the commands built on it (setGenericCommand). okReply and
+// abortReply replace +OK and the null reply (SETNX answers :1 and :0).
+func (k *Keyspace) set(c *Ctx, cmd string, key, val []byte, o setOpts, okReply, abortReply func(*resp.Writer)) error {
+	var at int64
+	if o.unit != unitNone {
+		var err error
+		if at, err = deadline(cmd, o.unit, o.expire, c.Now); err != nil {
+			return err
+		}
+	}
+	if o.get {
+		k.replyValue(c, key)
+	}
+	e, _, found := k.find(c, key)
+	if (o.nx && found) || (o.xx && !found) {
+		if !o.get {
+			abortReply(c.W)
+		}
+		return nil
+	}
+	e = k.put(c, e, key, val, o.keepTTL)
+	if at != 0 {
+		k.setExpire(c.DB, e, at)
+	}
+	if !o.get {
+		okReply(c.W)
+	}
+	return nil
+}
+
+func replyOK(w *resp.Writer)   { w.OK() }
+func replyNull(w *resp.Writer) { w.Null() }
+func replyOne(w *resp.Writer)  { w.Int(1) }
+func replyZero(w *resp.Writer) { w.Int(0) }
+
+// replyValue replies with key's value, or null when it is missing
+// (getGenericCommand).
+func (k *Keyspace) replyValue(c *Ctx, key []byte) {
+	if e, ok := k.read(c, key); ok {
+		c.W.Bulk(e.val)
+		return
+	}
+	c.W.Null()
+}
+
+// SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
+func cmdSet(k *Keyspace, c *Ctx, args [][]byte) error {
+	o, err := parseSetOpts(args[3:], true)
+	if err != nil {
+		return err
+	}
+	return k.set(c, "set", args[1], args[2], o, replyOK, replyNull)
+}
+
+// SETNX key value
+func cmdSetNX(k *Keyspace, c *Ctx, args [][]byte) error {
+	return k.set(c, "setnx", args[1], args[2], setOpts{nx: true}, replyOne, replyZero)
+}
+
+// SETEX key seconds value
+func cmdSetEX(k *Keyspace, c *Ctx, args [][]byte) error {
+	return k.set(c, "setex", args[1], args[3], setOpts{unit: unitEX, expire: args[2]}, replyOK, replyNull)
+}
+
+// PSETEX key milliseconds value
+func cmdPSetEX(k *Keyspace, c *Ctx, args [][]byte) error {
+	return k.set(c, "psetex", args[1], args[3], setOpts{unit: unitPX, expire: args[2]}, replyOK, replyNull)
+}
+
+// GET key
+func cmdGet(k *Keyspace, c *Ctx, args [][]byte) error {
+	k.replyValue(c, args[1])
+	return nil
+}
+
+// GETSET key value: the old value, and the new one without a TTL.
+func cmdGetSet(k *Keyspace, c *Ctx, args [][]byte) error {
+	k.replyValue(c, args[1])
+	k.store(c, args[1], args[2], false)
+	return nil
+}
+
+// GETDEL key
+func cmdGetDel(k *Keyspace, c *Ctx, args [][]byte) error {
+	e, ok := k.read(c, args[1])
+	if !ok {
+		c.W.Null()
+		return nil
+	}
+	c.W.Bulk(e.val)
+	k.del(c, args[1])
+	return nil
+}
+
+// GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST]
+func cmdGetEX(k *Keyspace, c *Ctx, args [][]byte) error {
+	o, err := parseSetOpts(args[2:], false)
+	if err != nil {
+		return err
+	}
+	e, ok := k.read(c, args[1])
+	if !ok {
+		c.W.Null()
+		return nil
+	}
+	var at int64
+	if o.unit != unitNone {
+		if at, err = deadline("getex", o.unit, o.expire, c.Now); err != nil {
+			return err
+		}
+	}
+	c.W.Bulk(e.val)
+	switch {
+	case (o.unit == unitEXAT || o.unit == unitPXAT) && at <= c.Now:
+		k.del(c, args[1]) // an absolute deadline already passed
+	case at != 0:
+		k.setExpire(c.DB, e, at)
+	case o.persist:
+		if k.clearExpire(c.DB, e) {
+			k.touch(c.DB, args[1])
+		}
+	}
+	return nil
+}
+
+// GETRANGE key start end, with Redis's clamping of negative and
+// out-of-range indexes.
+func cmdGetRange(k *Keyspace, c *Ctx, args [][]byte) error {
+	start, err := intArg(args[2])
+	if err != nil {
+		return err
+	}
+	end, err := intArg(args[3])
+	if err != nil {
+		return err
+	}
+	e, ok := k.read(c, args[1])
+	if !ok {
+		c.W.BulkString("")
+		return nil
+	}
+	n := int64(len(e.val))
+	if start < 0 && end < 0 && start > end {
+		c.W.BulkString("")
+		return nil
+	}
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start, end = max(start, 0), max(end, 0)
+	if end >= n {
+		end = n - 1
+	}
+	if start > end || n == 0 {
+		c.W.BulkString("")
+		return nil
+	}
+	c.W.Bulk(e.val[start : end+1])
+	return nil
+}
+
+// STRLEN key
+func cmdStrLen(k *Keyspace, c *Ctx, args [][]byte) error {
+	var n int
+	if e, ok := k.read(c, args[1]); ok {
+		n = len(e.val)
+	}
+	c.W.Int(int64(n))
+	return nil
+}
+
+// APPEND key value: the new length. The TTL is kept.
+func cmdAppend(k *Keyspace, c *Ctx, args [][]byte) error {
+	e, _, ok := k.find(c, args[1])
+	if !ok {
+		e = k.store(c, args[1], args[2], false)
+	} else {
+		e.val = append(e.val, args[2]...)
+		k.touch(c.DB, args[1])
+	}
+	c.W.Int(int64(len(e.val)))
+	return nil
+}
+
+// MGET key [key ...]
+func cmdMGet(k *Keyspace, c *Ctx, args [][]byte) error {
+	c.W.Array(len(args) - 1)
+	for _, key := range args[1:] {
+		k.replyValue(c, key)
+	}
+	return nil
+}
+
+// MSET key value [key value ...]
+func cmdMSet(k *Keyspace, c *Ctx, args [][]byte) error {
+	if len(args)%2 == 0 {
+		return resp.ErrWrongArgs("mset")
+	}
+	for j := 1; j < len(args); j += 2 {
+		k.store(c, args[j], args[j+1], false)
+	}
+	c.W.OK()
+	return nil
+}
+
+// MSETNX key value [key value ...]: all or nothing.
+func cmdMSetNX(k *Keyspace, c *Ctx, args [][]byte) error {
+	if len(args)%2 == 0 {
+		return resp.ErrWrongArgs("msetnx")
+	}
+	for j := 1; j < len(args); j += 2 {
+		if _, _, found := k.find(c, args[j]); found {
+			c.W.Int(0)
+			return nil
+		}
+	}
+	for j := 1; j < len(args); j += 2 {
+		k.store(c, args[j], args[j+1], false)
+	}
+	c.W.Int(1)
+	return nil
+}
+
+// errDecrOverflow is DECRBY's own message for negating LLONG_MIN.
+var errDecrOverflow = resp.NewError("decrement would overflow")
+
+// incr adds by to the integer in key (incrDecrCommand). A missing key counts
+// as 0; the TTL is kept.
+func (k *Keyspace) incr(c *Ctx, key []byte, by int64) error {
+	var old int64
+	e, _, ok := k.find(c, key)
+	if ok {
+		var valid bool
+		if old, valid = ParseInt(e.val); !valid {
+			return resp.ErrNotInteger
+		}
+	}
+	if (by < 0 && old < 0 && by < math.MinInt64-old) || (by > 0 && old > 0 && by > math.MaxInt64-old) {
+		return resp.ErrOverflow
+	}
+	n := old + by
+	var buf [24]byte
+	k.put(c, e, key, appendInt(buf[:0], n), true)
+	c.W.Int(n)
+	return nil
+}
+
+// INCR key
+func cmdIncr(k *Keyspace, c *Ctx, args [][]byte) error { return k.incr(c, args[1], 1) }
+
+// DECR key
+func cmdDecr(k *Keyspace, c *Ctx, args [][]byte) error { return k.incr(c, args[1], -1) }
+
+// INCRBY key increment
+func cmdIncrBy(k *Keyspace, c *Ctx, args [][]byte) error {
+	by, err := intArg(args[2])
+	if err != nil {
+		return err
+	}
+	return k.incr(c, args[1], by)
+}
+
+// DECRBY key decrement
+func cmdDecrBy(k *Keyspace, c *Ctx, args [][]byte) error {
+	by, err := intArg(args[2])
+	if err != nil {
+		return err
+	}
+	if by == math.MinInt64 {
+		return errDecrOverflow
+	}
+	return k.incr(c, args[1], -by)
+}

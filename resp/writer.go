@@ -1,0 +1,191 @@
+// Package resp encodes Redis replies (RESP2 and RESP3) and reads them back.
+//
+// Every reply minilock sends is produced by a Writer: commands append to it
+// without knowing about sockets, tests compare its bytes, and the Lua engine
+// reads a command's reply back with Next, exactly as Redis hands a command's
+// output buffer to its own Lua glue.
+package resp
+
+import (
+	"math"
+	"strconv"
+)
+
+// Writer appends replies to B in the encoding Proto selects: 2 (the default
+// when Proto is 0 or 2) or 3. The zero Writer writes RESP2.
+type Writer struct {
+	B     []byte
+	Proto int
+}
+
+// RESP3 reports whether the writer encodes RESP3.
+func (w *Writer) RESP3() bool { return w.Proto == 3 }
+
+// OK appends +OK.
+func (w *Writer) OK() { w.B = append(w.B, "+OK\r\n"...) }
+
+// Status appends a simple string. CR and LF would break the framing, so they
+// become spaces, as Redis does for Lua status replies.
+func (w *Writer) Status(s string) {
+	w.B = append(w.B, '+')
+	w.B = appendLine(w.B, s)
+}
+
+// Error appends an error reply. msg starts with its code ("ERR syntax
+// error", "WRONGTYPE ..."). Callers inside minilock use Err, which produces
+// that text from an error value.
+func (w *Writer) Error(msg string) {
+	w.B = append(w.B, '-')
+	w.B = appendLine(w.B, msg)
+}
+
+// Err appends the Redis error reply for err (see Text).
+func (w *Writer) Err(err error) { w.Error(Text(err)) }
+
+// Int appends an integer reply.
+func (w *Writer) Int(n int64) {
+	w.B = append(w.B, ':')
+	w.B = strconv.AppendInt(w.B, n, 10)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// Bulk appends a bulk string.
+func (w *Writer) Bulk(b []byte) {
+	w.B = appendHeader(w.B, '$', len(b))
+	w.B = append(w.B, b...)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// BulkString appends a bulk string.
+func (w *Writer) BulkString(s string) {
+	w.B = appendHeader(w.B, '$', len(s))
+	w.B = append(w.B, s...)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// Null appends the null bulk string: $-1 in RESP2, _ in RESP3.
+func (w *Writer) Null() {
+	if w.RESP3() {
+		w.B = append(w.B, "_\r\n"...)
+		return
+	}
+	w.B = append(w.B, "$-1\r\n"...)
+}
+
+// NullArray appends the null array: *-1 in RESP2, _ in RESP3.
+func (w *Writer) NullArray() {
+	if w.RESP3() {
+		w.B = append(w.B, "_\r\n"...)
+		return
+	}
+	w.B = append(w.B, "*-1\r\n"...)
+}
+
+// Array appends an array header; n elements must follow.
+func (w *Writer) Array(n int) { w.B = appendHeader(w.B, '*', n) }
+
+// Map appends a map header; n key/value pairs must follow. RESP2 has no maps,
+// so it becomes a flat array of 2n elements, as Redis sends it.
+func (w *Writer) Map(n int) {
+	if w.RESP3() {
+		w.B = appendHeader(w.B, '%', n)
+		return
+	}
+	w.B = appendHeader(w.B, '*', 2*n)
+}
+
+// Set appends a set header (an array in RESP2); n elements must follow.
+func (w *Writer) Set(n int) {
+	if w.RESP3() {
+		w.B = appendHeader(w.B, '~', n)
+		return
+	}
+	w.B = appendHeader(w.B, '*', n)
+}
+
+// Bool appends a RESP3 boolean; RESP2 has none, so Redis sends :1 or :0.
+func (w *Writer) Bool(b bool) {
+	switch {
+	case w.RESP3() && b:
+		w.B = append(w.B, "#t\r\n"...)
+	case w.RESP3():
+		w.B = append(w.B, "#f\r\n"...)
+	case b:
+		w.B = append(w.B, ":1\r\n"...)
+	default:
+		w.B = append(w.B, ":0\r\n"...)
+	}
+}
+
+// Double appends a double: ",<%.17g>" in RESP3, a bulk string in RESP2
+// (networking.c:addReplyDouble).
+func (w *Writer) Double(f float64) {
+	var buf [32]byte
+	s := FormatDouble(buf[:0], f)
+	if w.RESP3() {
+		w.B = append(w.B, ',')
+		w.B = append(w.B, s...)
+		w.B = append(w.B, '\r', '\n')
+		return
+	}
+	w.Bulk(s)
+}
+
+// BigNumber appends a RESP3 big number, or a bulk string in RESP2.
+func (w *Writer) BigNumber(s string) {
+	if w.RESP3() {
+		w.B = append(w.B, '(')
+		w.B = appendLine(w.B, s)
+		return
+	}
+	w.BulkString(s)
+}
+
+// Verbatim appends a RESP3 verbatim string with a three-letter format
+// ("txt"), or a plain bulk string in RESP2.
+func (w *Writer) Verbatim(format, s string) {
+	if !w.RESP3() {
+		w.BulkString(s)
+		return
+	}
+	w.B = appendHeader(w.B, '=', len(s)+4)
+	w.B = append(w.B, format...)
+	w.B = append(w.B, ':')
+	w.B = append(w.B, s...)
+	w.B = append(w.B, '\r', '\n')
+}
+
+// FormatDouble appends f as C's printf("%.17g") does, with Redis's spelling
+// of infinities ("inf", "-inf").
+func FormatDouble(b []byte, f float64) []byte {
+	switch {
+	case math.IsInf(f, 1):
+		return append(b, "inf"...)
+	case math.IsInf(f, -1):
+		return append(b, "-inf"...)
+	case math.IsNaN(f):
+		return append(b, "nan"...)
+	case f == 0 && math.Signbit(f):
+		return append(b, "-0"...)
+	}
+	return strconv.AppendFloat(b, f, 'g', 17, 64)
+}
+
+func appendHeader(b []byte, kind byte, n int) []byte {
+	b = append(b, kind)
+	b = strconv.AppendInt(b, int64(n), 10)
+	return append(b, '\r', '\n')
+}
+
+// appendLine appends s and CRLF, with any CR or LF inside s turned into a
+// space so a message can never split the reply stream.
+func appendLine(b []byte, s string) []byte {
+	start := len(b)
+	b = append(b, s...)
+	for i := start; i < len(b); i++ {
+		if b[i] == '\r' || b[i] == '\n' {
+			b[i] = ' '
+		}
+	}
+	return append(b, '\r', '\n')
+}

@@ -1,0 +1,50 @@
+package server
+
+import (
+	"github.com/minilock/minilock/resp"
+)
+
+// serveWhileBusy answers c's batch from the connection's goroutine while a
+// script holds the owner past busy-reply-threshold (server.c:processCommand's
+// BUSY check). Commands that only touch this connection's own state, and
+// SCRIPT KILL and SHUTDOWN, still run; everything else gets -BUSY. The owner
+// is inside a script and touches no client state meanwhile (no command a
+// script may call reads it), so nothing races here.
+func (s *Server) serveWhileBusy(c *client) {
+	for i := range c.batch {
+		args := c.batch[i].Args
+		cmd, err := lookup(args)
+		switch {
+		case err != nil:
+		case !c.authed && cmd.flags&fNoAuth == 0:
+			err = resp.ErrNoAuth
+		case !runsWhileBusy(cmd):
+			err = resp.ErrBusy
+		}
+		if err != nil {
+			if c.multi != nil {
+				c.multi.aborted = true
+			}
+			c.w.Err(err)
+			continue
+		}
+		x := call{s: s, c: c}
+		x.W = &c.w
+		x.DB = c.db
+		s.run(&x, cmd, args)
+		if c.closeNow {
+			return
+		}
+	}
+}
+
+// runsWhileBusy lists the ALLOW_BUSY commands minilock answers without the
+// owner. RESET, WATCH, UNWATCH and DISCARD are ALLOW_BUSY in Redis too, but
+// they change owner-side state (watched keys), so here they get BUSY.
+func runsWhileBusy(cmd *command) bool {
+	switch cmd.name {
+	case "auth", "hello", "quit", "script|kill", "shutdown":
+		return true
+	}
+	return false
+}

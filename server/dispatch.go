@@ -1,0 +1,181 @@
+package server
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/minilock/minilock/keyspace"
+	"github.com/minilock/minilock/resp"
+)
+
+// cmdFlags are the properties of a command that dispatch acts on, named after
+// Redis's command flags.
+type cmdFlags uint32
+
+const (
+	fWrite       cmdFlags = 1 << iota // may change data
+	fReadOnly                         // only reads data
+	fDenyOOM                          // may grow memory
+	fFast                             // O(1)/O(log n)
+	fNoScript                         // refused inside scripts
+	fNoAuth                           // runs before AUTH
+	fAllowBusy                        // answered while a script is busy
+	fNoMulti                          // refused inside MULTI
+	fSkipMonitor                      // not shown by MONITOR (Redis: admin or skip_monitor)
+)
+
+// command is one entry of the command table.
+type command struct {
+	name  string // full lower-case name: "get", "script|load"
+	arity int    // Redis's arity: N exactly, -N at least N (name included)
+	flags cmdFlags
+	run   func(x *call, args [][]byte) error
+	subs  map[string]*command // subcommands of a container (CLIENT, SCRIPT ...)
+}
+
+// call is one command being executed on the owner goroutine.
+type call struct {
+	keyspace.Ctx
+	s *Server
+	// c is the connection the command came from; inside a script it is
+	// the script's caller.
+	c *client
+	// script is non-nil for commands a script runs with redis.call.
+	script *scriptHost
+}
+
+// commands is the command table, keyed by lower-case name.
+var commands = map[string]*command{}
+
+func register(cmds ...*command) {
+	for _, cmd := range cmds {
+		commands[cmd.name] = cmd
+	}
+}
+
+// container registers a command with subcommands. Like Redis, a container
+// needs at least its subcommand (arity -2); each subcommand's name is
+// "parent|sub".
+func container(name string, flags cmdFlags, subs ...*command) {
+	parent := &command{name: name, arity: -2, flags: flags, subs: map[string]*command{}}
+	for _, sub := range subs {
+		parent.subs[sub.name] = sub
+		sub.name = name + "|" + sub.name
+	}
+	register(parent)
+}
+
+func init() {
+	for _, kc := range keyspace.Commands {
+		run := kc.Run
+		register(&command{
+			name:  kc.Name,
+			arity: kc.Arity,
+			flags: keyspaceFlags(kc.Flags),
+			run:   func(x *call, args [][]byte) error { return run(x.s.ks, &x.Ctx, args) },
+		})
+	}
+}
+
+func keyspaceFlags(f keyspace.Flags) cmdFlags {
+	var out cmdFlags
+	for kf, sf := range map[keyspace.Flags]cmdFlags{
+		keyspace.Write: fWrite, keyspace.ReadOnly: fReadOnly,
+		keyspace.DenyOOM: fDenyOOM, keyspace.Fast: fFast,
+	} {
+		if f&kf != 0 {
+			out |= sf
+		}
+	}
+	return out
+}
+
+// lookup finds the command args names, checking its arity, with Redis's
+// errors for an unknown command or subcommand and a wrong argument count
+// (server.c:processCommand, steps 1 and 2).
+func lookup(args [][]byte) (*command, error) {
+	cmd := find(commands, args[0])
+	if cmd == nil {
+		return nil, resp.ErrUnknownCommand(args[0], args[1:])
+	}
+	if cmd.subs != nil && len(args) >= 2 {
+		sub := find(cmd.subs, args[1])
+		if sub == nil {
+			return nil, resp.ErrUnknownSubcommand(args[0], args[1])
+		}
+		cmd = sub
+	}
+	if (cmd.arity > 0 && len(args) != cmd.arity) || len(args) < -cmd.arity {
+		return nil, resp.ErrWrongArgs(cmd.name)
+	}
+	return cmd, nil
+}
+
+// find looks name up case-insensitively without allocating.
+func find(table map[string]*command, name []byte) *command {
+	var buf [24]byte
+	if len(name) > len(buf) {
+		return nil
+	}
+	for i, ch := range name {
+		if 'A' <= ch && ch <= 'Z' {
+			ch += 'a' - 'A'
+		}
+		buf[i] = ch
+	}
+	return table[string(buf[:len(name)])]
+}
+
+var errNotInMulti = resp.NewError("Command not allowed inside a transaction")
+
+// execute runs one command from client c, in Redis's order of checks:
+// existence, arity, authentication, then transaction queueing, then the
+// command itself. Owner goroutine only.
+func (s *Server) execute(c *client, args [][]byte) {
+	s.stats.commands.Add(1)
+	cmd, err := lookup(args)
+	switch {
+	case err != nil:
+	case !c.authed && cmd.flags&fNoAuth == 0:
+		err = resp.ErrNoAuth
+	case c.multi != nil && cmd.flags&fNoMulti != 0:
+		err = errNotInMulti
+	}
+	if err != nil {
+		if c.multi != nil {
+			c.multi.aborted = true // EXEC will answer EXECABORT
+		}
+		c.w.Err(err)
+		return
+	}
+	if c.multi != nil && !controlsMulti(cmd) {
+		c.multi.queue(cmd, args)
+		c.w.Status("QUEUED")
+		return
+	}
+	c.lastCmd = cmd.name
+	x := call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.w, DB: c.db, Now: s.ks.Now()}}
+	s.run(&x, cmd, args)
+	c.db = x.DB
+}
+
+// run executes cmd and writes its reply, or its error, to x.W. A panic in a
+// command becomes an error reply for that command alone: the partial reply
+// is dropped and the server keeps serving.
+func (s *Server) run(x *call, cmd *command, args [][]byte) {
+	start := len(x.W.B)
+	defer func() {
+		if p := recover(); p != nil {
+			x.W.B = x.W.B[:start]
+			s.log.Error("command panicked", "cmd", cmd.name, "panic", p, "stack", string(debug.Stack()))
+			x.W.Err(fmt.Errorf("internal error in '%s': %v", cmd.name, p))
+		}
+	}()
+	if err := cmd.run(x, args); err != nil {
+		x.W.B = x.W.B[:start]
+		x.W.Err(err)
+	}
+	if cmd.flags&fSkipMonitor == 0 {
+		s.feedMonitors(x, args)
+	}
+}

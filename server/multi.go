@@ -1,0 +1,123 @@
+package server
+
+import (
+	"github.com/minilock/minilock/resp"
+)
+
+// Transactions: MULTI, EXEC, DISCARD, WATCH, UNWATCH (multi.c). A
+// transaction runs on the owner goroutine as one uninterrupted batch, so no
+// other client's command lands between its commands.
+
+// multiState is a transaction being queued.
+type multiState struct {
+	cmds []queued
+	// aborted is set when a command was refused while queueing (unknown,
+	// wrong arity ...): EXEC then answers EXECABORT.
+	aborted bool
+}
+
+type queued struct {
+	cmd  *command
+	args [][]byte
+}
+
+func (m *multiState) queue(cmd *command, args [][]byte) {
+	m.cmds = append(m.cmds, queued{cmd, args})
+}
+
+// controlsMulti reports whether cmd runs at once inside MULTI instead of
+// being queued.
+func controlsMulti(cmd *command) bool {
+	switch cmd.name {
+	case "exec", "discard", "multi", "watch", "quit", "reset":
+		return true
+	}
+	return false
+}
+
+var (
+	errNestedMulti  = resp.NewError("MULTI calls can not be nested")
+	errExecNoMulti  = resp.NewError("EXEC without MULTI")
+	errDiscardMulti = resp.NewError("DISCARD without MULTI")
+	errWatchInMulti = resp.NewError("WATCH inside MULTI is not allowed")
+	errExecAbort    = &resp.Error{Code: "EXECABORT", Msg: "Transaction discarded because of previous errors."}
+)
+
+func init() {
+	register(
+		&command{name: "multi", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdMulti},
+		&command{name: "exec", arity: 1, flags: fNoScript, run: cmdExec},
+		&command{name: "discard", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdDiscard},
+		&command{name: "watch", arity: -2, flags: fNoScript | fFast | fAllowBusy, run: cmdWatch},
+		&command{name: "unwatch", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdUnwatch},
+	)
+}
+
+// MULTI
+func cmdMulti(x *call, args [][]byte) error {
+	if x.c.multi != nil {
+		return errNestedMulti
+	}
+	x.c.multi = &multiState{}
+	x.W.OK()
+	return nil
+}
+
+// discard ends c's transaction and its WATCHes.
+func (x *call) discard() {
+	x.c.multi = nil
+	x.s.ks.Unwatch(&x.c.watch)
+}
+
+// DISCARD
+func cmdDiscard(x *call, args [][]byte) error {
+	if x.c.multi == nil {
+		return errDiscardMulti
+	}
+	x.discard()
+	x.W.OK()
+	return nil
+}
+
+// EXEC runs the queued commands at one instant, or answers EXECABORT (a
+// command was refused while queueing) or a null array (a watched key
+// changed or expired).
+func cmdExec(x *call, args [][]byte) error {
+	m := x.c.multi
+	if m == nil {
+		return errExecNoMulti
+	}
+	failed := x.s.ks.WatchFailed(&x.Ctx, &x.c.watch)
+	x.discard()
+	if m.aborted {
+		return errExecAbort
+	}
+	if failed {
+		x.W.NullArray()
+		return nil
+	}
+	x.W.Array(len(m.cmds))
+	for _, q := range m.cmds {
+		x.s.run(x, q.cmd, q.args)
+	}
+	return nil
+}
+
+// WATCH key [key ...]
+func cmdWatch(x *call, args [][]byte) error {
+	if x.c.multi != nil {
+		return errWatchInMulti
+	}
+	for _, key := range args[1:] {
+		x.s.ks.WatchKey(&x.Ctx, &x.c.watch, key)
+	}
+	x.W.OK()
+	return nil
+}
+
+// UNWATCH
+func cmdUnwatch(x *call, args [][]byte) error {
+	x.s.ks.Unwatch(&x.c.watch)
+	x.W.OK()
+	return nil
+}

@@ -1,0 +1,286 @@
+// Package server is minilock's network face: it serves the Redis protocol
+// through redcon, guards frames before redcon parses them, keeps each
+// connection's state, runs the connection and server commands, and hands
+// every batch of commands to the keyspace owner goroutine.
+//
+// It is also the package to embed: Start (or RunT in a test) serves on a
+// loopback port, and the Server's methods move its clock and read or change
+// its data directly.
+package server
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/tidwall/redcon"
+
+	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/keyspace"
+	"github.com/minilock/minilock/luaeval"
+)
+
+// Version is the Redis version minilock answers as (HELLO, INFO,
+// redis.REDIS_VERSION): the one whose replies it reproduces.
+const Version = "7.0.15"
+
+// Config configures a Server. The zero Config serves on a random loopback
+// port with Redis's defaults.
+type Config struct {
+	// Addrs are the host:port addresses to listen on. Empty means
+	// "127.0.0.1:0": a free loopback port, see Addr. An address starting
+	// with '-' is optional, as in redis.conf's "bind 127.0.0.1 -::1": failing
+	// to listen on it is not an error.
+	Addrs []string
+	// Password enables AUTH, as redis.conf's requirepass. Empty means none.
+	Password string
+	// Databases is the number of databases. Zero means 16.
+	Databases int
+	// MaxClients limits concurrent connections; the next one gets
+	// "-ERR max number of clients reached" and is closed. Zero means 10000.
+	MaxClients int
+	// IdleTimeout closes a connection that sends nothing for this long, as
+	// redis.conf's timeout. Zero means never.
+	IdleTimeout time.Duration
+	// BusyThreshold is busy-reply-threshold (lua-time-limit): how long a
+	// script runs before other clients get -BUSY. Zero means 5 s.
+	BusyThreshold time.Duration
+	// Clock drives every deadline. Nil means the real clock.
+	Clock expiry.Clock
+	// Logger receives the server's log lines. Nil discards them.
+	Logger *slog.Logger
+	// OnShutdown is called (in its own goroutine) after SHUTDOWN has closed
+	// the server. Nil does nothing; the binary exits the process.
+	OnShutdown func()
+}
+
+// Server is a running minilock.
+type Server struct {
+	cfg     Config
+	ks      *keyspace.Keyspace
+	lua     *luaeval.Engine
+	log     *slog.Logger
+	start   time.Time
+	runID   string
+	servers []*redcon.Server
+	lns     []*serverListener
+	done    chan struct{} // closed when the server has stopped
+
+	host     scriptHost // the one script host; scripts never nest
+	clients  clientList
+	nextID   atomic.Int64
+	closing  atomic.Bool
+	inflight atomic.Int64 // batches being served
+	stats    stats
+
+	closeOnce sync.Once
+}
+
+// stats are the counters INFO stats reports.
+type stats struct {
+	connections atomic.Int64 // total_connections_received
+	commands    atomic.Int64 // total_commands_processed
+	rejected    atomic.Int64 // rejected_connections
+}
+
+// Start listens on cfg.Addrs and serves in the background until Close.
+func Start(cfg Config) (*Server, error) {
+	if len(cfg.Addrs) == 0 {
+		cfg.Addrs = []string{"127.0.0.1:0"}
+	}
+	if cfg.MaxClients <= 0 {
+		cfg.MaxClients = 10000
+	}
+	if cfg.BusyThreshold <= 0 {
+		cfg.BusyThreshold = 5 * time.Second
+	}
+	if cfg.Clock == nil {
+		cfg.Clock = expiry.Real{}
+	}
+	log := cfg.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Server{
+		cfg:   cfg,
+		log:   log,
+		start: time.Now(),
+		runID: newRunID(),
+		done:  make(chan struct{}),
+	}
+	s.clients.m = make(map[int64]*client)
+	s.nextID.Store(2) // Redis's first client id, after its internal ones
+	for _, addr := range cfg.Addrs {
+		optional := strings.HasPrefix(addr, "-")
+		ln, err := net.Listen("tcp", strings.TrimPrefix(addr, "-"))
+		if err != nil {
+			if optional {
+				log.Info("skipping optional address", "addr", addr, "err", err)
+				continue
+			}
+			s.closeListeners()
+			return nil, fmt.Errorf("listen %s: %w", addr, err)
+		}
+		s.lns = append(s.lns, newServerListener(ln, guardLimits{}))
+	}
+	if len(s.lns) == 0 {
+		return nil, errors.New("server: no address to listen on")
+	}
+	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock})
+	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog})
+	for _, ln := range s.lns {
+		rs := redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
+		if cfg.IdleTimeout > 0 {
+			rs.SetIdleClose(cfg.IdleTimeout)
+		}
+		rs.AcceptError = func(err error) {
+			// Out of file descriptors and the like: back off instead of
+			// spinning on Accept, as net/http does.
+			log.Warn("accept", "err", err)
+			time.Sleep(5 * time.Millisecond)
+		}
+		s.servers = append(s.servers, rs)
+		go rs.Serve(ln)
+	}
+	return s, nil
+}
+
+// Addr returns the address of the first listener, for clients to dial:
+// "127.0.0.1:54321".
+func (s *Server) Addr() string { return s.lns[0].Addr().String() }
+
+// Addrs returns the addresses of all listeners.
+func (s *Server) Addrs() []string {
+	out := make([]string, len(s.lns))
+	for i, ln := range s.lns {
+		out[i] = ln.Addr().String()
+	}
+	return out
+}
+
+// Done returns a channel that is closed once the server has stopped, by
+// Close or by a client's SHUTDOWN.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// drainTimeout bounds how long Close waits for replies in flight.
+const drainTimeout = 5 * time.Second
+
+// Close stops the server gracefully: it stops accepting, lets batches of
+// commands already being served finish and reach their clients, then closes
+// every connection and stops the keyspace. A script still running is
+// stopped. It is safe to call more than once.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		s.closing.Store(true)
+		for _, ln := range s.lns {
+			ln.stopAccepting()
+		}
+		s.lua.KillForShutdown()
+		deadline := time.Now().Add(drainTimeout)
+		for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+			time.Sleep(time.Millisecond)
+		}
+		for _, rs := range s.servers {
+			rs.Close()
+		}
+		for _, ln := range s.lns {
+			ln.release()
+		}
+		s.ks.Close()
+		s.lua.Close()
+		close(s.done)
+	})
+	return nil
+}
+
+func (s *Server) closeListeners() {
+	for _, ln := range s.lns {
+		ln.release()
+	}
+}
+
+// accept admits a new connection (redcon's accept callback).
+func (s *Server) accept(conn redcon.Conn) bool {
+	s.stats.connections.Add(1)
+	if s.closing.Load() {
+		return false
+	}
+	if s.clients.count() >= s.cfg.MaxClients {
+		s.stats.rejected.Add(1)
+		conn.NetConn().Write([]byte("-ERR max number of clients reached\r\n"))
+		return false
+	}
+	c := newClient(s, conn)
+	conn.SetContext(c)
+	s.clients.add(c)
+	return true
+}
+
+// closed forgets a connection (redcon's closed callback).
+func (s *Server) closed(conn redcon.Conn, err error) {
+	c, ok := conn.Context().(*client)
+	if !ok {
+		return
+	}
+	s.clients.remove(c)
+	if perr := c.guard.ProtocolError(); perr != nil {
+		s.log.Debug("protocol error", "client", c.addr, "err", perr)
+	}
+	if c.needsCleanup() {
+		// WATCHed keys and MONITOR registrations live on the owner.
+		s.ks.DoFunc(func() { s.cleanup(c) })
+	}
+}
+
+func (s *Server) scriptLog(level int, msg string) {
+	levels := [...]slog.Level{slog.LevelDebug, slog.LevelDebug, slog.LevelInfo, slog.LevelWarn}
+	if level < 0 || level >= len(levels) {
+		level = len(levels) - 1
+	}
+	s.log.Log(nil, levels[level], msg, "source", "script")
+}
+
+// clientList is the set of connected clients, for CLIENT LIST and INFO.
+type clientList struct {
+	mu sync.Mutex
+	m  map[int64]*client
+}
+
+func (l *clientList) add(c *client) {
+	l.mu.Lock()
+	l.m[c.id] = c
+	l.mu.Unlock()
+}
+
+func (l *clientList) remove(c *client) {
+	l.mu.Lock()
+	delete(l.m, c.id)
+	l.mu.Unlock()
+}
+
+func (l *clientList) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.m)
+}
+
+// snapshot returns the clients ordered by id.
+func (l *clientList) snapshot() []*client {
+	l.mu.Lock()
+	out := make([]*client, 0, len(l.m))
+	for _, c := range l.m {
+		out = append(out, c)
+	}
+	l.mu.Unlock()
+	sortClients(out)
+	return out
+}
+
+// goroutines is reported by INFO as a minilock-specific field.
+func goroutines() int { return runtime.NumGoroutine() }
