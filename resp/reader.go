@@ -73,7 +73,7 @@ func Next(b []byte) (Item, []byte, error) {
 		if kind != '$' && kind != '=' {
 			return Item{Kind: kind, Int: n}, rest, nil
 		}
-		if int64(len(rest)) < n+2 {
+		if n > int64(len(rest))-2 { // not n+2 > len: n+2 may overflow
 			return Item{}, b, ErrIncomplete
 		}
 		if rest[n] != '\r' || rest[n+1] != '\n' {
@@ -94,6 +94,13 @@ func Skip(b []byte) ([]byte, error) {
 			return b, err
 		}
 		pending--
+		if it.Int > int64(len(rest)) {
+			// Every element takes at least 3 bytes: a count larger than
+			// what is left cannot be complete (and cannot overflow).
+			if it.Kind == '*' || it.Kind == '~' || it.Kind == '>' || it.Kind == '%' {
+				return b, ErrIncomplete
+			}
+		}
 		switch it.Kind {
 		case '*', '~', '>':
 			pending += it.Int

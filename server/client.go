@@ -31,10 +31,13 @@ type client struct {
 	lastCmd string
 	lastAt  time.Time
 
-	multi    *multiState // non-nil between MULTI and EXEC/DISCARD
-	watch    keyspace.Watch
-	monitor  bool
-	closeNow bool // QUIT or SHUTDOWN: close once the replies are out
+	multi   *multiState // non-nil between MULTI and EXEC/DISCARD
+	watch   keyspace.Watch
+	monitor bool
+	feed    *monitorFeed // MONITOR's output, when monitor is set
+	// feedStarted is only touched by the connection's goroutine.
+	feedStarted bool
+	closeNow    bool // QUIT or SHUTDOWN: close once the replies are out
 
 	// The batch handed to the owner, and the channel it signals when done.
 	// Reused from batch to batch so a round trip allocates nothing.
@@ -97,6 +100,12 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	c.batch = append(c.batch, conn.ReadPipeline()...)
 	s.serveBatch(c)
 	conn.WriteRaw(c.w.B)
+	if c.feed != nil && !c.feedStarted {
+		// MONITOR's +OK must reach the client before the first line.
+		redcon.BaseWriter(conn).Flush()
+		c.feedStarted = true
+		c.feed.start()
+	}
 	if cap(c.w.B) > maxIdleBuffer {
 		c.w.B = nil
 	} else {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
 
@@ -42,7 +43,12 @@ type call struct {
 	c *client
 	// script is non-nil for commands a script runs with redis.call.
 	script *scriptHost
+	// inExec is set while EXEC runs the queued commands.
+	inExec bool
 }
+
+// errNoReply is returned by a command that must send no reply at all.
+var errNoReply = errors.New("no reply")
 
 // commands is the command table, keyed by lower-case name.
 var commands = map[string]*command{}
@@ -173,7 +179,9 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	}()
 	if err := cmd.run(x, args); err != nil {
 		x.W.B = x.W.B[:start]
-		x.W.Err(err)
+		if err != errNoReply {
+			x.W.Err(err)
+		}
 	}
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)

@@ -97,6 +97,8 @@ func cmdExec(x *call, args [][]byte) error {
 		return nil
 	}
 	x.W.Array(len(m.cmds))
+	x.inExec = true
+	defer func() { x.inExec = false }()
 	for _, q := range m.cmds {
 		x.s.run(x, q.cmd, q.args)
 	}

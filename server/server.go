@@ -73,6 +73,7 @@ type Server struct {
 	done    chan struct{} // closed when the server has stopped
 
 	host     scriptHost // the one script host; scripts never nest
+	monitors []*client  // MONITOR clients; owner goroutine only
 	clients  clientList
 	nextID   atomic.Int64
 	closing  atomic.Bool

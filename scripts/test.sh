@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Runs every check minilock has: formatting, vet, the whole test suite with
+# the race detector (differential tests against a real redis-server
+# included), and a short smoke run of every fuzzer.
+#
+#   scripts/test.sh                 # FUZZTIME=4s per fuzzer by default
+#   FUZZTIME=10m scripts/test.sh    # longer fuzzing
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The differential tests need the real thing.
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-benchmark >/dev/null 2>&1; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+	echo "installing redis-server and redis-tools (Debian packages)"
+	$sudo apt-get install -y redis-server redis-tools >/dev/null ||
+		{ $sudo apt-get update >/dev/null && $sudo apt-get install -y redis-server redis-tools >/dev/null; }
+fi
+redis-server --version
+
+echo "== gofmt"
+unformatted=$(gofmt -l .)
+if [ -n "$unformatted" ]; then
+	echo "gofmt would change:"
+	echo "$unformatted"
+	exit 1
+fi
+
+echo "== go vet"
+go vet ./...
+
+echo "== go test -race"
+go test -race -count=1 ./...
+
+echo "== fuzz smoke (${FUZZTIME:=4s} each)"
+grep -rl --include='*_test.go' '^func Fuzz' . | while read -r file; do
+	pkg=$(dirname "$file")
+	for fuzz in $(grep -o '^func Fuzz[A-Za-z0-9_]*' "$file" | cut -d' ' -f2); do
+		echo "-- $fuzz ($pkg)"
+		go test -run '^$' -fuzz "^${fuzz}\$" -fuzztime "$FUZZTIME" "$pkg"
+	done
+done
+echo "all checks passed"
