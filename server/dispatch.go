@@ -161,6 +161,10 @@ func (s *Server) execute(c *client, args [][]byte) {
 	}
 	c.lastCmd = cmd.name
 	x := call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.w, DB: c.db, Now: s.ks.Now()}}
+	if cmd.flags&fWrite != 0 && x.Now < s.writableAt {
+		c.w.Err(s.errRestartDelay(x.Now))
+		return
+	}
 	s.run(&x, cmd, args)
 	c.db = x.DB
 }
@@ -186,4 +190,11 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}
+}
+
+// errRestartDelay is the error for a write refused during RestartDelay.
+// Its LOADING code is the one clients already treat as "retry later".
+func (s *Server) errRestartDelay(now int64) error {
+	return &resp.Error{Code: "LOADING", Msg: fmt.Sprintf(
+		"minilock restarted recently and refuses writes for %d ms more (restart-delay), so that no lock held before the restart can be granted twice", s.writableAt-now)}
 }

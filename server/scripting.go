@@ -60,6 +60,8 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 		err = errScriptNotAllow
 	case readOnly && cmd.flags&fWrite != 0:
 		err = errScriptReadOnly
+	case cmd.flags&fWrite != 0 && h.now < h.s.writableAt:
+		err = h.s.errRestartDelay(h.now)
 	}
 	if err != nil {
 		w.Err(err)

@@ -53,6 +53,17 @@ type Config struct {
 	BusyThreshold time.Duration
 	// Clock drives every deadline. Nil means the real clock.
 	Clock expiry.Clock
+	// DisableProtectedMode turns off Redis's protected mode. With it on
+	// (the default, as redis.conf's "protected-mode yes") and no Password,
+	// clients connecting from anywhere but the loopback interface get
+	// -DENIED and are closed.
+	DisableProtectedMode bool
+	// RestartDelay refuses write commands for this long after Start, with a
+	// LOADING error. minilock keeps nothing across a restart, so a lock
+	// taken just before a crash could be granted again just after a quick
+	// restart; the remedy Redis documents is to stay unavailable for the
+	// longest lock TTL after a restart. Zero means no delay.
+	RestartDelay time.Duration
 	// Logger receives the server's log lines. Nil discards them.
 	Logger *slog.Logger
 	// OnShutdown is called (in its own goroutine) after SHUTDOWN has closed
@@ -72,13 +83,15 @@ type Server struct {
 	lns     []*serverListener
 	done    chan struct{} // closed when the server has stopped
 
-	host     scriptHost // the one script host; scripts never nest
-	monitors []*client  // MONITOR clients; owner goroutine only
-	clients  clientList
-	nextID   atomic.Int64
-	closing  atomic.Bool
-	inflight atomic.Int64 // batches being served
-	stats    stats
+	host scriptHost // the one script host; scripts never nest
+	// writableAt is when RestartDelay ends, in Unix ms on cfg.Clock.
+	writableAt int64
+	monitors   []*client // MONITOR clients; owner goroutine only
+	clients    clientList
+	nextID     atomic.Int64
+	closing    atomic.Bool
+	inflight   atomic.Int64 // batches being served
+	stats      stats
 
 	closeOnce sync.Once
 }
@@ -134,6 +147,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, errors.New("server: no address to listen on")
 	}
 	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock})
+	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog})
 	for _, ln := range s.lns {
 		rs := redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
@@ -206,6 +220,10 @@ func (s *Server) closeListeners() {
 	}
 }
 
+// deniedProtected is Redis 7.0's reply to a client refused by protected
+// mode (networking.c:clientAcceptHandler).
+const deniedProtected = "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"
+
 // accept admits a new connection (redcon's accept callback).
 func (s *Server) accept(conn redcon.Conn) bool {
 	s.stats.connections.Add(1)
@@ -215,6 +233,11 @@ func (s *Server) accept(conn redcon.Conn) bool {
 	if s.clients.count() >= s.cfg.MaxClients {
 		s.stats.rejected.Add(1)
 		conn.NetConn().Write([]byte("-ERR max number of clients reached\r\n"))
+		return false
+	}
+	if !s.cfg.DisableProtectedMode && s.cfg.Password == "" && !remoteHostIsLoopback(conn.NetConn()) {
+		s.stats.rejected.Add(1)
+		conn.NetConn().Write([]byte(deniedProtected))
 		return false
 	}
 	c := newClient(s, conn)

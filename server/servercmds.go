@@ -160,9 +160,14 @@ func infoMemory(x *call) [][2]string {
 }
 
 func infoPersistence(x *call) [][2]string {
-	// Nothing is persisted; "loading:0" is what ioredis's ready check reads.
+	// Nothing is persisted. ioredis's ready check waits while "loading:1",
+	// which is what the restart delay looks like from outside.
+	loading := "0"
+	if x.Now < x.s.writableAt {
+		loading = "1"
+	}
 	return [][2]string{
-		{"loading", "0"},
+		{"loading", loading},
 		{"async_loading", "0"},
 		{"rdb_changes_since_last_save", "0"},
 		{"rdb_bgsave_in_progress", "0"},
@@ -244,7 +249,8 @@ func (s *Server) configValues() map[string]string {
 		"lua-time-limit":            busy,
 		"proto-max-bulk-len":        fmt.Sprint(defaultMaxBulkLen),
 		"client-query-buffer-limit": fmt.Sprint(defaultMaxQueryLen),
-		"protected-mode":            "yes",
+		"protected-mode":            yesNo(!s.cfg.DisableProtectedMode),
+		"restart-delay":             fmt.Sprint(s.cfg.RestartDelay.Milliseconds()),
 		"save":                      "",
 		"appendonly":                "no",
 		"maxmemory":                 "0",
@@ -398,4 +404,11 @@ func cmdCommandList(x *call, args [][]byte) error {
 		x.W.BulkString(name)
 	}
 	return nil
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
 }

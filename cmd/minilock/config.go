@@ -131,6 +131,22 @@ func (o *options) apply(name string, args []string) error {
 		var ms int
 		ms, err = num()
 		o.server.BusyThreshold = time.Duration(ms) * time.Millisecond
+	case "protected-mode":
+		var v string
+		if v, err = one(); err == nil {
+			switch strings.ToLower(v) {
+			case "yes":
+				o.server.DisableProtectedMode = false
+			case "no":
+				o.server.DisableProtectedMode = true
+			default:
+				err = errors.New("argument must be 'yes' or 'no'")
+			}
+		}
+	case "restart-delay":
+		var ms int
+		ms, err = num()
+		o.server.RestartDelay = time.Duration(ms) * time.Millisecond
 	case "loglevel":
 		var v string
 		if v, err = one(); err == nil {

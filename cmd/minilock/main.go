@@ -31,6 +31,8 @@ func run(args []string) int {
 		case "-h", "--help":
 			fmt.Fprint(os.Stderr, usage)
 			return 0
+		case "lab":
+			return runLab(args[1:], os.Stdout, os.Stderr)
 		}
 	}
 	opts := defaults()
@@ -90,6 +92,8 @@ Options are redis.conf directives written as --name value:
   --maxclients 10000           concurrent connections
   --timeout 0                  close idle clients after N seconds (0: never)
   --busy-reply-threshold 5000  ms a script runs before others get -BUSY
+  --protected-mode yes         refuse non-loopback clients when no password is set
+  --restart-delay 0            ms after start during which writes are refused
   --loglevel notice            debug, verbose, notice, warning, nothing
 
 Examples:
