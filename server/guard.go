@@ -1,0 +1,579 @@
+package server
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"math"
+	"net"
+	"slices"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// The frame guard is the real request parser. redcon v1.6.2 trusts RESP
+// length headers (a 28-byte frame panics inside it, *2147483647 makes it
+// loop on every read) and splits inline commands differently from Redis, so
+// a guardConn sits between the socket and redcon, parses requests exactly as
+// Redis 7.0 networking.c does, and hands redcon only complete commands
+// re-encoded as canonical multibulk, which redcon parses once and safely.
+
+// Redis's request-parsing constants (server.h, networking.c).
+const (
+	protoIOBufLen      = 16 << 10  // PROTO_IOBUF_LEN: the most one socket read takes
+	protoInlineMaxSize = 64 << 10  // PROTO_INLINE_MAX_SIZE: longest line without its end
+	protoMbulkBigArg   = 32 << 10  // PROTO_MBULK_BIG_ARG: such bulks are read on their own
+	defaultMaxBulkLen  = 512 << 20 // proto-max-bulk-len
+	defaultMaxQueryLen = 1 << 30   // client-query-buffer-limit
+	unauthMaxCount     = 10        // larger multibulk counts need AUTH first
+	unauthMaxBulkLen   = 16384     // and so do larger bulks
+
+	// keepBufCap bounds the buffers an idle connection keeps, so that one
+	// big command does not pin its memory for the life of the connection.
+	keepBufCap = 64 << 10
+)
+
+// guardLimits are Redis's limits on request frames (zero values mean Redis's defaults).
+type guardLimits struct {
+	MaxBulkLen  int64 // proto-max-bulk-len; 512 MiB when 0
+	MaxQueryLen int64 // client-query-buffer-limit; 1 GiB when 0: one command larger than this closes the connection without a reply, as Redis closes a client whose query buffer passes the limit
+
+	// Unlike Redis, MaxQueryLen bounds the whole command being read (plus
+	// any input not parsed yet), because the guard holds all of it; Redis's
+	// query buffer holds one argument at a time, so Redis accepts a command
+	// whose arguments add up to more than the limit.
+}
+
+func (l guardLimits) maxBulkLen() int64 {
+	if l.MaxBulkLen > 0 {
+		return l.MaxBulkLen
+	}
+	return defaultMaxBulkLen
+}
+
+func (l guardLimits) maxQueryLen() int64 {
+	if l.MaxQueryLen > 0 {
+		return l.MaxQueryLen
+	}
+	return defaultMaxQueryLen
+}
+
+// A protocolError is a request Redis answers with "-ERR Protocol error: ..."
+// before it closes the connection.
+type protocolError struct{ msg string }
+
+func (e *protocolError) Error() string { return "Protocol error: " + e.msg }
+
+var (
+	errTooBigMbulkCount = &protocolError{"too big mbulk count string"}
+	errInvalidMbulkLen  = &protocolError{"invalid multibulk length"}
+	errUnauthMbulkLen   = &protocolError{"unauthenticated multibulk length"}
+	errTooBigBulkCount  = &protocolError{"too big bulk count string"}
+	errInvalidBulkLen   = &protocolError{"invalid bulk length"}
+	errUnauthBulkLen    = &protocolError{"unauthenticated bulk length"}
+	errTooBigInline     = &protocolError{"too big inline request"}
+	errUnbalancedQuotes = &protocolError{"unbalanced quotes in request"}
+)
+
+// errQueryBufferLimit ends a connection whose command in progress passes
+// guardLimits.MaxQueryLen. Redis closes such a client without a reply.
+var errQueryBufferLimit = errors.New("closing client that reached max query buffer length")
+
+type parseState uint8
+
+const (
+	stRequest    parseState = iota // before the first byte of a request
+	stCount                        // in the *<count> line
+	stBulkHeader                   // in a $<len> line
+	stBulkData                     // in a bulk's payload or the two bytes after it
+	stInline                       // in an inline request line
+)
+
+// guardConn is a net.Conn whose Read returns only complete canonical
+// commands. Read runs on the connection's goroutine (redcon's handle loop);
+// Write and the deadlines pass through to the socket.
+type guardConn struct {
+	net.Conn
+	lim         guardLimits
+	authPending atomic.Bool
+
+	in      []byte // bytes read from Conn; in[inPos:] are not parsed yet
+	inPos   int
+	scanned int  // bytes after inPos already searched for the line end
+	nul     bool // the search met a NUL: like strchr, Redis never finds this line's end
+
+	state    parseState
+	args     int64 // bulks still to come in this multibulk
+	bulkLen  int64
+	dataLeft int64 // payload bytes still to come in this bulk
+	skip     int   // bytes after the payload that Redis skips without checking
+
+	out     []byte // out[outR:outDone] are complete commands not yet returned; out[outDone:] is the one being parsed
+	outR    int
+	outDone int
+
+	argBuf  []byte // scratch for splitting inline lines
+	argEnds []int
+
+	perr    error // the error found after the commands still in out
+	err     error // perr, once it has been returned: Read keeps returning it
+	readErr error // from Conn.Read, returned once the data that came with it is used
+}
+
+func newGuardConn(c net.Conn, lim guardLimits) *guardConn {
+	return &guardConn{Conn: c, lim: lim}
+}
+
+// SetAuthPending tells the guard whether the connection must still
+// authenticate (a password is set and AUTH has not succeeded). The server
+// calls it at accept and after AUTH, HELLO AUTH and RESET, possibly from
+// another goroutine while the connection's goroutine waits for its commands
+// to run: that wait orders it before the next Read, and the atomic keeps
+// the race detector, and any future caller, safe.
+func (g *guardConn) SetAuthPending(pending bool) { g.authPending.Store(pending) }
+
+// ProtocolError returns the protocol error that ended the connection, or
+// nil. Call it from the connection's goroutine, after Read has failed. A nil
+// guard (a connection served without one) has none.
+func (g *guardConn) ProtocolError() error {
+	if g == nil {
+		return nil
+	}
+	return g.err
+}
+
+// Read returns complete commands only, each as *N\r\n$len\r\narg\r\n...,
+// copying as many bytes as fit in p and keeping the rest for the next call.
+//
+// Redis runs the commands before a bad frame and then replies with the
+// protocol error, so the guard returns those commands first. redcon runs
+// and flushes every command it holds before it calls Read again (its handle
+// loop), so the next Read, finding nothing left to return, writes the error
+// to the socket and fails, and redcon closes the connection.
+func (g *guardConn) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	for g.outR == g.outDone {
+		if g.err != nil {
+			return 0, g.err
+		}
+		if g.perr != nil {
+			g.err = g.perr
+			g.reply(g.perr)
+			return 0, g.err
+		}
+		g.compactOut()
+		g.parse()
+		if g.outR < g.outDone || g.perr != nil {
+			continue
+		}
+		if g.readErr != nil {
+			err := g.readErr
+			g.readErr = nil
+			return 0, err
+		}
+		g.fill()
+	}
+	n := copy(p, g.out[g.outR:g.outDone])
+	g.outR += n
+	return n, nil
+}
+
+// reply writes Redis's reply to a protocol error. Redis turns CR and LF in
+// an error message into spaces (addReplyErrorFormat).
+func (g *guardConn) reply(err error) {
+	var pe *protocolError
+	if !errors.As(err, &pe) {
+		return
+	}
+	msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(pe.Error())
+	g.Conn.Write([]byte("-ERR " + msg + "\r\n")) // the connection closes next: a write error changes nothing
+}
+
+// compactOut moves the command being parsed to the front of out once
+// everything before it has been returned.
+func (g *guardConn) compactOut() {
+	if g.outR > 0 {
+		n := copy(g.out, g.out[g.outDone:])
+		g.out = g.out[:n]
+		g.outR, g.outDone = 0, 0
+	}
+	if len(g.out) == 0 && cap(g.out) > keepBufCap {
+		g.out = nil
+	}
+}
+
+// fill reads once from Conn, like one readQueryFromClient: 16 KiB at most,
+// and never past the end of a big bulk, which Redis reads on its own.
+func (g *guardConn) fill() {
+	want := protoIOBufLen
+	if g.state == stBulkData && g.bulkLen >= protoMbulkBigArg {
+		want = int(min(g.dataLeft+int64(g.skip), protoIOBufLen))
+	}
+	unparsed := copy(g.in, g.in[g.inPos:]) // at most one partial line
+	g.in, g.inPos = g.in[:unparsed], 0
+	if unparsed == 0 && cap(g.in) > keepBufCap {
+		g.in = nil
+	}
+	if cap(g.in)-unparsed < want {
+		in := make([]byte, unparsed, max(unparsed+want, 2*cap(g.in)))
+		copy(in, g.in)
+		g.in = in
+	}
+
+	var n int
+	var err error
+	for range 100 { // as bufio does, give up on a Conn that keeps returning nothing
+		n, err = g.Conn.Read(g.in[unparsed : unparsed+want])
+		if n > 0 || err != nil {
+			break
+		}
+	}
+	if n == 0 && err == nil {
+		err = io.ErrNoProgress
+	}
+	g.in = g.in[:unparsed+n]
+	g.readErr = err
+
+	if int64(len(g.out)-g.outDone)+int64(len(g.in)) > g.lim.maxQueryLen() {
+		g.fail(errQueryBufferLimit)
+	}
+}
+
+// fail drops the command being parsed and records why the connection ends.
+func (g *guardConn) fail(err error) {
+	g.out = g.out[:g.outDone]
+	g.perr = err
+}
+
+// parse turns buffered input into canonical commands, as processInputBuffer
+// does. It stops when it needs more input, at a protocol error, and after a
+// command whose successors must wait until it has run: while auth is
+// pending (AUTH may lift the limits) and after RESET (it may bring them back).
+func (g *guardConn) parse() {
+	for g.perr == nil && g.inPos < len(g.in) {
+		switch g.state {
+		case stRequest:
+			g.state = stInline
+			if g.in[g.inPos] == '*' {
+				g.state = stCount
+			}
+
+		case stCount:
+			line, ok := g.line('\r', errTooBigMbulkCount)
+			if !ok {
+				return
+			}
+			n, ok := string2ll(line[1 : len(line)-1])
+			switch {
+			case !ok || n > math.MaxInt32:
+				g.fail(errInvalidMbulkLen)
+			case n > unauthMaxCount && g.authPending.Load():
+				g.fail(errUnauthMbulkLen)
+			case n <= 0:
+				g.state = stRequest // Redis ignores empty and negative counts
+			default:
+				g.args = n
+				g.state = stBulkHeader
+				g.out = appendLine(g.out, line)
+			}
+
+		case stBulkHeader:
+			line, ok := g.line('\r', errTooBigBulkCount)
+			if !ok {
+				return
+			}
+			if line[0] != '$' {
+				g.fail(&protocolError{"expected '$', got '" + string(line[:1]) + "'"})
+				return
+			}
+			n, ok := string2ll(line[1 : len(line)-1])
+			switch {
+			case !ok || n < 0 || n > g.lim.maxBulkLen():
+				g.fail(errInvalidBulkLen)
+			case n > unauthMaxBulkLen && g.authPending.Load():
+				g.fail(errUnauthBulkLen)
+			default:
+				g.bulkLen, g.dataLeft, g.skip = n, n, 2
+				g.state = stBulkData
+				g.out = appendLine(g.out, line)
+			}
+
+		case stBulkData:
+			n := int(min(int64(len(g.in)-g.inPos), g.dataLeft))
+			if cap(g.out)-len(g.out) < n {
+				// append grows a big slice by a quarter, copying a big
+				// bulk many times over: double, as far as the bulk goes.
+				grow := int64(max(n, len(g.out)))
+				g.out = slices.Grow(g.out, int(min(grow, g.dataLeft+2)))
+			}
+			g.out = append(g.out, g.in[g.inPos:g.inPos+n]...)
+			g.inPos += n
+			g.dataLeft -= int64(n)
+			if g.dataLeft > 0 {
+				return
+			}
+			n = min(len(g.in)-g.inPos, g.skip)
+			g.inPos += n
+			g.skip -= n
+			if g.skip > 0 {
+				return
+			}
+			g.out = append(g.out, "\r\n"...)
+			if g.args--; g.args > 0 {
+				g.state = stBulkHeader
+			} else if !g.finish() {
+				return
+			}
+
+		case stInline:
+			line, ok := g.line('\n', errTooBigInline)
+			if !ok {
+				return
+			}
+			line = line[:len(line)-1]
+			if len(line) > 0 && line[len(line)-1] == '\r' {
+				line = line[:len(line)-1]
+			}
+			g.state = stRequest
+			g.argBuf, g.argEnds, ok = splitArgs(g.argBuf[:0], g.argEnds[:0], line)
+			if !ok {
+				g.fail(errUnbalancedQuotes)
+				return
+			}
+			if len(g.argEnds) == 0 {
+				continue // Redis ignores empty lines
+			}
+			g.out = appendHeader(g.out, '*', int64(len(g.argEnds)))
+			start := 0
+			for _, end := range g.argEnds {
+				g.out = appendHeader(g.out, '$', int64(end-start))
+				g.out = append(g.out, g.argBuf[start:end]...)
+				g.out = append(g.out, "\r\n"...)
+				start = end
+			}
+			if !g.finish() {
+				return
+			}
+		}
+	}
+}
+
+// finish marks the command at the end of out complete and reports whether
+// the next one may be parsed before it runs.
+func (g *guardConn) finish() bool {
+	cmd := g.out[g.outDone:]
+	g.outDone = len(g.out)
+	g.state = stRequest
+	isReset := len(cmd) == 15 && bytes.EqualFold(cmd, []byte("*1\r\n$5\r\nreset\r\n"))
+	return !g.authPending.Load() && !isReset
+}
+
+// line finds the end of the line that starts at inPos, searching only bytes
+// it has not searched before, and consumes the line. sep is '\r' for
+// multibulk headers, where Redis also needs (and skips unchecked) the byte
+// after it, and '\n' for inline requests. The line is returned with its sep.
+// More than PROTO_INLINE_MAX_SIZE bytes buffered without the end fail with tooBig.
+func (g *guardConn) line(sep byte, tooBig error) ([]byte, bool) {
+	start := g.inPos
+	end := -1
+	if !g.nul {
+		// A plain loop: lines are a few bytes long, too short for IndexByte.
+		b := g.in[start+g.scanned:]
+		i := 0
+		for i < len(b) && b[i] != sep && b[i] != 0 {
+			i++
+		}
+		g.scanned += i
+		switch {
+		case i == len(b):
+		case b[i] == 0:
+			g.nul = true
+		default:
+			end = start + g.scanned
+		}
+	}
+	if end < 0 {
+		if len(g.in)-start > protoInlineMaxSize {
+			g.fail(tooBig)
+		}
+		return nil, false
+	}
+	next := end + 1
+	if sep == '\r' {
+		if next == len(g.in) {
+			return nil, false
+		}
+		next++
+	}
+	g.inPos, g.scanned, g.nul = next, 0, false
+	return g.in[start : end+1], true
+}
+
+// appendLine appends a header line that string2ll accepted, and so is
+// already canonical, ending it with the LF that Redis did not check.
+func appendLine(b, line []byte) []byte {
+	b = append(b, line...)
+	return append(b, '\n')
+}
+
+func appendHeader(b []byte, kind byte, n int64) []byte {
+	b = append(b, kind)
+	b = strconv.AppendInt(b, n, 10)
+	return append(b, '\r', '\n')
+}
+
+// string2ll parses an integer as Redis's util.c:string2ll does: at most 20
+// bytes, an optional '-', no '+', spaces or leading zeros, and not "-0".
+func string2ll(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || b[0] == '0' {
+		return 0, false
+	}
+	var v uint64
+	for _, c := range b {
+		if c < '0' || c > '9' || v > math.MaxUint64/10 {
+			return 0, false
+		}
+		v *= 10
+		if v > math.MaxUint64-uint64(c-'0') {
+			return 0, false
+		}
+		v += uint64(c - '0')
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > math.MaxInt64 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// splitArgs splits an inline request line exactly as Redis's
+// sds.c:sdssplitargs does, appending each argument to buf and its end offset
+// to ends. It reports false for unbalanced quotes. Quirks kept on purpose:
+// blanks between arguments are any isspace byte, but only space, \t, \r and
+// \n end an unquoted argument (\v and \f do not); a quote inside an
+// unquoted argument opens a quoted part of the same argument; a closing
+// quote must be followed by a blank or the end of the line.
+func splitArgs(buf []byte, ends []int, line []byte) ([]byte, []int, bool) {
+	at := func(i int) byte { // C string semantics: a NUL, or the end, ends the line
+		if i < len(line) {
+			return line[i]
+		}
+		return 0
+	}
+	i := 0
+	for {
+		for at(i) != 0 && isSpace(at(i)) {
+			i++
+		}
+		if at(i) == 0 {
+			return buf, ends, true
+		}
+		inDouble, inSingle := false, false
+		for done := false; !done; {
+			c := at(i)
+			switch {
+			case inDouble:
+				switch {
+				case c == '\\' && at(i+1) == 'x' && isHex(at(i+2)) && isHex(at(i+3)):
+					buf = append(buf, unhex(at(i+2))<<4|unhex(at(i+3)))
+					i += 3
+				case c == '\\' && at(i+1) != 0:
+					i++
+					buf = append(buf, unescape(at(i)))
+				case c == '"':
+					if at(i+1) != 0 && !isSpace(at(i+1)) {
+						return buf, ends, false
+					}
+					done = true
+				case c == 0:
+					return buf, ends, false
+				default:
+					buf = append(buf, c)
+				}
+			case inSingle:
+				switch {
+				case c == '\\' && at(i+1) == '\'':
+					i++
+					buf = append(buf, '\'')
+				case c == '\'':
+					if at(i+1) != 0 && !isSpace(at(i+1)) {
+						return buf, ends, false
+					}
+					done = true
+				case c == 0:
+					return buf, ends, false
+				default:
+					buf = append(buf, c)
+				}
+			default:
+				switch c {
+				case ' ', '\n', '\r', '\t', 0:
+					done = true
+				case '"':
+					inDouble = true
+				case '\'':
+					inSingle = true
+				default:
+					buf = append(buf, c)
+				}
+			}
+			if at(i) != 0 {
+				i++
+			}
+		}
+		ends = append(ends, len(buf))
+	}
+}
+
+// isSpace is C's isspace in the C locale, which Redis runs its ctype in.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
+}
+
+func isHex(c byte) bool {
+	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
+}
+
+func unhex(c byte) byte {
+	switch {
+	case c <= '9':
+		return c - '0'
+	case c <= 'F':
+		return c - 'A' + 10
+	}
+	return c - 'a' + 10
+}
+
+func unescape(c byte) byte {
+	switch c {
+	case 'n':
+		return '\n'
+	case 'r':
+		return '\r'
+	case 't':
+		return '\t'
+	case 'b':
+		return '\b'
+	case 'a':
+		return '\a'
+	}
+	return c
+}

@@ -1,0 +1,690 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"runtime"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tidwall/redcon"
+)
+
+// guardCmd encodes args as the canonical multibulk the guard hands redcon.
+func guardCmd(args ...string) string {
+	s := "*" + strconv.Itoa(len(args)) + "\r\n"
+	for _, a := range args {
+		s += "$" + strconv.Itoa(len(a)) + "\r\n" + a + "\r\n"
+	}
+	return s
+}
+
+// guardScriptConn is a client that sends its chunks one per Read (a chunk
+// larger than the reader asks for is split, as a socket would) and then
+// hangs up. It records what the guard writes to it.
+type guardScriptConn struct {
+	net.Conn
+	chunks  [][]byte
+	written bytes.Buffer
+}
+
+func (c *guardScriptConn) Read(p []byte) (int, error) {
+	if len(c.chunks) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p, c.chunks[0])
+	if c.chunks[0] = c.chunks[0][n:]; len(c.chunks[0]) == 0 {
+		c.chunks = c.chunks[1:]
+	}
+	return n, nil
+}
+
+func (c *guardScriptConn) Write(p []byte) (int, error) { return c.written.Write(p) }
+
+// guardRun is what one connection made of the guard.
+type guardRun struct {
+	out     string   // bytes handed to redcon
+	reads   []string // the same, Read by Read
+	written string   // what the guard wrote to the client itself
+	err     error    // the error that ended the reads
+}
+
+// runGuard reads through a guard until it fails, with reads of readSize
+// bytes, and checks that a failed guard stays failed and silent.
+func runGuard(t testing.TB, chunks []string, pending bool, lim guardLimits, readSize int) guardRun {
+	t.Helper()
+	sc := &guardScriptConn{}
+	for _, c := range chunks {
+		sc.chunks = append(sc.chunks, []byte(c))
+	}
+	g := newGuardConn(sc, lim)
+	g.SetAuthPending(pending)
+	var r guardRun
+	var out strings.Builder
+	buf := make([]byte, readSize)
+	for {
+		n, err := g.Read(buf)
+		if n == 0 && err == nil {
+			t.Fatal("Read returned (0, nil)")
+		}
+		if n > 0 && err != nil {
+			t.Fatalf("Read returned %d bytes and error %v", n, err)
+		}
+		if err != nil {
+			r.err = err
+			break
+		}
+		out.Write(buf[:n])
+		r.reads = append(r.reads, string(buf[:n]))
+	}
+	r.out = out.String()
+	r.written = sc.written.String()
+	if g.ProtocolError() != nil {
+		if g.ProtocolError() != r.err {
+			t.Fatalf("ProtocolError() = %v, Read failed with %v", g.ProtocolError(), r.err)
+		}
+		sc.chunks = append(sc.chunks, []byte(guardCmd("PING")))
+		if n, err := g.Read(buf); n != 0 || err != r.err {
+			t.Fatalf("Read after %v = %d, %v", r.err, n, err)
+		}
+		if sc.written.String() != r.written {
+			t.Fatalf("wrote %q after the error", sc.written.String()[len(r.written):])
+		}
+	}
+	return r
+}
+
+// checkGuardRun compares a run with the commands and the error text wanted
+// ("" for none: the client hung up and nothing is written).
+func checkGuardRun(t *testing.T, r guardRun, out, wantErr string) {
+	t.Helper()
+	if r.out != out {
+		t.Errorf("out = %q, want %q", r.out, out)
+	}
+	var reply string
+	switch {
+	case wantErr == "":
+		if r.err != io.EOF {
+			t.Errorf("err = %v, want EOF", r.err)
+		}
+	case r.err == nil || r.err.Error() != wantErr:
+		t.Errorf("err = %v, want %q", r.err, wantErr)
+	case strings.HasPrefix(wantErr, "Protocol error: "):
+		reply = "-ERR " + strings.NewReplacer("\r", " ", "\n", " ").Replace(wantErr) + "\r\n"
+	}
+	if r.written != reply {
+		t.Errorf("wrote %q, want %q", r.written, reply)
+	}
+}
+
+func guardSplit(s string, n int) []string {
+	var chunks []string
+	for len(s) > n {
+		chunks = append(chunks, s[:n])
+		s = s[n:]
+	}
+	return append(chunks, s)
+}
+
+const (
+	errTextInvalidMbulk = "Protocol error: invalid multibulk length"
+	errTextInvalidBulk  = "Protocol error: invalid bulk length"
+)
+
+var guardTests = []struct {
+	name    string
+	in      []string // what the client sends, as its reads deliver it
+	pending bool     // auth pending for the whole connection
+	lim     guardLimits
+	out     string // the commands handed to redcon
+	err     string // the error that ends the connection, "" if the client hangs up
+}{
+	// Multibulk requests.
+	{name: "ping", in: []string{"*1\r\n$4\r\nPING\r\n"}, out: guardCmd("PING")},
+	{name: "pipeline", in: []string{"*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*2\r\n$3\r\nGET\r\n$1\r\nk\r\n"},
+		out: guardCmd("SET", "k", "v") + guardCmd("GET", "k")},
+	{name: "empty and binary bulks", in: []string{"*3\r\n$4\r\nECHO\r\n$0\r\n\r\n$6\r\n\r\n\x00\xff\r\n\r\n"},
+		out: guardCmd("ECHO", "", "\r\n\x00\xff\r\n")},
+	{name: "split everywhere", in: guardSplit("*2\r\n$4\r\nECHO\r\n$5\r\nhello\r\n*1\r\n$4\r\nPING\r\n", 1),
+		out: guardCmd("ECHO", "hello") + guardCmd("PING")},
+	{name: "bytes after CR are not checked", in: []string{"*2\rX$4\rYECHO..$2\r\nhi\n\n"}, out: guardCmd("ECHO", "hi")},
+	{name: "incomplete command is not handed over", in: []string{"*2\r\n$4\r\nECHO\r\n$5\r\nhel"}},
+	{name: "header needs the byte after CR", in: []string{"*1\r\n$4\r"}},
+	{name: "*0 is ignored", in: []string{"*0\r\n*1\r\n$4\r\nPING\r\n"}, out: guardCmd("PING")},
+	{name: "*-10 is ignored", in: []string{"*-10\r\n*1\r\n$4\r\nPING\r\n"}, out: guardCmd("PING")},
+	{name: "*-9223372036854775808 is ignored", in: []string{"*-9223372036854775808\r\n*1\r\n$4\r\nPING\r\n"}, out: guardCmd("PING")},
+	{name: "*INT_MAX waits for its bulks", in: []string{"*2147483647\r\n$4\r\nPING\r\n"}},
+	{name: "bulk length 9223372036854775807", in: []string{"*1\r\n$9223372036854775807\r\n"}, err: errTextInvalidBulk},
+	{name: "count above INT_MAX", in: []string{"*2147483648\r\n"}, err: errTextInvalidMbulk},
+	{name: "count 3000000000", in: []string{"*3000000000\r\n"}, err: errTextInvalidMbulk},
+	{name: "count overflows int64", in: []string{"*9223372036854775808\r\n"}, err: errTextInvalidMbulk},
+	{name: "count below int64", in: []string{"*-9223372036854775809\r\n"}, err: errTextInvalidMbulk},
+	{name: "count overflows uint64", in: []string{"*99999999999999999999\r\n"}, err: errTextInvalidMbulk},
+	{name: "count of 21 bytes", in: []string{"*-000000000000000000001\r\n"}, err: errTextInvalidMbulk},
+	{name: "count not a number", in: []string{"*abc\r\n"}, err: errTextInvalidMbulk},
+	{name: "count empty", in: []string{"*\r\n"}, err: errTextInvalidMbulk},
+	{name: "count with plus", in: []string{"*+1\r\n"}, err: errTextInvalidMbulk},
+	{name: "count with leading zero", in: []string{"*01\r\n"}, err: errTextInvalidMbulk},
+	{name: "count -0", in: []string{"*-0\r\n"}, err: errTextInvalidMbulk},
+	{name: "count with space", in: []string{"* 1\r\n"}, err: errTextInvalidMbulk},
+	{name: "count ends at LF only", in: []string{"*1\n$4\r\nPING\r\n"}, err: errTextInvalidMbulk},
+	{name: "expected $", in: []string{"*1\r\n+PING\r\n"}, err: "Protocol error: expected '$', got '+'"},
+	{name: "expected $, got LF", in: []string{"*1\r\n\n\rX"}, err: "Protocol error: expected '$', got '\n'"},
+	{name: "expected $, got CR", in: []string{"*1\r\n\r\rX"}, err: "Protocol error: expected '$', got '\r'"},
+	{name: "expected $, got a high byte", in: []string{"*1\r\n\xff\r\n"}, err: "Protocol error: expected '$', got '\xff'"},
+	{name: "bulk length negative", in: []string{"*1\r\n$-1\r\n"}, err: errTextInvalidBulk},
+	{name: "bulk length not a number", in: []string{"*1\r\n$4x\r\nPING\r\n"}, err: errTextInvalidBulk},
+	{name: "bulk length with leading zero", in: []string{"*1\r\n$04\r\nPING\r\n"}, err: errTextInvalidBulk},
+	{name: "bulk length 512 MiB + 1", in: []string{"*1\r\n$536870913\r\n"}, err: errTextInvalidBulk},
+	{name: "bulk length 512 MiB waits", in: []string{"*1\r\n$536870912\r\nabc"}},
+	{name: "bulk length above MaxBulkLen", in: []string{"*1\r\n$11\r\n"}, lim: guardLimits{MaxBulkLen: 10}, err: errTextInvalidBulk},
+	{name: "bulk length at MaxBulkLen", in: []string{"*1\r\n$10\r\n0123456789\r\n"}, lim: guardLimits{MaxBulkLen: 10},
+		out: guardCmd("0123456789")},
+	{name: "pipeline then bad frame", in: []string{"*1\r\n$4\r\nPING\r\nPING\r\n", "*1\r\n$-1\r\n*1\r\n$4\r\nPING\r\n"},
+		out: guardCmd("PING") + guardCmd("PING"), err: errTextInvalidBulk},
+	{name: "bad frame after a command in progress", in: []string{"*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$x\r\n"},
+		out: guardCmd("PING"), err: errTextInvalidBulk},
+
+	// Lines that never end.
+	{name: "mbulk count string of 64 KiB waits", in: []string{"*" + strings.Repeat("1", protoInlineMaxSize-1)}},
+	{name: "too big mbulk count string", in: []string{"*" + strings.Repeat("1", protoInlineMaxSize)}, err: "Protocol error: too big mbulk count string"},
+	{name: "NUL hides the count's CR", in: []string{"*1\x00\r\n$4\r\nPING\r\n"}},
+	{name: "NUL hides the count's CR until 64 KiB", in: []string{"*1\x00\r\n", strings.Repeat("x", protoInlineMaxSize)},
+		err: "Protocol error: too big mbulk count string"},
+	{name: "too big bulk count string", in: []string{"*1\r\n$" + strings.Repeat("1", protoInlineMaxSize)}, err: "Protocol error: too big bulk count string"},
+	{name: "bulk count string limit counts from the header", in: []string{"*1\r\n$" + strings.Repeat("1", protoInlineMaxSize-1)}},
+	{name: "too big bulk count string before the $ check", in: []string{"*1\r\n" + strings.Repeat("X", 70000)}, err: "Protocol error: too big bulk count string"},
+	{name: "inline of 64 KiB waits", in: []string{strings.Repeat("A", protoInlineMaxSize)}},
+	{name: "too big inline request", in: []string{strings.Repeat("A", protoInlineMaxSize+1)}, err: "Protocol error: too big inline request"},
+	{name: "too big inline request a byte at a time", in: guardSplit(strings.Repeat("A", protoInlineMaxSize+1)+"\r\n", 1),
+		err: "Protocol error: too big inline request"},
+	{name: "long inline line read at once", in: []string{"ECHO " + strings.Repeat("A", 70000) + "\r\n"},
+		out: guardCmd("ECHO", strings.Repeat("A", 70000))}, // its LF came in the read that passed 64 KiB
+	{name: "NUL hides the inline LF", in: []string{"PING\x00\r\nPING\r\n"}},
+
+	// Authentication.
+	{name: "unauthenticated multibulk length", in: []string{"*11\r\n"}, pending: true, err: "Protocol error: unauthenticated multibulk length"},
+	{name: "unauthenticated count of 10", in: []string{"*10\r\n"}, pending: true},
+	{name: "unauthenticated negative count", in: []string{"*-100\r\n*1\r\n$4\r\nPING\r\n"}, pending: true, out: guardCmd("PING")},
+	{name: "unauthenticated bulk length", in: []string{"*1\r\n$16385\r\n"}, pending: true, err: "Protocol error: unauthenticated bulk length"},
+	{name: "unauthenticated bulk of 16384", in: []string{"*1\r\n$16384\r\n"}, pending: true},
+	{name: "invalid before unauthenticated bulk length", in: []string{"*1\r\n$536870913\r\n"}, pending: true, err: errTextInvalidBulk},
+	{name: "unauthenticated inline", in: []string{"ECHO " + strings.Repeat("A", 20000) + "\n"}, pending: true,
+		out: guardCmd("ECHO", strings.Repeat("A", 20000))},
+
+	// Query buffer limit.
+	{name: "query buffer limit", in: []string{"*2\r\n$4\r\nECHO\r\n$200\r\n" + strings.Repeat("x", 200) + "\r\n"},
+		lim: guardLimits{MaxQueryLen: 100}, err: errQueryBufferLimit.Error()},
+	{name: "query buffer limit counts the command in progress", lim: guardLimits{MaxQueryLen: 100},
+		in:  []string{"*1\r\n$4\r\nPING\r\n", "*2\r\n$4\r\nECHO\r\n$90\r\n", strings.Repeat("x", 90)},
+		out: guardCmd("PING"), err: errQueryBufferLimit.Error()},
+
+	// Inline requests.
+	{name: "inline", in: []string{"PING\r\n"}, out: guardCmd("PING")},
+	{name: "inline LF only", in: []string{"PING\nPING\n"}, out: guardCmd("PING") + guardCmd("PING")},
+	{name: "inline blanks", in: []string{" \t PING \t \r\n"}, out: guardCmd("PING")},
+	{name: "empty lines are ignored", in: []string{"\r\n\n  \r\nPING\r\n"}, out: guardCmd("PING")},
+	{name: "inline then multibulk", in: []string{"PING\r\n*1\r\n$4\r\nPING\r\nPING\r\n"}, out: guardCmd("PING") + guardCmd("PING") + guardCmd("PING")},
+	{name: "inline split", in: guardSplit("set a \"hello world\"\r\n", 1), out: guardCmd("set", "a", "hello world")},
+	{name: "double quotes", in: []string{"set a \"hello world\"\r\n"}, out: guardCmd("set", "a", "hello world")},
+	{name: "hex escape", in: []string{"ECHO \"\\x41\\x4a\\x4A\"\r\n"}, out: guardCmd("ECHO", "AJJ")},
+	{name: "hex escape needs two digits", in: []string{"ECHO \"\\x4\" \"\\xZZ\"\r\n"}, out: guardCmd("ECHO", "x4", "xZZ")},
+	{name: "escapes", in: []string{"ECHO \"\\n\\r\\t\\b\\a\\q\\\"\\\\\"\r\n"}, out: guardCmd("ECHO", "\n\r\t\b\aq\"\\")},
+	{name: "no escapes outside quotes", in: []string{"ECHO \\x41\r\n"}, out: guardCmd("ECHO", "\\x41")},
+	{name: "single quotes", in: []string{"ECHO 'it\\'s' 'a\\nb' '\"'\r\n"}, out: guardCmd("ECHO", "it's", "a\\nb", "\"")},
+	{name: "quote inside a word", in: []string{"ECHO a\"b c\"\r\n"}, out: guardCmd("ECHO", "ab c")},
+	{name: "empty quoted argument", in: []string{"ECHO \"\" ''\r\n"}, out: guardCmd("ECHO", "", "")},
+	{name: "VT and FF separate only between arguments", in: []string{"\vECHO a\vb\f\r\n"}, out: guardCmd("ECHO", "a\vb\f")},
+	{name: "closing quote then VT", in: []string{"ECHO \"a\"\vb\r\n"}, out: guardCmd("ECHO", "a", "b")},
+	{name: "CR inside a line", in: []string{"ECHO a\rb\r\r\n"}, out: guardCmd("ECHO", "a", "b")},
+	{name: "text after a closing quote", in: []string{"ECHO \"a\"b\r\n"}, err: "Protocol error: unbalanced quotes in request"},
+	{name: "text after a closing single quote", in: []string{"ECHO 'a'b\r\n"}, err: "Protocol error: unbalanced quotes in request"},
+	{name: "unterminated quote", in: []string{"PING\r\nECHO \"abc\r\n"}, out: guardCmd("PING"), err: "Protocol error: unbalanced quotes in request"},
+	{name: "unterminated single quote", in: []string{"ECHO 'abc\r\n"}, err: "Protocol error: unbalanced quotes in request"},
+	{name: "backslash before the end", in: []string{"ECHO \"abc\\\r\n"}, err: "Protocol error: unbalanced quotes in request"},
+}
+
+func TestGuardRead(t *testing.T) {
+	for _, tt := range guardTests {
+		t.Run(tt.name, func(t *testing.T) {
+			for _, readSize := range []int{1, 7, 4096} {
+				r := runGuard(t, tt.in, tt.pending, tt.lim, readSize)
+				checkGuardRun(t, r, tt.out, tt.err)
+			}
+			// Chunking cannot change the result while no line reaches the
+			// 64 KiB limit, whose check runs after every read, and the query
+			// buffer limit is out of reach.
+			whole := strings.Join(tt.in, "")
+			if len(whole) <= protoInlineMaxSize && tt.lim.MaxQueryLen == 0 {
+				checkGuardRun(t, runGuard(t, []string{whole}, tt.pending, tt.lim, 4096), tt.out, tt.err)
+				checkGuardRun(t, runGuard(t, guardSplit(whole, 1), tt.pending, tt.lim, 4096), tt.out, tt.err)
+			}
+		})
+	}
+}
+
+func TestString2ll(t *testing.T) {
+	good := map[string]int64{
+		"0": 0, "1": 1, "-1": -1, "2147483647": 2147483647,
+		"9223372036854775807": 9223372036854775807, "-9223372036854775808": -9223372036854775808,
+	}
+	for s, want := range good {
+		if got, ok := string2ll([]byte(s)); !ok || got != want {
+			t.Errorf("string2ll(%q) = %d, %v; want %d", s, got, ok, want)
+		}
+	}
+	for _, s := range []string{"", "-", "+1", "01", "-0", "-01", " 1", "1 ", "1a", "0x1",
+		"9223372036854775808", "-9223372036854775809", "18446744073709551616", "99999999999999999999",
+		"000000000000000000001"} {
+		if got, ok := string2ll([]byte(s)); ok {
+			t.Errorf("string2ll(%q) = %d, want not a number", s, got)
+		}
+	}
+}
+
+// While auth is pending each Read holds one command, so that the limits of
+// the next one are checked after AUTH has run, as Redis does.
+func TestGuardAuthPendingOneCommandPerRead(t *testing.T) {
+	eleven := "*11\r\n" + strings.Repeat("$1\r\nx\r\n", 11)
+	sc := &guardScriptConn{chunks: [][]byte{[]byte("PING\r\n*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n" + eleven)}}
+	g := newGuardConn(sc, guardLimits{})
+	g.SetAuthPending(true)
+	buf := make([]byte, 4096)
+	for _, want := range []string{guardCmd("PING"), guardCmd("AUTH", "pw")} {
+		if n, err := g.Read(buf); err != nil || string(buf[:n]) != want {
+			t.Fatalf("Read = %q, %v; want %q", buf[:n], err, want)
+		}
+	}
+	g.SetAuthPending(false) // AUTH succeeded
+	n, err := g.Read(buf)
+	if err != nil || string(buf[:n]) != guardCmd(strings.Split(strings.Repeat("x", 11), "")...) {
+		t.Fatalf("Read after AUTH = %q, %v", buf[:n], err)
+	}
+
+	sc = &guardScriptConn{chunks: [][]byte{[]byte("AUTH wrong\r\n" + eleven)}}
+	g = newGuardConn(sc, guardLimits{})
+	g.SetAuthPending(true)
+	if n, err := g.Read(buf); err != nil || string(buf[:n]) != guardCmd("AUTH", "wrong") {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	if _, err := g.Read(buf); err != errUnauthMbulkLen {
+		t.Fatalf("Read after a failed AUTH: err = %v, want %v", err, errUnauthMbulkLen)
+	}
+}
+
+// RESET may bring the unauthenticated limits back, so the commands after
+// it wait until it has run, as they do in Redis.
+func TestGuardResetEndsTheBatch(t *testing.T) {
+	sc := &guardScriptConn{chunks: [][]byte{[]byte("PING\r\nreset\r\n*11\r\n")}}
+	g := newGuardConn(sc, guardLimits{})
+	buf := make([]byte, 4096)
+	n, err := g.Read(buf)
+	if want := guardCmd("PING") + guardCmd("reset"); err != nil || string(buf[:n]) != want {
+		t.Fatalf("Read = %q, %v; want %q", buf[:n], err, want)
+	}
+	g.SetAuthPending(true)
+	if _, err := g.Read(buf); err != errUnauthMbulkLen {
+		t.Fatalf("Read after RESET: err = %v, want %v", err, errUnauthMbulkLen)
+	}
+}
+
+// A client's length headers must not make the guard allocate: memory
+// grows with the bytes that actually arrive.
+func TestGuardDoesNotTrustLengths(t *testing.T) {
+	for _, frame := range []string{"*2147483647\r\n$1\r\nx\r\n", "*1\r\n$536870912\r\nabc"} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		r := runGuard(t, []string{frame}, false, guardLimits{}, 4096)
+		runtime.ReadMemStats(&after)
+		if r.out != "" || r.err != io.EOF {
+			t.Fatalf("%q: out %q, err %v", frame, r.out, r.err)
+		}
+		if grown := after.TotalAlloc - before.TotalAlloc; grown > 1<<20 {
+			t.Errorf("%q: allocated %d bytes", frame, grown)
+		}
+	}
+}
+
+// A big command leaves no big buffer behind once it has been handed over.
+func TestGuardReleasesBigBuffers(t *testing.T) {
+	big := guardCmd("SET", "k", strings.Repeat("v", 1<<20))
+	sc := &guardScriptConn{chunks: [][]byte{[]byte(big), []byte(guardCmd("PING"))}}
+	g := newGuardConn(sc, guardLimits{})
+	buf := make([]byte, len(big))
+	if n, err := io.ReadFull(g, buf); err != nil || string(buf[:n]) != big {
+		t.Fatalf("ReadFull = %d, %v", n, err)
+	}
+	if n, err := g.Read(buf); err != nil || string(buf[:n]) != guardCmd("PING") {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	if cap(g.in) > keepBufCap || cap(g.out) > keepBufCap {
+		t.Errorf("kept buffers of %d and %d bytes", cap(g.in), cap(g.out))
+	}
+}
+
+// guardHandler answers the few commands the end-to-end and differential
+// tests send, byte for byte as Redis 7.0 does, and keeps the guard's auth
+// state as the real server does.
+func guardHandler(password string) (func(redcon.Conn, redcon.Command), func(redcon.Conn) bool) {
+	guard := func(c redcon.Conn) *guardConn { return c.NetConn().(*guardConn) }
+	authed := func(c redcon.Conn) bool { return password == "" || c.Context() != nil }
+	accept := func(c redcon.Conn) bool {
+		guard(c).SetAuthPending(!authed(c))
+		return true
+	}
+	handler := func(c redcon.Conn, cmd redcon.Command) {
+		name := strings.ToLower(string(cmd.Args[0]))
+		argc := len(cmd.Args)
+		switch {
+		case name == "ping" && argc > 2, name == "echo" && argc != 2, name == "auth" && argc != 2:
+			c.WriteError("ERR wrong number of arguments for '" + name + "' command")
+		case name == "auth":
+			if string(cmd.Args[1]) != password {
+				c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
+				return
+			}
+			c.SetContext(true)
+			guard(c).SetAuthPending(false)
+			c.WriteString("OK")
+		case !authed(c):
+			c.WriteError("NOAUTH Authentication required.")
+		case name == "ping" && argc == 1:
+			c.WriteString("PONG")
+		case name == "ping", name == "echo":
+			c.WriteBulk(cmd.Args[1])
+		default:
+			c.WriteError("ERR the test server does not know " + name)
+		}
+	}
+	return handler, accept
+}
+
+// guardStartRedcon serves guardHandler through the guard on a loopback
+// port. closed receives each connection's end error.
+func guardStartRedcon(t *testing.T, lim guardLimits, password string) (addr string, closed <-chan error) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ends := make(chan error, 100)
+	handler, accept := guardHandler(password)
+	srv := redcon.NewServerNetwork("tcp", "", handler, accept, func(c redcon.Conn, err error) {
+		if perr := c.NetConn().(*guardConn).ProtocolError(); perr != nil && perr != err {
+			err = fmt.Errorf("ProtocolError %v, Read failed with %v", perr, err)
+		}
+		select {
+		case ends <- err:
+		default:
+		}
+	})
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(newServerListener(ln, lim)) }()
+	t.Cleanup(func() {
+		srv.Close()
+		<-done
+	})
+	return ln.Addr().String(), ends
+}
+
+// guardExchange sends frame on a new connection, hangs up its sending side and
+// returns everything the server sends until it closes the connection.
+func guardExchange(t *testing.T, addr, frame string) string {
+	t.Helper()
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	go func() {
+		c.Write([]byte(frame)) // the server may close first; what it replied is what counts
+		c.(*net.TCPConn).CloseWrite()
+	}()
+	c.SetReadDeadline(time.Now().Add(2 * time.Second))
+	got, err := io.ReadAll(c)
+	if err != nil && !errors.Is(err, syscall.ECONNRESET) {
+		t.Fatalf("%q: reading the reply: %v (after %q)", frame, err, got)
+	}
+	return string(got)
+}
+
+func TestGuardRedconEndToEnd(t *testing.T) {
+	addr, closed := guardStartRedcon(t, guardLimits{}, "")
+	for _, tt := range []struct{ frame, reply, err string }{
+		{"*1\r\n$9223372036854775807\r\n", "", errTextInvalidBulk},
+		{"*3000000000\r\n", "", errTextInvalidMbulk},
+		{"PING\r\n*1\r\n$4\r\nPING\r\n*0\r\n*-1\r\n*1\r\n+PING\r\n", "+PONG\r\n+PONG\r\n", "Protocol error: expected '$', got '+'"},
+		{"ECHO \"a b\" c\"\r\n", "", "Protocol error: unbalanced quotes in request"},
+	} {
+		want := tt.reply + "-ERR " + tt.err + "\r\n"
+		if got := guardExchange(t, addr, tt.frame); got != want {
+			t.Errorf("%q: got %q, want %q", tt.frame, got, want)
+		}
+		select {
+		case err := <-closed:
+			if err == nil || err.Error() != tt.err {
+				t.Errorf("%q: the connection ended with %v, want %q", tt.frame, err, tt.err)
+			}
+		case <-time.After(2 * time.Second):
+			t.Fatalf("%q: redcon did not close the connection", tt.frame)
+		}
+	}
+
+	// *INT_MAX makes a bare redcon loop two billion times per read; behind
+	// the guard the connection just waits for its bulks, costing nothing,
+	// and other connections are served.
+	waiting, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer waiting.Close()
+	waiting.Write([]byte("*2147483647\r\n$4\r\nPING\r\n"))
+	var before, after syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
+	time.Sleep(500 * time.Millisecond)
+	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
+	if cpu := time.Duration(after.Utime.Nano() - before.Utime.Nano()); cpu > 250*time.Millisecond {
+		t.Errorf("%v of CPU while a connection waits for its bulks", cpu)
+	}
+	c, err := net.Dial("tcp", addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(2 * time.Second))
+	for range 3 {
+		c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
+		if line, err := bufio.NewReader(c).ReadString('\n'); line != "+PONG\r\n" {
+			t.Fatalf("PING: %q, %v", line, err)
+		}
+	}
+}
+
+// guardStartRedis starts redis-server on a free loopback port.
+func guardStartRedis(t *testing.T, args ...string) string {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("redis-server is not on PATH, and CI needs the differential tests")
+		}
+		t.Skip("redis-server is not on PATH: skipping the comparison with real Redis")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	_, port, _ := net.SplitHostPort(addr)
+	args = append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", t.TempDir()}, args...)
+	cmd := exec.Command(bin, args...)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		c, err := net.Dial("tcp", addr)
+		if err == nil {
+			c.Close()
+			return addr
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redis-server did not start: %v", err)
+		}
+	}
+}
+
+// guardDiffFrames are sent to real Redis and to redcon behind the guard;
+// the bytes that come back must be the same.
+var guardDiffFrames = []string{
+	"*1\r\n$9223372036854775807\r\n",
+	"*2147483647\r\n",
+	"*2147483648\r\n",
+	"*1\r\n$536870913\r\n",
+	"*1\r\n$536870912\r\nabc",
+	"*0\r\n*1\r\n$4\r\nPING\r\n",
+	"*-10\r\nPING\r\n",
+	"*-9223372036854775808\r\n*1\r\n$4\r\nPING\r\n",
+	"*-9223372036854775809\r\n",
+	"*abc\r\n", "*+1\r\n", "*01\r\n", "*-0\r\n", "*\r\n", "*1\n",
+	"*1\r\n+PING\r\n", "*1\r\n\n\rX", "*1\r\n\r\rX", "*1\r\n\xff\r\n",
+	"*1\r\n$-1\r\n", "*1\r\n$04\r\nPING\r\n", "*1\r\n$4x\r\nPING\r\n",
+	"*2\rX$4\rYECHO..$2\r\nhi\n\n",
+	"*2\r\n$4\r\nECHO\r\n$6\r\n\r\n\x00\xff\r\n\r\n",
+	"*1\r\n$4\r\nPING\r\nPING\r\n*1\r\n$-1\r\n*1\r\n$4\r\nPING\r\n",
+	"*1\r\n$4\r\nPING\r\n*abc\r\n",
+	"PING\r\n*1\r\nX\r\n",
+	"*" + strings.Repeat("1", protoInlineMaxSize),
+	"*" + strings.Repeat("1", protoInlineMaxSize-1),
+	"*1\x00\r\n" + strings.Repeat("x", protoInlineMaxSize),
+	"*1\x00\r\n$4\r\nPING\r\n",
+	"*1\r\n$" + strings.Repeat("1", protoInlineMaxSize),
+	"*1\r\n" + strings.Repeat("X", 70000),
+	strings.Repeat("A", protoInlineMaxSize+1),
+	"PING\x00\r\nPING\r\n",
+	"PING\r\n", "PING\n", " \t PING \t \r\n", "\r\n\n  \r\nPING\r\n",
+	"ECHO \"hello world\"\r\n",
+	"ECHO \"\\x41\\x4a\\x4A\"\r\n", "ECHO \"\\x4\"\r\n", "ECHO \"\\xZZ\"\r\n",
+	"ECHO \"\\n\\r\\t\\b\\a\\q\\\"\\\\\"\r\n", "ECHO \\x41\r\n",
+	"ECHO 'it\\'s'\r\n", "ECHO 'a\\nb'\r\n", "ECHO a\"b c\"\r\n", "ECHO \"\"\r\n", "ECHO '' x\r\n",
+	"\vECHO a\vb\f\r\n", "ECHO \"a\"\vb\r\n", "ECHO a\rb\r\r\n", "ECHO a\r\r\n",
+	"ECHO \"a\"b\r\n", "ECHO 'a'b\r\n", "PING\r\nECHO \"abc\r\n", "ECHO 'abc\r\n", "ECHO \"abc\\\r\n",
+	"ECHO " + strings.Repeat("A", 70000) + "\r\n",
+}
+
+// guardDiffAuthFrames are sent while a password is set and not given.
+var guardDiffAuthFrames = []string{
+	"*11\r\n",
+	"*10\r\n",
+	"*-100\r\n*1\r\n$4\r\nPING\r\n",
+	"*1\r\n$16385\r\n",
+	"*1\r\n$16384\r\n",
+	"*1\r\n$536870913\r\n",
+	"ECHO " + strings.Repeat("A", 20000) + "\r\n",
+	"AUTH secret\r\n*11\r\n",
+	"*2\r\n$4\r\nAUTH\r\n$6\r\nsecret\r\n*2\r\n$4\r\nECHO\r\n$16385\r\n" + strings.Repeat("a", 16385) + "\r\n",
+	"AUTH wrong\r\n*11\r\n",
+	"AUTH wrong\r\n*2\r\n$4\r\nECHO\r\n$16385\r\n",
+	"PING\r\nAUTH secret\r\nPING\r\n",
+}
+
+func TestGuardMatchesRedis(t *testing.T) {
+	groups := []struct {
+		name       string
+		redisArgs  []string
+		password   string
+		lim        guardLimits
+		frames     []string
+		connection int
+	}{
+		{name: "defaults", frames: guardDiffFrames},
+		{name: "requirepass", redisArgs: []string{"--requirepass", "secret"}, password: "secret", frames: guardDiffAuthFrames},
+		{name: "small limits",
+			redisArgs: []string{"--proto-max-bulk-len", "2mb", "--client-query-buffer-limit", "1mb"},
+			lim:       guardLimits{MaxBulkLen: 2 << 20, MaxQueryLen: 1 << 20},
+			frames: []string{
+				"*1\r\n$2097153\r\n",
+				"*2\r\n$4\r\nECHO\r\n$2097152\r\n" + strings.Repeat("x", 1100000),
+				"*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$1100000\r\n" + strings.Repeat("y", 1100000) + "\r\n",
+				"*2\r\n$4\r\nECHO\r\n$1000000\r\n" + strings.Repeat("y", 1000000) + "\r\n",
+			},
+		},
+	}
+	for _, gr := range groups {
+		t.Run(gr.name, func(t *testing.T) {
+			redisAddr := guardStartRedis(t, gr.redisArgs...)
+			guardAddr, _ := guardStartRedcon(t, gr.lim, gr.password)
+			for _, frame := range gr.frames {
+				want := guardExchange(t, redisAddr, frame)
+				if got := guardExchange(t, guardAddr, frame); got != want {
+					t.Errorf("%.80q:\nguard %.200q\nredis %.200q", frame, got, want)
+				}
+			}
+		})
+	}
+}
+
+// benchGuard measures the guard alone: conn serves stream over and over,
+// and redcon's side reads readSize bytes at a time.
+func benchGuard(b *testing.B, stream []byte, readSize int) {
+	conn := &guardLoopConn{stream: stream}
+	g := newGuardConn(conn, guardLimits{})
+	buf := make([]byte, readSize)
+	b.SetBytes(int64(len(stream)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		for conn.loops == 0 || conn.pos != 0 || g.outR != g.outDone {
+			if _, err := g.Read(buf); err != nil {
+				b.Fatal(err)
+			}
+		}
+		conn.loops = 0
+	}
+}
+
+// guardLoopConn is a client that sends stream forever, a socket's worth per Read.
+type guardLoopConn struct {
+	net.Conn
+	stream []byte
+	pos    int
+	loops  int
+}
+
+func (c *guardLoopConn) Read(p []byte) (int, error) {
+	n := copy(p, c.stream[c.pos:])
+	if c.pos += n; c.pos == len(c.stream) {
+		c.pos = 0
+		c.loops++
+	}
+	return n, nil
+}
+
+func BenchmarkGuard(b *testing.B) {
+	var multibulk, inline []byte
+	for i := range 1000 {
+		k, v := fmt.Sprintf("key:%d", i), fmt.Sprintf("value-%d", i)
+		multibulk = append(multibulk, guardCmd("SET", k, v)+guardCmd("GET", k)...)
+		inline = append(inline, "SET "+k+" "+v+"\r\nGET "+k+"\r\n"...)
+	}
+	big := []byte(guardCmd("SET", "k", strings.Repeat("v", 1<<20)))
+	b.Run("multibulk", func(b *testing.B) { benchGuard(b, multibulk, 4096) })
+	b.Run("multibulk-64K-reads", func(b *testing.B) { benchGuard(b, multibulk, 64<<10) })
+	b.Run("inline", func(b *testing.B) { benchGuard(b, inline, 4096) })
+	b.Run("1MiB-value", func(b *testing.B) { benchGuard(b, big, 64<<10) })
+}
