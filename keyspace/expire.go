@@ -128,7 +128,9 @@ func (k *Keyspace) ttl(c *Ctx, key []byte, ms, absolute bool) {
 		}
 		t = max(t, 0)
 		if !ms {
-			t = (t + 500) / 1000
+			// (t+500)/1000 without overflowing near LLONG_MAX, where Redis
+			// (compiled C) still answers the rounded value.
+			t = t/1000 + (t%1000+500)/1000
 		}
 		c.W.Int(t)
 	}

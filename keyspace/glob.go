@@ -6,8 +6,13 @@ package keyspace
 // Bytes compare as C's signed chars do, which matters only in ranges.
 func Match(pattern []byte, s string) bool {
 	skip := false
-	return match(pattern, s, &skip)
+	return match(pattern, s, &skip, 0)
 }
+
+// maxNesting bounds the recursion each '*' adds, as Redis does since the
+// fix for CVE-2024-31228 (Debian's 7.0.15 has it): a match that would need
+// to go deeper fails, however the rest of the pattern reads.
+const maxNesting = 1000
 
 // at returns p[i], or 0 past the end: Redis's patterns are NUL-terminated
 // and stringmatchlen peeks one byte past the last in places.
@@ -20,8 +25,12 @@ func at(p []byte, i int) byte {
 
 // match is stringmatchlen_impl. skipLonger is Redis's fix for exponential
 // backtracking (CVE-2022-36021): once the rest of the pattern matched
-// nowhere, longer matches of an earlier '*' cannot help.
-func match(p []byte, s string, skipLonger *bool) bool {
+// nowhere, longer matches of an earlier '*' cannot help. nesting counts the
+// '*' recursions above this call.
+func match(p []byte, s string, skipLonger *bool, nesting int) bool {
+	if nesting > maxNesting {
+		return false
+	}
 	for len(p) > 0 && len(s) > 0 {
 		switch p[0] {
 		case '*':
@@ -32,7 +41,7 @@ func match(p []byte, s string, skipLonger *bool) bool {
 				return true
 			}
 			for len(s) > 0 {
-				if match(p[1:], s, skipLonger) {
+				if match(p[1:], s, skipLonger, nesting+1) {
 					return true
 				}
 				if *skipLonger {

@@ -117,7 +117,12 @@ func cmdHello(x *call, args [][]byte) error {
 			user, pass = args[j+1], args[j+2]
 			j += 2
 		case keyspace.Option(args[j], "setname") && more >= 1:
+			// The name is checked as the options are read, before
+			// AUTH (networking.c:helloCommand).
 			name = args[j+1]
+			if err := validName(name); err != nil {
+				return err
+			}
 			j++
 		default:
 			return resp.NewError("Syntax error in HELLO option '" + cstr(args[j]) + "'")
@@ -133,9 +138,7 @@ func cmdHello(x *call, args [][]byte) error {
 		return errHelloNoAuth
 	}
 	if name != nil {
-		if err := x.c.setName(name); err != nil {
-			return err
-		}
+		x.c.name = string(name)
 	}
 	if proto != 0 {
 		x.c.w.Proto = int(proto)
@@ -161,12 +164,21 @@ func cmdHello(x *call, args [][]byte) error {
 
 // setName sets the client name; an empty name removes it.
 func (c *client) setName(name []byte) error {
+	if err := validName(name); err != nil {
+		return err
+	}
+	c.name = string(name)
+	return nil
+}
+
+// validName checks a client name as Redis's validateClientName does:
+// printable ASCII without spaces.
+func validName(name []byte) error {
 	for _, ch := range name {
 		if ch < '!' || ch > '~' {
 			return errClientName
 		}
 	}
-	c.name = string(name)
 	return nil
 }
 
@@ -238,11 +250,15 @@ func cmdClientSetName(x *call, args [][]byte) error {
 	return nil
 }
 
-// CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB]
+var errClientID = resp.NewError("Invalid client ID")
+
+// CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] | [ID id ...]
 func cmdClientList(x *call, args [][]byte) error {
 	normal := true
 	switch {
 	case len(args) == 2:
+	case len(args) > 3 && keyspace.Option(args[2], "id"):
+		return clientListIDs(x, args[3:])
 	case len(args) == 4 && keyspace.Option(args[2], "type"):
 		switch {
 		case keyspace.Option(args[3], "normal"):
@@ -258,6 +274,28 @@ func cmdClientList(x *call, args [][]byte) error {
 	var b strings.Builder
 	if normal {
 		for _, c := range x.s.clients.snapshot() {
+			b.WriteString(x.s.clientLine(c, x))
+			b.WriteByte('\n')
+		}
+	}
+	x.W.Verbatim("txt", b.String())
+	return nil
+}
+
+// clientListIDs answers CLIENT LIST ID: the clients named, in the order
+// given (a repeated id is listed again), unknown ids left out.
+func clientListIDs(x *call, ids [][]byte) error {
+	byID := map[int64]*client{}
+	for _, c := range x.s.clients.snapshot() {
+		byID[c.id] = c
+	}
+	var b strings.Builder
+	for _, a := range ids {
+		id, ok := keyspace.ParseInt(a)
+		if !ok {
+			return errClientID
+		}
+		if c := byID[id]; c != nil {
 			b.WriteString(x.s.clientLine(c, x))
 			b.WriteByte('\n')
 		}

@@ -98,7 +98,8 @@ func keyspaceFlags(f keyspace.Flags) cmdFlags {
 
 // lookup finds the command args names, checking its arity, with Redis's
 // errors for an unknown command or subcommand and a wrong argument count
-// (server.c:processCommand, steps 1 and 2).
+// (server.c:processCommand, steps 1 and 2). A wrong argument count comes
+// with the command it is for.
 func lookup(args [][]byte) (*command, error) {
 	cmd := find(commands, args[0])
 	if cmd == nil {
@@ -112,7 +113,7 @@ func lookup(args [][]byte) (*command, error) {
 		cmd = sub
 	}
 	if (cmd.arity > 0 && len(args) != cmd.arity) || len(args) < -cmd.arity {
-		return nil, resp.ErrWrongArgs(cmd.name)
+		return cmd, resp.ErrWrongArgs(cmd.name)
 	}
 	return cmd, nil
 }
@@ -140,6 +141,13 @@ var errNotInMulti = resp.NewError("Command not allowed inside a transaction")
 func (s *Server) execute(c *client, args [][]byte) {
 	s.stats.commands.Add(1)
 	cmd, err := lookup(args)
+	// CLIENT LIST's cmd= is whatever the lookup found, even for a command
+	// that is then refused or queued ("NULL" for an unknown one), as
+	// processCommand sets c->lastcmd.
+	c.lastCmd = ""
+	if cmd != nil {
+		c.lastCmd = cmd.name
+	}
 	switch {
 	case err != nil:
 	case !c.authed && cmd.flags&fNoAuth == 0:
@@ -148,6 +156,10 @@ func (s *Server) execute(c *client, args [][]byte) {
 		err = errNotInMulti
 	}
 	if err != nil {
+		if cmd != nil && cmd.name == "exec" {
+			c.w.Err(s.abortExec(c, err))
+			return
+		}
 		if c.multi != nil {
 			c.multi.aborted = true // EXEC will answer EXECABORT
 		}
@@ -159,7 +171,6 @@ func (s *Server) execute(c *client, args [][]byte) {
 		c.w.Status("QUEUED")
 		return
 	}
-	c.lastCmd = cmd.name
 	x := call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.w, DB: c.db, Now: s.ks.Now()}}
 	if cmd.flags&fWrite != 0 && x.Now < s.writableAt {
 		c.w.Err(s.errRestartDelay(x.Now))

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"errors"
+
 	"github.com/minilock/minilock/resp"
 )
 
@@ -88,21 +90,40 @@ func cmdExec(x *call, args [][]byte) error {
 		return errExecNoMulti
 	}
 	failed := x.s.ks.WatchFailed(&x.Ctx, &x.c.watch)
-	x.discard()
-	if m.aborted {
-		return errExecAbort
-	}
-	if failed {
+	if m.aborted || failed {
+		x.discard()
+		if m.aborted {
+			return errExecAbort
+		}
 		x.W.NullArray()
 		return nil
 	}
+	// As in multi.c:execCommand, the watches go first and the client stays
+	// in MULTI state while its commands run (CLIENT INFO shows flags=x).
+	x.s.ks.Unwatch(&x.c.watch)
 	x.W.Array(len(m.cmds))
 	x.inExec = true
 	defer func() { x.inExec = false }()
 	for _, q := range m.cmds {
 		x.s.run(x, q.cmd, q.args)
 	}
+	x.discard()
 	return nil
+}
+
+// abortExec answers an EXEC that dispatch refused (wrong arity, NOAUTH) as
+// Redis's rejectCommand does: the transaction, if any, and the watches are
+// dropped, and the error is wrapped in EXECABORT (multi.c:execCommandAbort).
+// Errors Redis formats on the spot carry no code in the wrapped text.
+func (s *Server) abortExec(c *client, err error) error {
+	c.multi = nil
+	s.ks.Unwatch(&c.watch)
+	why := resp.Text(err)
+	var re *resp.Error
+	if errors.As(err, &re) && re.Code == "ERR" {
+		why = re.Msg
+	}
+	return &resp.Error{Code: "EXECABORT", Msg: "Transaction discarded because of: " + why}
 }
 
 // WATCH key [key ...]

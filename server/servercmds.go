@@ -258,8 +258,10 @@ func (s *Server) configValues() map[string]string {
 	}
 }
 
-// CONFIG GET parameter [parameter ...]: glob patterns, each setting at most
-// once, as a map (a flat array in RESP2).
+// CONFIG GET parameter [parameter ...]: each setting at most once, as a map
+// (a flat array in RESP2). As in config.c:configGetCommand, a parameter
+// without glob characters is looked up ignoring case and answered under the
+// name as typed; a glob pattern matches the lower-case names, with case.
 func cmdConfigGet(x *call, args [][]byte) error {
 	values := x.s.configValues()
 	names := make([]string, 0, len(values))
@@ -268,19 +270,27 @@ func cmdConfigGet(x *call, args [][]byte) error {
 	}
 	sort.Strings(names)
 	seen := map[string]bool{}
-	var out []string
+	var out [][2]string // reply name, setting
 	for _, pat := range args[2:] {
-		for _, name := range names {
-			if !seen[name] && keyspace.Match([]byte(strings.ToLower(string(pat))), name) {
+		if !strings.ContainsAny(cstr(pat), "[*?") {
+			name := strings.ToLower(string(pat))
+			if _, ok := values[name]; ok && !seen[name] {
 				seen[name] = true
-				out = append(out, name)
+				out = append(out, [2]string{string(pat), name})
+			}
+			continue
+		}
+		for _, name := range names {
+			if !seen[name] && keyspace.Match([]byte(cstr(pat)), name) {
+				seen[name] = true
+				out = append(out, [2]string{name, name})
 			}
 		}
 	}
 	x.W.Map(len(out))
-	for _, name := range out {
-		x.W.BulkString(name)
-		x.W.BulkString(values[name])
+	for _, o := range out {
+		x.W.BulkString(o[0])
+		x.W.BulkString(values[o[1]])
 	}
 	return nil
 }
@@ -366,7 +376,7 @@ func cmdCommandInfo(x *call, args [][]byte) error {
 	for _, a := range args[2:] {
 		info, ok := commandInfo[x.W.Proto][strings.ToLower(string(a))]
 		if !ok {
-			x.W.NullArray()
+			x.W.Null()
 			continue
 		}
 		x.W.B = append(x.W.B, info...)

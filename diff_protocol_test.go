@@ -1,0 +1,81 @@
+package minilock_test
+
+import "strings"
+
+// The request protocol (networking.c): inline commands, multibulk framing,
+// protocol errors (the reply, then the connection closes: read with eof()),
+// the limits for connections that have not authenticated, pipelining.
+var protocolCases = []diffCase{
+	// Inline commands
+	tc("inline ping", raw("PING\r\n"), raw("ping\n"), raw("PiNg\r\n")),
+	tc("inline arguments", raw("ECHO hello\r\n"), raw("SET k v\r\n"), raw("GET k\r\n")),
+	tc("inline extra spaces", raw("  ECHO   a  \r\n"), raw("ECHO\ta\r\n")),
+	tc("inline empty lines ignored", raw("\r\n\n\r\nPING\r\n")),
+	tc("inline only spaces ignored", raw("   \r\nPING\r\n")),
+	tc("inline double quotes", raw("SET k \"hello world\"\r\n"), c("GET k"), raw("ECHO \"\"\r\n")),
+	tc("inline single quotes", raw("ECHO 'a b'\r\n"), raw("ECHO 'it\\'s'\r\n"), raw("ECHO 'a\\nb'\r\n")),
+	tc("inline escapes", raw("ECHO \"a\\nb\\r\\t\\b\\a\\\\\\\"\"\r\n"), raw("ECHO \"\\q\"\r\n")),
+	tc("inline hex escapes", raw("ECHO \"\\x41\\x42\\x00\\xff\"\r\n"), raw("ECHO \"\\x4\"\r\n"), raw("ECHO \"\\xZZ\"\r\n")),
+	tc("inline hex outside quotes", raw("ECHO \\x41\r\n")),
+	tc("inline quote inside word", raw("ECHO a\"b c\"\r\n"), raw("ECHO a'b'\r\n")),
+	tc("inline unknown command", raw("FOO bar \"baz qux\"\r\n"), raw("FOO\r\n")),
+	tc("inline wrong arity", raw("GET\r\n"), raw("SET k\r\n")),
+	tc("inline then multibulk", raw("PING\r\n*2\r\n$4\r\nECHO\r\n$1\r\nx\r\nECHO y\r\n").expect(3)),
+	tc("inline line starting with reply type", raw("$4\r\nPING\r\n").expect(2), raw(":1\r\n"), raw("+OK\r\n")),
+	tc("inline unbalanced double quote", raw("ECHO \"abc\r\n").eof()),
+	tc("inline unbalanced single quote", raw("ECHO 'abc\r\n").eof()),
+	tc("inline closing quote followed by text", raw("ECHO \"a\"b\r\n").eof()),
+	tc("inline unbalanced after good command", raw("PING\r\nECHO \"x\r\n").eof()),
+	tc("inline too big", raw(strings.Repeat("a", 70000)).eof()),
+	tc("inline big but terminated", raw("ECHO "+strings.Repeat("a", 60000)+"\r\n")),
+	tc("inline carriage return separates", raw("ECHO a\rb\r\n"), raw("ECHO a\r\r\n")),
+	tc("inline nul hides the line end", raw("ECHO a\x00b\r\n"+strings.Repeat("x", 70000)).eof()),
+	tc("multibulk nul hides the line end", raw("*1\x00\r\n"+strings.Repeat("x", 70000)).eof()),
+	tc("bulk nul hides the line end", raw("*1\r\n$4\x00\r\n"+strings.Repeat("x", 70000)).eof()),
+	tc("inline pipeline", raw(strings.Repeat("PING\r\n", 100)).expect(100)),
+
+	// Multibulk framing
+	tc("multibulk ping", raw("*1\r\n$4\r\nPING\r\n")),
+	tc("multibulk pipeline", raw(strings.Repeat("*2\r\n$4\r\nECHO\r\n$3\r\nabc\r\n", 50)).expect(50)),
+	tc("multibulk empty ignored", raw("*0\r\n*1\r\n$4\r\nPING\r\n")),
+	tc("multibulk negative ignored", raw("*-1\r\n*-10\r\n*1\r\n$4\r\nPING\r\n")),
+	tc("multibulk bulk terminator not checked", raw("*1\r\n$4\r\nPINGxx\r\n*1\r\n$4\r\nPING\r\n").expect(2)),
+	tc("multibulk empty argument", raw("*2\r\n$4\r\nECHO\r\n$0\r\n\r\n")),
+	tc("multibulk binary argument", raw("*2\r\n$4\r\nECHO\r\n$5\r\na\r\n\x00b\r\n")),
+	tc("multibulk large argument", cmd("SET", "k", strings.Repeat("x", 200000)), c("STRLEN k")),
+	tc("multibulk many arguments", cmd(append([]string{"MSET"}, strings.Split(strings.Repeat("k v ", 500), " ")[:1000]...)...), c("GET k")),
+	tc("invalid multibulk length", raw("*abc\r\n").eof()),
+	tc("invalid multibulk length empty", raw("*\r\n").eof()),
+	tc("invalid multibulk length plus", raw("*+1\r\n").eof()),
+	tc("invalid multibulk length leading zero", raw("*01\r\n").eof()),
+	tc("invalid multibulk length too large", raw("*3000000000\r\n").eof()),
+	tc("multibulk length int max", raw("*2147483648\r\n").eof()),
+	tc("expected dollar", raw("*1\r\n+PING\r\n").eof()),
+	tc("expected dollar after good argument", raw("*2\r\n$4\r\nECHO\r\n:1\r\n").eof()),
+	tc("invalid bulk length", raw("*1\r\n$abc\r\n").eof()),
+	tc("invalid bulk length negative", raw("*1\r\n$-1\r\n").eof()),
+	tc("invalid bulk length empty", raw("*1\r\n$\r\n").eof()),
+	tc("invalid bulk length leading zero", raw("*1\r\n$04\r\nPING\r\n").eof()),
+	tc("invalid bulk length too large", raw("*1\r\n$536870913\r\n").eof()),
+	tc("too big mbulk count string", raw("*"+strings.Repeat("1", 70000)).eof()),
+	tc("too big bulk count string", raw("*1\r\n$"+strings.Repeat("1", 70000)).eof()),
+	tc("commands before a protocol error run", raw("*1\r\n$4\r\nPING\r\n*2\r\n$3\r\nSET\r\n*x\r\n").eof()),
+	tc("protocol error after set", raw("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$1\r\nv\r\n*x\r\n").eof(), c("GET k").on(1)),
+	tc("protocol error in resp3", c("HELLO 3").with(helloID), raw("*x\r\n").eof()),
+
+	// Limits before authentication
+	tcAuth("unauthenticated multibulk length", raw("*11\r\n").eof()),
+	tcAuth("unauthenticated multibulk length at limit", cmd("FOO", "1", "2", "3", "4", "5", "6", "7", "8", "9"), cmd("GET", "1", "2", "3", "4", "5", "6", "7", "8", "9")),
+	tcAuth("unauthenticated bulk length", raw("*2\r\n$4\r\nECHO\r\n$16385\r\n").eof()),
+	tcAuth("unauthenticated bulk length at limit", cmd("ECHO", strings.Repeat("x", 16384))),
+	tcAuth("authenticated limits lifted", c("AUTH "+diffPassword), cmd(append([]string{"MSET"}, strings.Split(strings.Repeat("k v ", 10), " ")[:20]...)...), cmd("ECHO", strings.Repeat("x", 20000))),
+	tcAuth("auth in pipeline lifts limits", raw("AUTH "+diffPassword+"\r\n"+string(cmdBytes("ECHO", strings.Repeat("y", 20000)))).expect(2)),
+	tcAuth("reset brings limits back", c("AUTH "+diffPassword), c("RESET"), raw("*11\r\n").eof()),
+	tcAuth("inline auth", raw("AUTH "+diffPassword+"\r\n"), raw("PING\r\n")),
+	tcAuth("inline before auth", raw("PING\r\n"), raw("FOO\r\n")),
+	tcAuth("inline before auth has no count limit", raw("FOO 1 2 3 4 5 6 7 8 9 10 11 12\r\n"), raw("GET 1 2 3 4 5 6 7 8 9 10 11 12\r\n")),
+	tcAuth("inline before auth has no bulk limit", raw("ECHO "+strings.Repeat("x", 20000)+"\r\n")),
+}
+
+// cmdBytes is the multibulk encoding of args, for raw pipelines.
+func cmdBytes(args ...string) []byte { return cmd(args...).send }

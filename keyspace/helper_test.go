@@ -1,0 +1,129 @@
+package keyspace
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/resp"
+)
+
+// The unit tests drive commands as a client sends them, through the command
+// table, on a real Keyspace whose clock moves only when the test moves it:
+// TTLs read back exactly, and a key expires at the millisecond the test
+// chooses.
+
+// testStart is where the manual clock starts (2023-11-14T22:13:20Z).
+var testStart = time.UnixMilli(1_700_000_000_000)
+
+// testNow is testStart in Unix milliseconds, for building deadlines.
+const testNow = 1_700_000_000_000
+
+// Frequent replies.
+const (
+	ok      = "+OK\r\n"
+	nilBulk = "$-1\r\n"
+)
+
+// num is an integer reply.
+func num(n int64) string { return ":" + strconv.FormatInt(n, 10) + "\r\n" }
+
+// bulk is a bulk string reply.
+func bulk(s string) string { return "$" + strconv.Itoa(len(s)) + "\r\n" + s + "\r\n" }
+
+// errReply is an error reply with the ERR code.
+func errReply(msg string) string { return "-ERR " + msg + "\r\n" }
+
+// ksTest is a Keyspace on a manual clock.
+type ksTest struct {
+	t     *testing.T
+	k     *Keyspace
+	clock *expiry.Manual
+	db    int
+}
+
+func newKSTest(t *testing.T) *ksTest {
+	clock := expiry.NewManual(testStart)
+	k := New(Config{Clock: clock})
+	t.Cleanup(k.Close)
+	return &ksTest{t: t, k: k, clock: clock}
+}
+
+// run executes one command, checking its arity as the server does, and
+// returns the reply.
+func (h *ksTest) run(args ...string) string {
+	h.t.Helper()
+	var cmd *Command
+	for i := range Commands {
+		if Option([]byte(args[0]), Commands[i].Name) {
+			cmd = &Commands[i]
+		}
+	}
+	if cmd == nil {
+		h.t.Fatalf("no command %q in the table", args[0])
+	}
+	var w resp.Writer
+	if (cmd.Arity > 0 && len(args) != cmd.Arity) || len(args) < -cmd.Arity {
+		w.Err(resp.ErrWrongArgs(cmd.Name))
+		return string(w.B)
+	}
+	argv := make([][]byte, len(args))
+	for i, a := range args {
+		argv[i] = []byte(a)
+	}
+	h.k.DoFunc(func() {
+		c := &Ctx{W: &w, DB: h.db, Now: h.k.Now()}
+		if err := cmd.Run(h.k, c, argv); err != nil {
+			w.Err(err)
+		}
+	})
+	return string(w.B)
+}
+
+// advance moves the clock forward and lets active expiry catch up.
+func (h *ksTest) advance(d time.Duration) {
+	h.clock.FastForward(d)
+	h.k.DoFunc(h.k.Sweep)
+}
+
+// ksStep is a command and the reply it must get, or a move of the clock.
+type ksStep struct {
+	args []string
+	want string
+	wait time.Duration
+}
+
+// do is a step written as space-separated words.
+func do(line, want string) ksStep { return ksStep{args: strings.Fields(line), want: want} }
+
+// doArgs is a step with exact arguments (empty ones, spaces, binary).
+func doArgs(want string, args ...string) ksStep { return ksStep{args: args, want: want} }
+
+// wait moves the clock by d.
+func wait(d time.Duration) ksStep { return ksStep{wait: d} }
+
+// ksCase is a scenario on a fresh keyspace.
+type ksCase struct {
+	name  string
+	steps []ksStep
+}
+
+func runKSCases(t *testing.T, cases []ksCase) {
+	t.Helper()
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newKSTest(t)
+			for i, st := range tc.steps {
+				if st.wait != 0 {
+					h.advance(st.wait)
+					continue
+				}
+				if got := h.run(st.args...); got != st.want {
+					t.Fatalf("step %d %q: got %q, want %q", i+1, st.args, got, st.want)
+				}
+			}
+		})
+	}
+}
