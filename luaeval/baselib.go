@@ -1,0 +1,434 @@
+package luaeval
+
+import (
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// installBase fills the real globals with Redis 7.0's allow list of Lua
+// builtins (script_lua.c:lua_builtins_allow_list). getfenv, setfenv and
+// newproxy are not on it in 7.0.15, nor are print, dofile, loadfile,
+// require, module and debug.
+func (sb *sandbox) installBase(orig *lua.LTable) {
+	g := sb.gReal
+	// gopher-lua's versions behave as Lua 5.1's for these.
+	for _, k := range []string{"assert", "ipairs", "rawequal", "select", "type", "xpcall"} {
+		g.RawSetString(k, orig.RawGetString(k))
+	}
+	g.RawSetString("_G", sb.gProxy)
+	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
+	next := sb.L.NewFunction(sb.next)
+	g.RawSetString("next", next)
+	g.RawSetString("pairs", sb.L.NewClosure(func(L *lua.LState) int {
+		L.CheckTable(1)
+		L.Push(L.Get(lua.UpvalueIndex(1)))
+		L.Push(L.Get(1))
+		L.Push(lua.LNil)
+		return 3
+	}, next))
+	sb.set(g, map[string]lua.LGFunction{
+		"error":          luaErrorFn,
+		"rawget":         sb.rawget,
+		"rawset":         sb.rawset,
+		"getmetatable":   sb.getmetatable,
+		"setmetatable":   sb.setmetatable,
+		"tostring":       luaTostringFn,
+		"tonumber":       luaTonumberFn,
+		"unpack":         luaUnpack,
+		"pcall":          sb.pcall,
+		"loadstring":     sb.loadstring,
+		"load":           sb.load,
+		"collectgarbage": sb.collectgarbage,
+		"gcinfo":         sb.gcinfo,
+	})
+	g.RawSetString("__redis__err__handler", sb.handler)
+}
+
+// where is luaL_where: "source:line: " for a Lua function at level, "" for
+// a Go function or no function.
+func where(L *lua.LState, level int) string {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return ""
+	}
+	fn, err := L.GetInfo("Slf", dbg, lua.LNil)
+	if err != nil {
+		return ""
+	}
+	if f, ok := fn.(*lua.LFunction); !ok || f.IsG || dbg.CurrentLine <= 0 {
+		return ""
+	}
+	return dbg.Source + ":" + itoa(dbg.CurrentLine) + ": "
+}
+
+// luaErrorFn is Lua 5.1's error(): a string (or number) message gets the
+// position of the function at level (1 = the caller of error).
+func luaErrorFn(L *lua.LState) int {
+	level := L.OptInt(2, 1)
+	L.SetTop(1)
+	v := L.Get(1)
+	switch v.(type) {
+	case lua.LString, lua.LNumber:
+		if level > 0 {
+			v = lua.LString(where(L, level) + luaToString(v))
+		}
+	}
+	L.Error(v, 0)
+	return 0
+}
+
+func (sb *sandbox) next(L *lua.LState) int {
+	t := sb.realTable(L.CheckTable(1))
+	k, v := t.Next(L.Get(2))
+	if k == lua.LNil {
+		L.Push(lua.LNil)
+		return 1
+	}
+	L.Push(k)
+	L.Push(v)
+	return 2
+}
+
+func (sb *sandbox) rawget(L *lua.LState) int {
+	t := sb.realTable(L.CheckTable(1))
+	L.Push(t.RawGet(L.CheckAny(2)))
+	return 1
+}
+
+func (sb *sandbox) rawset(L *lua.LState) int {
+	t := L.CheckTable(1)
+	k := L.CheckAny(2)
+	v := L.CheckAny(3)
+	if sb.isProtected(t) {
+		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+	}
+	checkKey(L, k)
+	t.RawSet(k, v)
+	L.SetTop(1)
+	return 1
+}
+
+// checkKey rejects the keys Lua 5.1 cannot store (ltable.c:luaH_set).
+func checkKey(L *lua.LState, k lua.LValue) {
+	switch x := k.(type) {
+	case *lua.LNilType:
+		L.Error(lua.LString("table index is nil"), 0)
+	case lua.LNumber:
+		if x != x {
+			L.Error(lua.LString("table index is NaN"), 0)
+		}
+	}
+}
+
+// getmetatable never returns a protected object's real metatable: the
+// globals get a read-only copy of theirs, library tables have none, strings
+// get the read-only string metatable (lbaselib.c:luaB_getmetatable honours
+// __metatable).
+func (sb *sandbox) getmetatable(L *lua.LState) int {
+	v := L.CheckAny(1)
+	switch x := v.(type) {
+	case *lua.LTable:
+		if sb.isProtected(x) {
+			if m, ok := sb.metaOf[x]; ok {
+				L.Push(m)
+			} else {
+				L.Push(lua.LNil)
+			}
+			return 1
+		}
+	case lua.LString:
+		L.Push(sb.strMeta)
+		return 1
+	}
+	L.Push(L.GetMetatable(v))
+	return 1
+}
+
+// setmetatable works on tables only, as in Lua 5.1; a protected table
+// refuses (lapi.c:lua_setmetatable's readonly check).
+func (sb *sandbox) setmetatable(L *lua.LState) int {
+	t := L.CheckTable(1)
+	mt := L.Get(2)
+	switch mt.(type) {
+	case *lua.LNilType, *lua.LTable:
+	default:
+		argError(L, 2, "nil or table expected")
+	}
+	if old, ok := t.Metatable.(*lua.LTable); ok && old.RawGetString("__metatable") != lua.LNil {
+		L.RaiseError("cannot change a protected metatable")
+	}
+	if sb.isProtected(t) {
+		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+	}
+	t.Metatable = mt
+	L.SetTop(1)
+	return 1
+}
+
+func luaTostringFn(L *lua.LState) int {
+	v := L.CheckAny(1)
+	if n, ok := v.(lua.LNumber); ok {
+		L.Push(lua.LString(fmtNumber(float64(n))))
+		return 1
+	}
+	L.Push(L.ToStringMeta(v))
+	return 1
+}
+
+// luaTonumberFn is Lua 5.1's tonumber: base 10 uses strtod (so "1e5",
+// " 0x10 ", "inf"-less), other bases strtoul.
+func luaTonumberFn(L *lua.LState) int {
+	base := L.OptInt(2, 10)
+	if base == 10 {
+		v := L.CheckAny(1)
+		switch x := v.(type) {
+		case lua.LNumber:
+			L.Push(x)
+			return 1
+		case lua.LString:
+			if f, ok := str2number(string(x)); ok {
+				L.Push(lua.LNumber(f))
+				return 1
+			}
+		}
+		L.Push(lua.LNil)
+		return 1
+	}
+	s := L.CheckString(1)
+	if base < 2 || base > 36 {
+		argError(L, 2, "base out of range")
+	}
+	s = strings.TrimLeft(s, " \t\n\r\v\f")
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg = s[0] == '-'
+		s = s[1:]
+	}
+	var n uint64
+	i := 0
+	for ; i < len(s); i++ {
+		d := digitVal(s[i])
+		if d >= base {
+			break
+		}
+		n = n*uint64(base) + uint64(d)
+	}
+	if i == 0 || strings.TrimLeft(s[i:], " \t\n\r\v\f") != "" {
+		L.Push(lua.LNil)
+		return 1
+	}
+	f := float64(n)
+	if neg {
+		f = -f
+	}
+	L.Push(lua.LNumber(f))
+	return 1
+}
+
+func digitVal(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'z':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'Z':
+		return int(c-'A') + 10
+	}
+	return 99
+}
+
+// luaUnpack is Lua 5.1's unpack with its lua_checkstack limit, so a huge
+// range fails with "too many results to unpack" instead of filling memory.
+func luaUnpack(L *lua.LState) int {
+	t := L.CheckTable(1)
+	i := int64(luaOptInt(L, 2, 1))
+	var e int64
+	if L.Get(3) == lua.LNil {
+		e = int64(t.Len())
+	} else {
+		e = int64(luaCheckInt(L, 3))
+	}
+	if i > e {
+		return 0
+	}
+	n := e - i + 1
+	if n <= 0 || n+int64(L.GetTop()) > luaMaxCStack || n >= 1<<31-1 {
+		L.RaiseError("too many results to unpack")
+	}
+	for k := i; k <= e; k++ {
+		L.Push(t.RawGetInt(int(k)))
+	}
+	return int(n)
+}
+
+// pcall is Redis's (script_lua.c:luaRedisPcall): an error table from
+// redis.call comes back as its err string, for compatibility with Redis 6.
+// A Go panic inside gopher-lua is not swallowed: it propagates so the engine
+// can rebuild the sandbox.
+func (sb *sandbox) pcall(L *lua.LState) int {
+	L.CheckAny(1)
+	v := L.Get(1)
+	if v.Type() != lua.LTFunction && L.GetMetaField(v, "__call").Type() != lua.LTFunction {
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a " + v.Type().String() + " value"))
+		return 2
+	}
+	top := L.GetTop()
+	if err := L.PCall(top-1, lua.MultRet, sb.pcallFn); err != nil {
+		ae, ok := err.(*lua.ApiError)
+		if ok && ae.Type == lua.ApiErrorPanic {
+			panic(ae)
+		}
+		var obj lua.LValue = lua.LString(err.Error())
+		if ok {
+			obj = ae.Object
+		}
+		switch x := obj.(type) {
+		case *lua.LTable:
+			if s, ok := x.RawGetString("err").(lua.LString); ok {
+				obj = s
+			}
+		case lua.LString:
+			obj = lua.LString(translateRuntime(string(x)))
+		}
+		L.Push(lua.LFalse)
+		L.Push(obj)
+		return 2
+	}
+	L.Insert(lua.LTrue, 1)
+	return L.GetTop()
+}
+
+// collectgarbage answers like Lua without collecting: a Go GC per call would
+// stall the whole process, and the Go runtime collects on its own.
+func (sb *sandbox) collectgarbage(L *lua.LState) int {
+	opt := L.OptString(1, "collect")
+	switch opt {
+	case "collect", "stop", "restart":
+		L.Push(lua.LNumber(0))
+	case "count":
+		L.Push(lua.LNumber(sb.heapKB()))
+	case "step":
+		L.Push(lua.LFalse)
+	case "setpause", "setstepmul":
+		L.Push(lua.LNumber(200))
+	default:
+		argError(L, 1, "invalid option '"+opt+"'")
+	}
+	return 1
+}
+
+func (sb *sandbox) gcinfo(L *lua.LState) int {
+	L.Push(lua.LNumber(int64(sb.heapKB())))
+	return 1
+}
+
+// heapKB is a plausible Lua memory figure: the watchdog's last heap sample,
+// or a small constant before the first one.
+func (sb *sandbox) heapKB() float64 {
+	if h := sb.e.ctl.heapLast.Load(); h > 0 {
+		return float64(h) / 1024
+	}
+	return 32
+}
+
+// loadstring compiles Lua source only: binary chunks are refused (Redis
+// patches lua_load the same way), so string.dump output cannot be run.
+func (sb *sandbox) loadstring(L *lua.LState) int {
+	src := L.CheckString(1)
+	name := L.OptString(2, src)
+	return sb.loadChunk(L, src, name)
+}
+
+// load takes a reader function, as in Lua 5.1.
+func (sb *sandbox) load(L *lua.LState) int {
+	f := L.CheckFunction(1)
+	name := L.OptString(2, "=(load)")
+	var b strings.Builder
+	for {
+		L.Push(f)
+		L.Call(0, 1)
+		r := L.Get(-1)
+		L.Pop(1)
+		if r == lua.LNil {
+			break
+		}
+		s, ok := r.(lua.LString)
+		if !ok {
+			if n, isNum := r.(lua.LNumber); isNum {
+				s = lua.LString(fmtNumber(float64(n)))
+			} else {
+				L.Push(lua.LNil)
+				L.Push(lua.LString("reader function must return a string"))
+				return 2
+			}
+		}
+		if len(s) == 0 {
+			break
+		}
+		if b.Len()+len(s) > sb.e.cfg.MaxStringBytes {
+			L.RaiseError("not enough memory")
+		}
+		b.WriteString(string(s))
+	}
+	return sb.loadChunk(L, b.String(), name)
+}
+
+func (sb *sandbox) loadChunk(L *lua.LState, src, name string) int {
+	id := chunkID(name)
+	proto, err := compileChunk([]byte(src), id)
+	if err != nil {
+		L.Push(lua.LNil)
+		L.Push(lua.LString(compileMessage(err)))
+		return 2
+	}
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = sb.gProxy
+	if id != name {
+		// Errors name the chunk by its id, the reply's "on ..." by its
+		// source (ldebug.c's ar.source).
+		if sb.sources == nil {
+			sb.sources = make(map[string]string)
+		}
+		sb.sources[id] = name
+	}
+	L.Push(fn)
+	return 1
+}
+
+// chunkID is lobject.c:luaO_chunkid for LUA_IDSIZE 60: "=name" is used as is,
+// "@file" without its '@', anything else as [string "first line..."].
+func chunkID(source string) string {
+	const idSize = 60
+	switch {
+	case strings.HasPrefix(source, "="):
+		s := source[1:]
+		if len(s) > idSize-1 {
+			s = s[:idSize-1]
+		}
+		return s
+	case strings.HasPrefix(source, "@"):
+		s := source[1:]
+		if len(s) > idSize-1 {
+			s = "..." + s[len(s)-(idSize-1-3):]
+		}
+		return s
+	}
+	l := strings.IndexAny(source, "\n\r")
+	max := idSize - len(`[string "..."]`) - 1
+	s := source
+	if l >= 0 {
+		s = s[:l]
+	}
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > max || l >= 0 {
+		if len(s) > max {
+			s = s[:max]
+		}
+		return `[string "` + s + `..."]`
+	}
+	return `[string "` + s + `"]`
+}

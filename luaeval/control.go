@@ -1,0 +1,341 @@
+package luaeval
+
+import (
+	"context"
+	"runtime/metrics"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/minilock/minilock/resp"
+)
+
+// Run states (control.state). Only the owner goroutine moves a run out of
+// stIdle and back; Kill moves stRunning to stKilled; the owner brackets each
+// Host.Call with stInCall so a Kill cannot slip in between a write command
+// running and the engine learning that it wrote.
+const (
+	stIdle    int32 = iota // no script
+	stRunning              // a script runs and has not written
+	stInCall               // inside Host.Call, write-ness not known yet
+	stWrote                // the script has written: UNKILLABLE
+	stKilled               // stopped by Kill / KillForShutdown / the memory watchdog
+)
+
+// Why a run was stopped (control.reason).
+const (
+	reasonKill int32 = iota + 1
+	reasonShutdown
+	reasonMemory
+)
+
+var (
+	errNotBusy    = &resp.Error{Code: "NOTBUSY", Msg: "No scripts in execution right now."}
+	errUnkillable = &resp.Error{Code: "UNKILLABLE", Msg: "Sorry the script already executed write commands against the dataset. You can either wait the script termination or kill the server in a hard way using the SHUTDOWN NOSAVE command."}
+)
+
+// control is the part of the engine other goroutines touch: run state,
+// kill channel, busy channel and the watchdog goroutine.
+//
+// The owner goroutine pays two atomic stores per run and one CAS pair per
+// redis.call; the mutex is only taken on the rare paths (a kill, a busy
+// script, a coroutine created).
+type control struct {
+	e     *Engine
+	state atomic.Int32
+	// gen is odd while a script runs and even between runs; the watchdog
+	// uses it to tell one run from the next.
+	gen    atomic.Uint64
+	reason atomic.Int32
+
+	mu        sync.Mutex
+	killCh    chan struct{} // closed to stop the current run; replaced after
+	afterFns  map[*afterFn]struct{}
+	busyCh    chan struct{}
+	busyShut  bool        // busyCh is closed
+	busyFlag  atomic.Bool // the watchdog may have closed busyCh
+	parked    atomic.Bool // the watchdog sleeps until a run starts
+	wake      chan struct{}
+	done      chan struct{}
+	stopped   chan struct{}
+	heapLast  atomic.Uint64 // last heap sample (bytes), for collectgarbage("count")
+	tick      time.Duration
+	threshold time.Duration
+	memLimit  int64
+}
+
+type afterFn struct{ f func() }
+
+func (c *control) init(e *Engine) {
+	c.e = e
+	c.killCh = make(chan struct{})
+	c.busyCh = make(chan struct{})
+	c.wake = make(chan struct{}, 1)
+	c.done = make(chan struct{})
+	c.stopped = make(chan struct{})
+	c.threshold = e.cfg.BusyThreshold
+	c.memLimit = e.cfg.MemoryLimit
+	// Sampling every few ms keeps BUSY late by at most a tick and stops a
+	// runaway allocation after a few ms of growth.
+	c.tick = 5 * time.Millisecond
+	if t := c.threshold / 4; t < c.tick {
+		c.tick = max(t, time.Millisecond)
+	}
+}
+
+// begin marks the start of a run (owner goroutine).
+func (c *control) begin() {
+	c.reason.Store(0)
+	c.state.Store(stRunning)
+	c.gen.Add(1)
+	if c.parked.Load() && c.parked.CompareAndSwap(true, false) {
+		select {
+		case c.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// end marks the end of a run (owner goroutine).
+func (c *control) end() {
+	old := c.state.Swap(stIdle)
+	c.gen.Add(1)
+	if old == stKilled || c.afterFns != nil {
+		c.mu.Lock()
+		if old == stKilled {
+			c.killCh = make(chan struct{})
+		}
+		c.afterFns = nil
+		c.mu.Unlock()
+	}
+	if c.busyFlag.Load() {
+		c.mu.Lock()
+		if c.busyShut {
+			c.busyCh = make(chan struct{})
+			c.busyShut = false
+		}
+		c.busyFlag.Store(false)
+		c.mu.Unlock()
+	}
+}
+
+// enterCall is called before Host.Call; false means the run was stopped and
+// the command must not run.
+func (c *control) enterCall() bool {
+	if c.state.CompareAndSwap(stRunning, stInCall) {
+		return true
+	}
+	return c.state.Load() == stWrote
+}
+
+// leaveCall is called after Host.Call with what it returned.
+func (c *control) leaveCall(wrote bool) {
+	if wrote {
+		c.state.CompareAndSwap(stInCall, stWrote)
+	} else {
+		c.state.CompareAndSwap(stInCall, stRunning)
+	}
+}
+
+// killed reports whether the current run was stopped.
+func (c *control) killed() bool { return c.state.Load() == stKilled }
+
+// kill implements SCRIPT KILL (force=false) and SHUTDOWN NOSAVE / the memory
+// watchdog (force=true).
+func (c *control) kill(force bool) error {
+	reason := reasonKill
+	if force {
+		reason = reasonShutdown
+	}
+	return c.stopRun(force, reason, 0)
+}
+
+// stopRun stops the current run. With gen != 0 it only stops that run.
+func (c *control) stopRun(force bool, reason int32, gen uint64) error {
+	for {
+		c.mu.Lock()
+		if gen != 0 && c.gen.Load() != gen {
+			c.mu.Unlock()
+			return errNotBusy
+		}
+		s := c.state.Load()
+		switch {
+		case s == stIdle:
+			c.mu.Unlock()
+			return errNotBusy
+		case s == stKilled:
+			c.mu.Unlock()
+			return nil
+		case s == stWrote && !force:
+			c.mu.Unlock()
+			return errUnkillable
+		case s == stInCall && !force:
+			// The command being run decides: wait for it (commands take
+			// microseconds).
+			c.mu.Unlock()
+			time.Sleep(20 * time.Microsecond)
+			continue
+		}
+		if !c.state.CompareAndSwap(s, stKilled) {
+			c.mu.Unlock()
+			continue
+		}
+		c.reason.Store(reason)
+		close(c.killCh)
+		for a := range c.afterFns {
+			go a.f()
+		}
+		c.afterFns = nil
+		c.mu.Unlock()
+		return nil
+	}
+}
+
+func (c *control) busyChan() <-chan struct{} {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.busyCh
+}
+
+func (c *control) stop() {
+	close(c.done)
+	<-c.stopped
+}
+
+// monitor is the watchdog goroutine. While scripts run it wakes every tick:
+// it closes the busy channel once a run has lasted BusyThreshold and stops a
+// run that grew the heap past MemoryLimit. After a second without scripts it
+// parks until the next run starts, so an idle server does no work.
+func (c *control) monitor() {
+	defer close(c.stopped)
+	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+	readHeap := func() uint64 {
+		metrics.Read(sample)
+		if sample[0].Value.Kind() == metrics.KindUint64 {
+			v := sample[0].Value.Uint64()
+			c.heapLast.Store(v)
+			return v
+		}
+		return 0
+	}
+	t := time.NewTicker(c.tick)
+	defer t.Stop()
+	var (
+		watched   uint64    // gen of the run being watched
+		seenAt    time.Time // when it was first seen
+		baseline  uint64    // heap before it started
+		prevHeap  = readHeap()
+		idleSince = time.Now()
+	)
+	for {
+		select {
+		case <-c.done:
+			return
+		case <-t.C:
+		}
+		heap := readHeap()
+		g := c.gen.Load()
+		now := time.Now()
+		if g%2 == 0 { // no run right now
+			prevHeap = heap
+			if now.Sub(idleSince) > time.Second {
+				c.parked.Store(true)
+				if c.gen.Load() != g {
+					c.parked.Store(false)
+					continue
+				}
+				t.Stop()
+				select {
+				case <-c.done:
+					return
+				case <-c.wake:
+				}
+				c.parked.Store(false)
+				prevHeap = readHeap()
+				t.Reset(c.tick)
+				idleSince = time.Now()
+			}
+			continue
+		}
+		idleSince = now
+		if g != watched {
+			// First sight of this run: the previous sample was taken
+			// before it started.
+			watched, seenAt, baseline = g, now, prevHeap
+		}
+		prevHeap = heap
+		if now.Sub(seenAt) >= c.threshold {
+			c.setBusy(g)
+		}
+		if c.memLimit > 0 && heap > baseline && heap-baseline > uint64(c.memLimit) {
+			if c.stopRun(true, reasonMemory, g) == nil {
+				c.e.log(3, "Lua script stopped: it used more than the scripting memory limit")
+			}
+		}
+	}
+}
+
+// setBusy closes the busy channel if run gen is still the current one.
+func (c *control) setBusy(gen uint64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.busyShut {
+		return
+	}
+	// Announce before checking gen, so end() either sees the flag or we
+	// see the new gen (both atomics are sequentially consistent).
+	c.busyFlag.Store(true)
+	if c.gen.Load() != gen {
+		return
+	}
+	close(c.busyCh)
+	c.busyShut = true
+}
+
+// runCtx is the context.Context gopher-lua polls between instructions. Done
+// is the current kill channel, read on the owner goroutine only; coroutine
+// threads derive child contexts through AfterFunc, so a kill reaches them
+// without a goroutine per coroutine.
+type runCtx struct{ c *control }
+
+func (r runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
+func (r runCtx) Done() <-chan struct{}       { return r.c.killCh }
+func (r runCtx) Value(any) any               { return nil }
+func (r runCtx) Err() error {
+	if r.c.state.Load() == stKilled {
+		return errScriptKilled
+	}
+	return nil
+}
+
+// AfterFunc makes context.WithCancel(runCtx) register a callback instead of
+// starting a goroutine (context.afterFuncer).
+func (r runCtx) AfterFunc(f func()) func() bool {
+	c := r.c
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.state.Load() == stKilled {
+		go f()
+		return func() bool { return false }
+	}
+	a := &afterFn{f: f}
+	if c.afterFns == nil {
+		c.afterFns = make(map[*afterFn]struct{})
+	}
+	c.afterFns[a] = struct{}{}
+	return func() bool {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		_, ok := c.afterFns[a]
+		delete(c.afterFns, a)
+		return ok
+	}
+}
+
+var _ context.Context = runCtx{}
+
+type killedError struct{}
+
+func (killedError) Error() string { return "Script killed by user with SCRIPT KILL..." }
+
+var errScriptKilled error = killedError{}

@@ -1,0 +1,296 @@
+// Package luaeval runs Redis 7.0 scripts (EVAL, EVALSHA, SCRIPT) on gopher-lua.
+//
+// One Engine owns one sandboxed Lua state and the script cache. Everything
+// except Kill, KillForShutdown and BusyChan runs on the keyspace owner
+// goroutine, exactly like Redis runs scripts on its main thread: a script is
+// atomic because nothing else touches the keyspace while it runs.
+//
+// The replies, error texts and sandbox follow Redis 7.0.15 (eval.c, script.c,
+// script_lua.c); where gopher-lua cannot match Lua 5.1 byte for byte the
+// difference is listed in the README.
+package luaeval
+
+import (
+	"sync"
+	"time"
+
+	"github.com/minilock/minilock/resp"
+)
+
+// Host runs the commands a script calls; the server implements it, on the
+// keyspace owner goroutine. Call looks the command up, checks arity, refuses
+// commands Redis forbids in scripts and, when readOnly, write commands (each
+// with Redis's message, written as an error reply into w), runs the command
+// on the script's database at the script's frozen time, and appends exactly
+// one reply to w, in protocol w.Proto (2 or 3 — the engine sets w.Proto to
+// what the script chose with redis.setresp before each call). It returns true
+// when the command is a write command that was accepted to run (then SCRIPT
+// KILL answers UNKILLABLE).
+//
+// args (and the bytes they point to) belong to the engine and are reused
+// after Call returns: Call must copy what it keeps and must not write into
+// them.
+type Host interface {
+	Call(args [][]byte, readOnly bool, w *resp.Writer) (write bool)
+}
+
+// CommandChecker is optionally implemented by a Host for
+// redis.acl_check_cmd: Known reports whether args[0] names a command. A Host
+// without it makes acl_check_cmd answer true for every command (minilock has
+// a single all-powerful user, so a known command is always permitted).
+type CommandChecker interface {
+	Known(args [][]byte) bool
+}
+
+// Config holds the engine's limits. The zero value is usable.
+type Config struct {
+	// BusyThreshold is busy-reply-threshold (lua-time-limit): once a script
+	// has run this long, BusyChan is closed. 5 s when 0.
+	BusyThreshold time.Duration
+	// Log receives redis.log lines (LOG_DEBUG=0 .. LOG_WARNING=3) and the
+	// engine's own warnings (at LOG_WARNING). nil discards them. It is
+	// called on the owner goroutine, except for warnings from the watchdog.
+	Log func(level int, msg string)
+	// MaxScripts bounds the script cache. When it is full the least
+	// recently used script is dropped (its EVALSHA then gets NOSCRIPT and
+	// clients fall back to EVAL / SCRIPT LOAD, as they do after SCRIPT
+	// FLUSH). 10000 when 0.
+	MaxScripts int
+	// MemoryLimit is how far a running script may grow the Go heap (live
+	// and not yet collected objects) before it is stopped with
+	// "not enough memory". 256 MiB when 0; negative disables the check.
+	MemoryLimit int64
+	// MaxStringBytes caps a single string built in one builtin call
+	// (string.rep, string.format, table.concat, cjson.encode, load), so no
+	// single call can allocate without bound before the watchdog looks.
+	// Lua's own limit is the memory. 128 MiB when 0.
+	MaxStringBytes int
+}
+
+const (
+	defaultBusyThreshold  = 5 * time.Second
+	defaultMaxScripts     = 10000
+	defaultMemoryLimit    = 256 << 20
+	defaultMaxStringBytes = 128 << 20
+)
+
+// Engine is the scripting engine: a sandboxed Lua state, the script cache and
+// the watchdog that implements BUSY, SCRIPT KILL and the memory limit.
+type Engine struct {
+	cfg Config
+
+	sb    *sandbox
+	cache scriptCache
+
+	// run is the state of the script being run; valid while running.
+	run runState
+
+	ctl control
+	rng lrand48 // math.random's generator, shared by all scripts
+
+	// scratch buffers reused across runs and calls (owner goroutine only).
+	callW   resp.Writer
+	argv    [][]byte
+	argBuf  []byte
+	offs    []int
+	closeMu sync.Once
+}
+
+// runState is what the redis.* functions need to know about the running
+// script.
+type runState struct {
+	sha      [40]byte
+	host     Host
+	readOnly bool
+	resp     int // protocol chosen with redis.setresp (2 by default)
+	active   bool
+}
+
+// New returns an Engine with the limits in cfg.
+func New(cfg Config) *Engine {
+	if cfg.BusyThreshold <= 0 {
+		cfg.BusyThreshold = defaultBusyThreshold
+	}
+	if cfg.MaxScripts <= 0 {
+		cfg.MaxScripts = defaultMaxScripts
+	}
+	if cfg.MemoryLimit == 0 {
+		cfg.MemoryLimit = defaultMemoryLimit
+	}
+	if cfg.MaxStringBytes <= 0 {
+		cfg.MaxStringBytes = defaultMaxStringBytes
+	}
+	e := &Engine{cfg: cfg, rng: newLrand48()}
+	e.cache.init(cfg.MaxScripts)
+	e.ctl.init(e)
+	e.sb = newSandbox(e)
+	go e.ctl.monitor()
+	return e
+}
+
+// Close stops the watchdog and releases the Lua state. The Engine must not be
+// used afterwards.
+func (e *Engine) Close() {
+	e.closeMu.Do(func() {
+		e.ctl.stop()
+		e.sb.L.Close()
+		e.cache.flush()
+	})
+}
+
+// Eval runs EVAL (EVAL_RO when readOnly). args are the command's arguments
+// after its name: script numkeys [key ...] [arg ...]. It appends the reply to
+// w (w.Proto is the caller's protocol, 2 or 3) and returns nil, or returns
+// the error to reply with and writes nothing.
+func (e *Engine) Eval(w *resp.Writer, args [][]byte, readOnly bool, h Host) error {
+	if len(args) < 2 {
+		return resp.ErrWrongArgs(evalName(readOnly, false))
+	}
+	nkeys, err := numKeys(args)
+	if err != nil {
+		return err
+	}
+	s, err := e.compile(args[0])
+	if err != nil {
+		return err
+	}
+	return e.exec(w, s, args[2:2+nkeys], args[2+nkeys:], readOnly, h)
+}
+
+// EvalSHA runs EVALSHA (EVALSHA_RO when readOnly); see Eval. An unknown SHA1
+// (in any letter case) gets NOSCRIPT.
+func (e *Engine) EvalSHA(w *resp.Writer, args [][]byte, readOnly bool, h Host) error {
+	if len(args) < 2 {
+		return resp.ErrWrongArgs(evalName(readOnly, true))
+	}
+	nkeys, err := numKeys(args)
+	if err != nil {
+		return err
+	}
+	s := e.cache.get(args[0])
+	if s == nil {
+		return resp.ErrNoScript
+	}
+	return e.exec(w, s, args[2:2+nkeys], args[2+nkeys:], readOnly, h)
+}
+
+// Load is SCRIPT LOAD: it compiles body, caches it and returns its lower-case
+// SHA1 in hex.
+func (e *Engine) Load(body []byte) (string, error) {
+	s, err := e.compile(body)
+	if err != nil {
+		return "", err
+	}
+	return string(s.sha[:]), nil
+}
+
+// Exists is SCRIPT EXISTS for one SHA1 (the lookup ignores letter case).
+func (e *Engine) Exists(sha []byte) bool { return e.cache.peek(sha) != nil }
+
+// Flush is SCRIPT FLUSH: it empties the cache so the compiled scripts can be
+// collected.
+func (e *Engine) Flush() { e.cache.flush() }
+
+// Kill is SCRIPT KILL, callable from any goroutine. It returns nil when the
+// running script will stop (its caller then gets Redis's "Script killed by
+// user with SCRIPT KILL..." error), or the *resp.Error with Redis's exact
+// NOTBUSY or UNKILLABLE reply. It stops a script whether or not it has
+// already run for BusyThreshold; the server only offers SCRIPT KILL to
+// clients that were answered BUSY, as Redis does.
+func (e *Engine) Kill() error { return e.ctl.kill(false) }
+
+// KillForShutdown stops the running script even if it has written (SHUTDOWN
+// NOSAVE). It does nothing when no script runs.
+func (e *Engine) KillForShutdown() { _ = e.ctl.kill(true) }
+
+// BusyChan returns a channel that is closed while a script has been running
+// longer than BusyThreshold (it is already closed if one is busy now).
+// Connection goroutines select on it so they stop waiting for the owner and
+// answer -BUSY themselves. After the busy script ends, later calls return a
+// fresh open channel.
+func (e *Engine) BusyChan() <-chan struct{} { return e.ctl.busyChan() }
+
+// Running reports whether a script is executing (any goroutine).
+func (e *Engine) Running() bool { return e.ctl.state.Load() != stIdle }
+
+func evalName(ro, sha bool) string {
+	switch {
+	case ro && sha:
+		return "evalsha_ro"
+	case sha:
+		return "evalsha"
+	case ro:
+		return "eval_ro"
+	}
+	return "eval"
+}
+
+// numKeys parses and checks EVAL's numkeys the way eval.c:evalGenericCommand
+// does, before the script is looked up or compiled.
+func numKeys(args [][]byte) (int, error) {
+	n, ok := parseInt(args[1])
+	if !ok {
+		return 0, resp.ErrNotInteger
+	}
+	if n > int64(len(args)-2) {
+		return 0, resp.NewError("Number of keys can't be greater than number of args")
+	}
+	if n < 0 {
+		return 0, resp.NewError("Number of keys can't be negative")
+	}
+	return int(n), nil
+}
+
+// parseInt is Redis's strict string2ll: no sign '+', no spaces, no leading
+// zeros, no "-0".
+func parseInt(b []byte) (int64, bool) {
+	if len(b) == 0 || len(b) > 20 {
+		return 0, false
+	}
+	if len(b) == 1 && b[0] == '0' {
+		return 0, true
+	}
+	neg := false
+	i := 0
+	if b[0] == '-' {
+		neg = true
+		i = 1
+		if len(b) == 1 {
+			return 0, false
+		}
+	}
+	if b[i] < '1' || b[i] > '9' {
+		return 0, false
+	}
+	var v uint64
+	for ; i < len(b); i++ {
+		c := b[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		if v > (1<<64-1)/10 {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+		if v < uint64(c-'0') {
+			return 0, false
+		}
+	}
+	if neg {
+		if v > 1<<63 {
+			return 0, false
+		}
+		return -int64(v), true
+	}
+	if v > 1<<63-1 {
+		return 0, false
+	}
+	return int64(v), true
+}
+
+// log sends a line to Config.Log when one is set.
+func (e *Engine) log(level int, msg string) {
+	if e.cfg.Log != nil {
+		e.cfg.Log(level, msg)
+	}
+}

@@ -1,0 +1,243 @@
+package luaeval
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/resp"
+)
+
+// scriptError is what the run's error handler makes of an error: the reply
+// text (starting with its code) and where it happened. It travels as the
+// Value of an LUserData so no Lua table is built for it.
+type scriptError struct {
+	msg    string // "ERR user_script:1: boom", "WRONGTYPE ...", ...
+	source string // "@user_script"
+	line   int
+	hasPos bool
+}
+
+// errHandler is the run's message handler, Redis 7.0's
+// __redis__err__handler (eval.c:scriptingInit) written in Go: it records the
+// position of the function that raised the error, or of its caller when
+// that is a Go function, and turns a non-table error into "ERR <text>".
+func (sb *sandbox) errHandler(L *lua.LState) int {
+	obj := L.Get(1)
+	se := &scriptError{}
+	obj = sb.nameVariables(L, obj)
+	if dbg, ok := frameInfo(L, 1); ok {
+		if dbg.What == "G" {
+			dbg, ok = frameInfo(L, 2)
+		}
+		if ok {
+			se.hasPos = true
+			if dbg.What == "G" {
+				se.source, se.line = "=[C]", -1
+			} else {
+				se.source, se.line = sb.luaSource(dbg.Source), dbg.CurrentLine
+			}
+		}
+	}
+	switch {
+	case sb.e.ctl.killed():
+		se.msg = killMessage(sb.e.ctl.reason.Load())
+	default:
+		se.msg = errorText(obj)
+	}
+	ud := L.NewUserData()
+	ud.Value = se
+	L.Push(ud)
+	return 1
+}
+
+// nameVariables rewrites a type error raised by a Lua function (level 1)
+// into Lua 5.1's wording with the variable's name (see varinfo.go).
+func (sb *sandbox) nameVariables(L *lua.LState, obj lua.LValue) lua.LValue {
+	s, ok := obj.(lua.LString)
+	if !ok || !strings.Contains(string(s), "attempt to") && !strings.Contains(string(s), "cannot perform") &&
+		!strings.Contains(string(s), "__unm undefined") {
+		return obj
+	}
+	dbg, ok := L.GetStack(1)
+	if !ok {
+		return obj
+	}
+	fn, err := L.GetInfo("Slf", dbg, lua.LNil)
+	if err != nil {
+		return obj
+	}
+	f, _ := fn.(*lua.LFunction)
+	if f == nil || f.IsG {
+		return obj
+	}
+	if m, ok := sb.varInfoMessage(L, dbg, f, string(s)); ok {
+		return lua.LString(m)
+	}
+	return obj
+}
+
+// pcallHandler is the message handler of the script's own pcall: it gives
+// errors Lua 5.1's wording while the failing frame can still be inspected.
+func (sb *sandbox) pcallHandler(L *lua.LState) int {
+	obj := sb.nameVariables(L, L.Get(1))
+	if s, ok := obj.(lua.LString); ok {
+		obj = lua.LString(translateRuntime(string(s)))
+	}
+	L.Push(obj)
+	return 1
+}
+
+// errorText is the reply text for a raised Lua value.
+func errorText(obj lua.LValue) string {
+	if t, ok := obj.(*lua.LTable); ok {
+		if s, ok := t.RawGetString("err").(lua.LString); ok {
+			return string(s)
+		}
+		// Redis 7.0.15 crashes on an error table without err; we answer
+		// with the table's text instead.
+		return "ERR " + obj.String()
+	}
+	s := luaToString(obj)
+	if _, ok := obj.(lua.LString); ok {
+		s = translateRuntime(s)
+	}
+	return "ERR " + s
+}
+
+func killMessage(reason int32) string {
+	if reason == reasonMemory {
+		return "ERR not enough memory"
+	}
+	return "ERR Script killed by user with SCRIPT KILL..."
+}
+
+// frameInfo describes the function at level (0 = the running one).
+func frameInfo(L *lua.LState, level int) (*lua.Debug, bool) {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return nil, false
+	}
+	fn, err := L.GetInfo("Slf", dbg, lua.LNil)
+	if err != nil {
+		return nil, false
+	}
+	if f, ok := fn.(*lua.LFunction); ok && f.IsG {
+		dbg.What = "G"
+	}
+	return dbg, true
+}
+
+// luaSource is Lua's ar.source for our chunk names: "@user_script" for the
+// script itself.
+func (sb *sandbox) luaSource(name string) string {
+	if name == "user_script" {
+		return "@user_script"
+	}
+	if src, ok := sb.sources[name]; ok {
+		return src
+	}
+	return name
+}
+
+// runError is the error reply for a failed run (script_lua.c:luaCallFunction):
+// "<msg> script: <sha>, on <source>:<line>." when the position is known.
+func runError(sha *[40]byte, obj lua.LValue) error {
+	var se *scriptError
+	if ud, ok := obj.(*lua.LUserData); ok {
+		se, _ = ud.Value.(*scriptError)
+	}
+	if se == nil {
+		// The handler itself failed (no stack left to call it): recover
+		// the position from the message.
+		se = &scriptError{msg: errorText(obj)}
+		if m := posRe.FindStringSubmatch(se.msg); m != nil {
+			se.hasPos, se.source = true, "@"+m[1]
+			se.line, _ = strconv.Atoi(m[2])
+		}
+	}
+	text := se.msg
+	if se.hasPos {
+		text += " script: " + string(sha[:]) + ", on " + se.source + ":" + strconv.Itoa(se.line) + "."
+	}
+	return &resp.Error{Code: sanitize(text)}
+}
+
+var posRe = regexp.MustCompile(`^ERR (user_script):(\d+): `)
+
+// sanitize is what addReplyErrorFormat does to a message: trailing CR/LF
+// are dropped (resp.Writer turns the others into spaces).
+func sanitize(s string) string { return strings.TrimRight(s, "\r\n") }
+
+// Translations of gopher-lua's runtime messages into Lua 5.1's (ldebug.c).
+// Variable names ("local 'x'") are not recovered: gopher-lua does not keep
+// what Lua's getobjname needs, so Lua's "attempt to index local 'x' (a nil
+// value)" reads "attempt to index a nil value" here.
+var (
+	reBadArg  = regexp.MustCompile(`bad argument #(\d+) to ([^' ]+) \(`)
+	reArith   = regexp.MustCompile(`cannot perform (?:add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)`)
+	reConcat  = regexp.MustCompile(`cannot perform concat operation between (\w+) and (\w+)`)
+	reIndex   = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'$`)
+	reCompare = regexp.MustCompile(`attempt to compare (\w+) with (\w+)`)
+	rePattern = regexp.MustCompile(`unexpected EOS at \d+$`)
+)
+
+func translateRuntime(s string) string {
+	// gopher-lua's pattern matcher (pm) words a few errors its own way.
+	if strings.HasSuffix(s, "unfinished capture at EOS") {
+		s = strings.TrimSuffix(s, " at EOS")
+	} else if m := rePattern.FindStringIndex(s); m != nil {
+		s = s[:m[0]] + "malformed pattern (missing ']')"
+	}
+	if !strings.Contains(s, "attempt to") && !strings.Contains(s, "cannot perform") && !strings.Contains(s, "bad argument") &&
+		!strings.Contains(s, "registry overflow") &&
+		!strings.Contains(s, "__unm undefined") {
+		return s
+	}
+	s = reBadArg.ReplaceAllString(s, "bad argument #$1 to '$2' (")
+	s = strings.Replace(s, "attempt to call a non-function object", "attempt to call a nil value", 1)
+	s = strings.Replace(s, "registry overflow", "stack overflow", 1)
+	s = strings.Replace(s, "__unm undefined", "attempt to perform arithmetic on a table value", 1)
+	if m := reArith.FindStringSubmatchIndex(s); m != nil {
+		t1, t2 := s[m[2]:m[3]], s[m[4]:m[5]]
+		t := t1
+		if t1 == "number" {
+			t = t2
+		}
+		s = s[:m[0]] + "attempt to perform arithmetic on a " + t + " value" + s[m[1]:]
+	}
+	if m := reConcat.FindStringSubmatchIndex(s); m != nil {
+		t1, t2 := s[m[2]:m[3]], s[m[4]:m[5]]
+		t := t1
+		if t1 == "string" || t1 == "number" {
+			t = t2
+		}
+		s = s[:m[0]] + "attempt to concatenate a " + t + " value" + s[m[1]:]
+	}
+	if m := reIndex.FindStringSubmatchIndex(s); m != nil {
+		s = s[:m[0]] + "attempt to index a " + s[m[2]:m[3]] + " value"
+	}
+	if m := reCompare.FindStringSubmatchIndex(s); m != nil {
+		t1, t2 := s[m[2]:m[3]], s[m[4]:m[5]]
+		if t1 == t2 {
+			s = s[:m[0]] + "attempt to compare two " + t1 + " values" + s[m[1]:]
+		}
+	}
+	return s
+}
+
+// luaToString is lua_tostring for strings and numbers, and tostring's text
+// for the rest.
+func luaToString(v lua.LValue) string {
+	switch x := v.(type) {
+	case lua.LString:
+		return string(x)
+	case lua.LNumber:
+		return fmtNumber(float64(x))
+	}
+	return v.String()
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,142 @@
+package luaeval
+
+import (
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/resp"
+)
+
+// replyToLua converts the one reply in b, written by Host.Call, into a Lua
+// value (script_lua.c:redisProtocolToLuaType). isErr reports a top-level
+// error reply, which redis.call raises.
+func (e *Engine) replyToLua(L *lua.LState, b []byte) (v lua.LValue, isErr bool) {
+	v, rest, ok := e.parseReply(L, b)
+	if !ok || len(rest) != 0 {
+		// A Host that broke its contract: say so rather than guess.
+		return errTable(L, "Reply from the command could not be parsed"), true
+	}
+	if t, ok := v.(*lua.LTable); ok && len(b) > 0 && b[0] == '-' {
+		return t, true
+	}
+	return v, false
+}
+
+func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) {
+	it, rest, err := resp.Next(b)
+	if err != nil {
+		return lua.LNil, b, false
+	}
+	switch it.Kind {
+	case ':':
+		if it.Int >= 0 && it.Int < int64(len(smallInts)) {
+			return smallInts[it.Int], rest, true
+		}
+		return lua.LNumber(it.Int), rest, true
+	case '$':
+		return lua.LString(it.Data), rest, true
+	case '_':
+		// RESP2 null bulk/array ($-1, *-1) is false; RESP3 null is nil.
+		// The host writes in the protocol the script chose.
+		if e.run.resp == 3 && len(b) > 0 && b[0] == '_' {
+			return lua.LNil, rest, true
+		}
+		return lua.LFalse, rest, true
+	case '+':
+		t := L.CreateTable(0, 1)
+		t.RawSetString("ok", lua.LString(it.Data))
+		return t, rest, true
+	case '-':
+		return errTable(L, "-"+string(it.Data)), rest, true
+	case '#':
+		return lua.LBool(it.Int != 0), rest, true
+	case ',':
+		f, err := strconv.ParseFloat(string(it.Data), 64)
+		if err != nil {
+			if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+				return lua.LNil, b, false
+			}
+		}
+		t := L.CreateTable(0, 1)
+		t.RawSetString("double", lua.LNumber(f))
+		return t, rest, true
+	case '(':
+		t := L.CreateTable(0, 1)
+		t.RawSetString("big_number", lua.LString(it.Data))
+		return t, rest, true
+	case '=':
+		format, s := "", it.Data
+		if len(s) >= 4 && s[3] == ':' {
+			format, s = string(s[:3]), s[4:]
+		}
+		vt := L.CreateTable(0, 2)
+		vt.RawSetString("string", lua.LString(s))
+		vt.RawSetString("format", lua.LString(format))
+		t := L.CreateTable(0, 1)
+		t.RawSetString("verbatim_string", vt)
+		return t, rest, true
+	case '*', '>':
+		t := L.CreateTable(int(min(it.Int, 1024)), 0)
+		for j := int64(1); j <= it.Int; j++ {
+			var v lua.LValue
+			var ok bool
+			v, rest, ok = e.parseReply(L, rest)
+			if !ok {
+				return lua.LNil, b, false
+			}
+			if v != lua.LNil {
+				t.RawSetInt(int(j), v)
+			}
+		}
+		return t, rest, true
+	case '%':
+		m := L.CreateTable(0, int(min(it.Int, 1024)))
+		for j := int64(0); j < it.Int; j++ {
+			var k, v lua.LValue
+			var ok bool
+			if k, rest, ok = e.parseReply(L, rest); !ok {
+				return lua.LNil, b, false
+			}
+			if v, rest, ok = e.parseReply(L, rest); !ok {
+				return lua.LNil, b, false
+			}
+			if k != lua.LNil && !isNaN(k) {
+				m.RawSet(k, v)
+			}
+		}
+		t := L.CreateTable(0, 1)
+		t.RawSetString("map", m)
+		return t, rest, true
+	case '~':
+		s := L.CreateTable(0, int(min(it.Int, 1024)))
+		for j := int64(0); j < it.Int; j++ {
+			var k lua.LValue
+			var ok bool
+			if k, rest, ok = e.parseReply(L, rest); !ok {
+				return lua.LNil, b, false
+			}
+			if k != lua.LNil && !isNaN(k) {
+				s.RawSet(k, lua.LTrue)
+			}
+		}
+		t := L.CreateTable(0, 1)
+		t.RawSetString("set", s)
+		return t, rest, true
+	}
+	return lua.LNil, b, false
+}
+
+func isNaN(v lua.LValue) bool {
+	n, ok := v.(lua.LNumber)
+	return ok && n != n
+}
+
+// smallInts holds boxed small integers so the common integer replies (DEL,
+// EXISTS, SETNX ...) convert without allocating.
+var smallInts = func() (a [1024]lua.LValue) {
+	for i := range a {
+		a[i] = lua.LNumber(i)
+	}
+	return a
+}()

@@ -1,0 +1,97 @@
+package luaeval
+
+import (
+	"strings"
+	"testing"
+)
+
+// Hostile scripts: each must end with an error (or a harmless reply), and
+// nothing it does may be visible to the next script.
+func TestHostileScripts(t *testing.T) {
+	tests := []struct {
+		script string
+		prefix string // expected reply prefix
+	}{
+		// Where Redis itself would allocate gigabytes, minilock refuses
+		// with Lua's memory error (a documented difference).
+		{"return string.rep('x', 1e10)", "-ERR not enough memory script: "},
+		{"return string.rep('abc', 2^30)", "-ERR not enough memory script: "},
+		{"return table.concat({string.rep('x', 1e6)}, string.rep('y', 2e8), 1, 2)", "-ERR "},
+		{"return unpack({}, 1, 1e8)", "-ERR user_script:1: too many results to unpack script: "},
+		{"return unpack({}, -2147483648, 2147483647)", "-ERR user_script:1: too many results to unpack script: "},
+		{"local t = {} for i = 1, 7000 do t[i] = i end return unpack(t)", ":1\r\n"},
+		{"return string.format('%99999d', 1)", "-ERR user_script:1: invalid format (width or precision too long) script: "},
+		{"local function f() return f() + 1 end return f()", "-ERR user_script:1: stack overflow script: "},
+		{"local t = setmetatable({}, {}) getmetatable(t).__index = function(t, k) return t[k] end return t.x", "-ERR "},
+		{"local f f = function(n) return pcall(f, n) end return f(1)", ":1\r\n"},
+		{"for i = 1, 100000 do collectgarbage() collectgarbage('count') end return 1", ":1\r\n"},
+		{"return loadstring(string.dump(function() return 1 end))", "$-1\r\n"},
+		{"return load(function() return nil end)", ""},
+		{"local f = loadstring('return _G') return f() == _G", ":1\r\n"},
+		{"return io.open('/etc/passwd')", "-ERR user_script:1: Script attempted to access nonexistent global variable 'io' script: "},
+		{"return os.execute('true')", "-ERR user_script:1: Script attempted to access nonexistent global variable 'os' script: "},
+		{"return require('os')", "-ERR user_script:1: Script attempted to access nonexistent global variable 'require' script: "},
+		{"return debug.getregistry()", "-ERR user_script:1: Script attempted to access nonexistent global variable 'debug' script: "},
+		{"return package.loaded", "-ERR user_script:1: Script attempted to access nonexistent global variable 'package' script: "},
+		{"return getfenv(0)", "-ERR user_script:1: Script attempted to access nonexistent global variable 'getfenv' script: "},
+		{"setmetatable(_G, nil)", "-ERR Attempt to modify a readonly table script: "},
+		{"setmetatable('', {})", "-ERR user_script:1: bad argument #1 to 'setmetatable' (table expected, got string) script: "},
+		{"rawset(getmetatable(''), '__index', {})", "-ERR Attempt to modify a readonly table script: "},
+		{"rawset(getmetatable(_G), '__index', nil)", "-ERR Attempt to modify a readonly table script: "},
+		{"getmetatable('').__index.upper = function() return 'pwned' end", "-ERR user_script:1: Attempt to modify a readonly table script: "},
+		{"table.insert(redis, 1)", "-ERR Attempt to modify a readonly table script: "},
+		{"local mt = getmetatable(_G) mt.__newindex = nil", "-ERR user_script:1: Attempt to modify a readonly table script: "},
+		{"for k in pairs(string) do string[k] = nil end", "-ERR user_script:1: Attempt to modify a readonly table script: "},
+		{"cjson.encode_max_depth(1) return 1", ":1\r\n"},
+		{"math.randomseed(1) return 1", ":1\r\n"},
+		{"local t = {} t[1] = t return t", "*1\r\n*1\r\n"},
+		{"local t = {} for i = 1, 100000 do t[i] = i end return t", "*100000\r\n:1\r\n"},
+		{"return cjson.decode(string.rep('[', 100000))", "-ERR user_script:1: Found too many nested data structures (1001) at character 1001 script: "},
+		{"local t = {} t[1] = t return cjson.encode(t)", "-ERR user_script:1: Cannot serialise, excessive nesting (1001) script: "},
+		{"return '" + strings.Repeat("(", 300) + "'", "$300\r\n"},
+		{"return " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "-ERR Error compiling script (new function): user_script:1: chunk has too many syntax levels\r\n"},
+	}
+	e := newTestEngine(t, Config{})
+	for _, tc := range tests {
+		got := evalReply(e, newFakeHost(), 2, tc.script, "0")
+		if !strings.HasPrefix(got, tc.prefix) {
+			t.Errorf("EVAL %q\n got %q\nwant prefix %q", tc.script, trunc(got), tc.prefix)
+		}
+		// Whatever the script did, the sandbox is intact afterwards.
+		probe := "return {('x'):upper(), type(string.rep), tostring(rawget(_G, 'x')), cjson.encode({{{1}}}), type(getmetatable('').__index.upper)}"
+		want := "*5\r\n$1\r\nX\r\n$8\r\nfunction\r\n$3\r\nnil\r\n$7\r\n[[[1]]]\r\n$8\r\nfunction\r\n"
+		if p := evalReply(e, newFakeHost(), 2, probe, "0"); p != want {
+			t.Fatalf("after %q the sandbox probe says %q", tc.script, p)
+		}
+	}
+}
+
+// The script cache is bounded and forgets the least recently used script.
+func TestScriptCacheBound(t *testing.T) {
+	e := newTestEngine(t, Config{MaxScripts: 3})
+	var shas []string
+	for i := 0; i < 3; i++ {
+		sha, err := e.Load([]byte("return " + string(rune('1'+i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		shas = append(shas, sha)
+	}
+	// Use the first so the second is the least recently used.
+	if r := runReply(e, newFakeHost(), 2, true, false, shas[0], "0"); r != ":1\r\n" {
+		t.Fatalf("got %q", r)
+	}
+	if _, err := e.Load([]byte("return 4")); err != nil {
+		t.Fatal(err)
+	}
+	if !e.Exists([]byte(shas[0])) || e.Exists([]byte(shas[1])) || !e.Exists([]byte(shas[2])) {
+		t.Fatal("wrong script evicted")
+	}
+	if r := runReply(e, newFakeHost(), 2, true, false, shas[1], "0"); r != "-NOSCRIPT No matching script. Please use EVAL.\r\n" {
+		t.Fatalf("got %q", r)
+	}
+	e.Flush()
+	if e.Exists([]byte(shas[0])) || e.cache.len() != 0 {
+		t.Fatal("Flush left scripts")
+	}
+}

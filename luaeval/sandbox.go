@@ -1,0 +1,226 @@
+package luaeval
+
+import (
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Limits that mirror Lua 5.1's (luaconf.h) so deep recursion fails with Lua's
+// "stack overflow" rather than exhausting the Go stack or the heap.
+const (
+	luaMaxCalls  = 20000   // LUAI_MAXCALLS: Lua call depth
+	luaMaxCStack = 8000    // LUAI_MAXCSTACK: lua_checkstack limit (unpack, reply depth)
+	regInitial   = 1024    // registry slots a state starts with
+	regMax       = 1 << 21 // registry slots a state may grow to (32 MiB)
+	// A coroutine gets a smaller fixed call stack: gopher-lua allocates it
+	// whole for every thread (its growing stack cannot report overflow).
+	coMaxCalls   = 2000
+	coRegInitial = 256
+)
+
+// sandbox is the one Lua state every script runs in, arranged so that no
+// script can leave anything behind for the next one.
+//
+// Why it is safe. gopher-lua has no read-only tables, so every table Redis
+// protects (the globals, each library table, the globals' metatable and the
+// string metatable) is handed to scripts as an empty *proxy* whose metatable
+// reads from the real table (__index) and refuses writes (__newindex raises
+// "Attempt to modify a readonly table"). Because a proxy stays empty, every
+// assignment through it, to an existing name or a new one, reaches
+// __newindex. The only other ways to write into a table from Lua are Go
+// functions, and every one of them that a script can reach is ours or
+// checked: rawset, setmetatable, table.insert/remove/setn refuse proxies;
+// getmetatable never returns a real metatable of a protected object;
+// next/pairs/rawget read through to the real table, so iteration still
+// shows the globals. getfenv/setfenv, debug, newproxy, string.dump bytecode
+// and loading of binary chunks are absent, so no function environment can be
+// replaced and no real table reached. The real tables are referenced only by
+// proxies' metatables, which scripts cannot obtain.
+//
+// What a script can still change is per run and reset by the engine: KEYS and
+// ARGV (new tables each run, as Redis makes them), the RESP version chosen
+// with redis.setresp, and the Lua stack (unwound by PCall). A Go panic
+// inside gopher-lua rebuilds the whole sandbox (see Engine.exec).
+type sandbox struct {
+	e   *Engine
+	L   *lua.LState
+	gen uint64 // bumped when the sandbox is rebuilt
+
+	gReal  *lua.LTable // the real globals, behind gProxy
+	gProxy *lua.LTable // _G as scripts see it
+
+	// real maps each proxy to the table it stands for.
+	real map[*lua.LTable]*lua.LTable
+	// metaOf is what getmetatable returns for a proxy (nil when absent).
+	metaOf map[*lua.LTable]lua.LValue
+	// strMeta is what getmetatable returns for any string.
+	strMeta *lua.LTable
+
+	handler *lua.LFunction // pcall error handler of a run (__redis__err__handler)
+
+	keys, argv *lua.LTable       // KEYS and ARGV, reused across runs (see fillArray)
+	sources    map[string]string // loadstring chunk id -> source, this run
+
+	cjson      cjsonConfig // reset before each run (see cjsonConfig)
+	cjsonDirty bool
+	readonly   *lua.LFunction
+	pcallFn    *lua.LFunction // message handler of the script's pcall
+}
+
+var sandboxGen uint64
+
+func newSandbox(e *Engine) *sandbox {
+	sandboxGen++
+	L := lua.NewState(lua.Options{
+		SkipOpenLibs:     true,
+		CallStackSize:    luaMaxCalls,
+		RegistrySize:     regInitial,
+		RegistryMaxSize:  regMax,
+		RegistryGrowStep: 256,
+	})
+	sb := &sandbox{
+		e:      e,
+		L:      L,
+		gen:    sandboxGen,
+		real:   make(map[*lua.LTable]*lua.LTable),
+		metaOf: make(map[*lua.LTable]lua.LValue),
+	}
+	// gopher-lua's own libraries, loaded into its default globals; we pick
+	// the functions we keep from there and build our own globals.
+	for _, lib := range []struct {
+		name string
+		open lua.LGFunction
+	}{
+		{"", lua.OpenBase},
+		{lua.TabLibName, lua.OpenTable},
+		{lua.StringLibName, lua.OpenString},
+		{lua.MathLibName, lua.OpenMath},
+		{lua.CoroutineLibName, lua.OpenCoroutine},
+	} {
+		L.Push(L.NewFunction(lib.open))
+		L.Push(lua.LString(lib.name))
+		L.Call(1, 0)
+	}
+	orig := L.G.Global
+
+	sb.gReal = L.CreateTable(0, 48)
+	sb.readonly = L.NewFunction(luaReadonlyError)
+	sb.gProxy = sb.proxy(sb.gReal)
+	// Everything made from here on gets the proxy as its environment.
+	L.Env = sb.gProxy
+
+	gmeta := L.CreateTable(0, 1)
+	gmeta.RawSetString("__index", L.NewFunction(luaNonexistentGlobal))
+	sb.gReal.Metatable = gmeta
+	sb.metaOf[sb.gProxy] = sb.proxy(gmeta)
+
+	sb.handler = L.NewFunction(sb.errHandler)
+	sb.pcallFn = L.NewFunction(sb.pcallHandler)
+	sb.installBase(orig)
+
+	sb.lib("string", orig.RawGetString("string").(*lua.LTable), sb.stringLib)
+	sb.lib("table", orig.RawGetString("table").(*lua.LTable), sb.tableLib)
+	sb.lib("math", orig.RawGetString("math").(*lua.LTable), sb.mathLib)
+	sb.lib("coroutine", orig.RawGetString("coroutine").(*lua.LTable), sb.coroutineLib)
+	sb.lib("cjson", L.CreateTable(0, 16), sb.cjsonLib)
+	sb.lib("bit", L.CreateTable(0, 12), sb.bitLib)
+	sb.lib("struct", L.CreateTable(0, 3), sb.structLib)
+	sb.lib("redis", L.CreateTable(0, 32), func(t *lua.LTable) { e.redisLib(sb, t) })
+
+	// The string metatable: {__index = string}, read-only like Redis's.
+	strMT := L.CreateTable(0, 1)
+	strMT.RawSetString("__index", sb.gReal.RawGetString("string"))
+	L.SetMetatable(lua.LString(""), strMT)
+	sb.strMeta = sb.proxy(strMT)
+
+	L.SetContext(runCtx{&e.ctl})
+	return sb
+}
+
+// proxy returns a new read-only stand-in for t.
+func (sb *sandbox) proxy(t *lua.LTable) *lua.LTable {
+	p := sb.L.CreateTable(0, 0)
+	mt := sb.L.CreateTable(0, 2)
+	mt.RawSetString("__index", t)
+	mt.RawSetString("__newindex", sb.readonly)
+	p.Metatable = mt
+	sb.real[p] = t
+	return p
+}
+
+// lib fills t with fill (which may replace gopher-lua's functions) and
+// installs it as the read-only global name.
+func (sb *sandbox) lib(name string, t *lua.LTable, fill func(*lua.LTable)) {
+	if t.Metatable != lua.LNil {
+		t.Metatable = lua.LNil
+	}
+	t.RawSetString("__index", lua.LNil) // gopher-lua's string table carries one
+	if fill != nil {
+		fill(t)
+	}
+	sb.gReal.RawSetString(name, sb.proxy(t))
+}
+
+// realTable returns the table a protected proxy stands for, or t itself.
+func (sb *sandbox) realTable(t *lua.LTable) *lua.LTable {
+	if r, ok := sb.real[t]; ok {
+		return r
+	}
+	return t
+}
+
+// isProtected reports whether t is one of the read-only proxies.
+func (sb *sandbox) isProtected(t *lua.LTable) bool {
+	_, ok := sb.real[t]
+	return ok
+}
+
+// set registers Go functions in t.
+func (sb *sandbox) set(t *lua.LTable, fns map[string]lua.LGFunction) {
+	for k, f := range fns {
+		t.RawSetString(k, sb.L.NewFunction(f))
+	}
+}
+
+// luaReadonlyError is every proxy's __newindex (lapi.c's readonly check).
+func luaReadonlyError(L *lua.LState) int {
+	L.RaiseError("Attempt to modify a readonly table")
+	return 0
+}
+
+// luaNonexistentGlobal is the globals' __index
+// (script_lua.c:luaProtectedTableError).
+func luaNonexistentGlobal(L *lua.LState) int {
+	if L.GetTop() != 2 {
+		L.RaiseError("Wrong number of arguments to luaProtectedTableError")
+	}
+	k := L.Get(2)
+	switch k.(type) {
+	case lua.LString, lua.LNumber:
+	default:
+		L.RaiseError("Second argument to luaProtectedTableError must be a string or number")
+	}
+	L.RaiseError("Script attempted to access nonexistent global variable '%s'", cstring(luaToString(k)))
+	return 0
+}
+
+// coroutineLib makes coroutine.create and coroutine.wrap build threads with
+// the smaller coroutine stack.
+func (sb *sandbox) coroutineLib(t *lua.LTable) {
+	for _, name := range []string{"create", "wrap"} {
+		orig := t.RawGetString(name)
+		t.RawSetString(name, sb.L.NewFunction(func(L *lua.LState) int {
+			fn := L.Get(1)
+			if _, ok := fn.(*lua.LFunction); !ok {
+				typeError(L, 1, "function")
+			}
+			saved := L.Options
+			L.Options.CallStackSize = coMaxCalls
+			L.Options.RegistrySize = coRegInitial
+			defer func() { L.Options = saved }()
+			L.Push(orig)
+			L.Push(fn)
+			L.Call(1, 1)
+			return 1
+		}))
+	}
+}

@@ -1,0 +1,268 @@
+package luaeval
+
+import (
+	"reflect"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// Lua 5.1 names the variable in type errors ("attempt to index local 'x'
+// (a nil value)", ldebug.c:luaG_typeerror with getobjname); gopher-lua only
+// says "attempt to index a non-table object(nil)". varInfoMessage rebuilds
+// Lua's message from the failing instruction, the way getobjname does.
+//
+// The one thing gopher-lua does not export is the frame's program counter;
+// it is read with reflect from the pinned v1.1.2's callFrame.Pc (read-only).
+// If that ever fails the message simply keeps its shorter form.
+
+// Instruction fields (gopher-lua opcode.go).
+func opCode(i uint32) int { return int(i >> 26) }
+func opA(i uint32) int    { return int(i>>18) & 0xff }
+func opB(i uint32) int    { return int(i & 0x1ff) }
+func opC(i uint32) int    { return int(i>>9) & 0x1ff }
+func opBx(i uint32) int   { return int(i & 0x3ffff) }
+
+const rkBit = 1 << 8
+
+// framePC returns the index of the instruction a frame is executing.
+func framePC(dbg *lua.Debug) (pc int, ok bool) {
+	defer func() {
+		if recover() != nil {
+			ok = false
+		}
+	}()
+	f := reflect.ValueOf(dbg).Elem().FieldByName("frame")
+	if !f.IsValid() || f.IsNil() {
+		return 0, false
+	}
+	p := f.Elem().FieldByName("Pc")
+	if !p.IsValid() {
+		return 0, false
+	}
+	return int(p.Int()) - 1, true
+}
+
+// objName is getobjname: what register reg holds at instruction pc.
+func (sb *sandbox) objName(fn *lua.LFunction, pc, reg, depth int) (kind, name string) {
+	if depth > 8 {
+		return "", ""
+	}
+	if n, ok := localName(fn.Proto, reg+1, pc); ok {
+		return "local", n
+	}
+	p := fn.Proto
+	// The last instruction before pc that set reg, in straight-line code.
+	for i := pc - 1; i >= 0; i-- {
+		in := p.Code[i]
+		op := opCode(in)
+		switch op {
+		case lua.OP_JMP, lua.OP_FORLOOP, lua.OP_FORPREP, lua.OP_TFORLOOP, lua.OP_CLOSE:
+			return "", ""
+		}
+		a := opA(in)
+		if op == lua.OP_LOADNIL {
+			if reg >= a && reg <= opB(in) {
+				return "", ""
+			}
+			continue
+		}
+		if a != reg {
+			continue
+		}
+		switch op {
+		case lua.OP_GETGLOBAL:
+			if s, ok := p.Constants[opBx(in)].(lua.LString); ok {
+				return "global", string(s)
+			}
+		case lua.OP_LOADK:
+			// A global read turned into a constant by specialize.
+			if bx := opBx(in); bx < len(p.Constants) {
+				if _, isTable := p.Constants[bx].(*lua.LTable); isTable || p.Constants[bx].Type() == lua.LTFunction {
+					if n, ok := sb.globalName(p.Constants[bx]); ok {
+						return "global", n
+					}
+				}
+			}
+		case lua.OP_MOVE, lua.OP_MOVEN:
+			if b := opB(in); b < a {
+				return sb.objName(fn, i, b, depth+1)
+			}
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+			// ldebug.c:kname: a key that is not a constant string is "?".
+			if s, ok := rkConstant(p, opC(in)); ok {
+				return "field", s
+			}
+			return "field", "?"
+		case lua.OP_GETUPVAL:
+			if b := opB(in); b < len(p.DbgUpvalues) {
+				return "upvalue", p.DbgUpvalues[b]
+			}
+		case lua.OP_SELF:
+			if s, ok := rkConstant(p, opC(in)); ok {
+				return "method", s
+			}
+		}
+		return "", ""
+	}
+	return "", ""
+}
+
+// localName is lfunc.c:luaF_getlocalname: the name of the local in
+// register n-1 at pc. gopher-lua's debug ranges can end one instruction
+// early (a loop body's last statement), so a local's register is worked
+// out from the locals live where it starts, and its range is taken as
+// inclusive at the end.
+func localName(p *lua.FunctionProto, n, pc int) (string, bool) {
+	reg := n - 1
+	name, found := "", false
+	for i, l := range p.DbgLocals {
+		if l.StartPc > pc || pc > l.EndPc {
+			continue
+		}
+		r := 0
+		for _, prev := range p.DbgLocals[:i] {
+			if prev.StartPc <= l.StartPc && prev.EndPc > l.StartPc {
+				r++
+			}
+		}
+		if r == reg {
+			name, found = l.Name, true
+		}
+	}
+	return name, found
+}
+
+func rkConstant(p *lua.FunctionProto, rk int) (string, bool) {
+	if rk&rkBit == 0 {
+		return "", false
+	}
+	if i := rk &^ rkBit; i < len(p.Constants) {
+		if s, ok := p.Constants[i].(lua.LString); ok {
+			return string(s), true
+		}
+	}
+	return "", false
+}
+
+// operand is an instruction operand: a register (with its value) or a
+// constant.
+type operand struct {
+	reg   int // -1 for a constant
+	value lua.LValue
+}
+
+func rkOperand(L *lua.LState, dbg *lua.Debug, p *lua.FunctionProto, rk int) operand {
+	if rk&rkBit != 0 {
+		if i := rk &^ rkBit; i < len(p.Constants) {
+			return operand{reg: -1, value: p.Constants[i]}
+		}
+		return operand{reg: -1, value: lua.LNil}
+	}
+	return operand{reg: rk, value: regValue(L, dbg, rk)}
+}
+
+func regValue(L *lua.LState, dbg *lua.Debug, reg int) lua.LValue {
+	_, v := L.GetLocal(dbg, reg+1)
+	if v == nil {
+		return lua.LNil
+	}
+	return v
+}
+
+func isNumberLike(v lua.LValue) bool {
+	switch x := v.(type) {
+	case lua.LNumber:
+		return true
+	case lua.LString:
+		_, ok := str2number(string(x))
+		return ok
+	}
+	return false
+}
+
+func isStringLike(v lua.LValue) bool {
+	switch v.(type) {
+	case lua.LNumber, lua.LString:
+		return true
+	}
+	return false
+}
+
+// varInfoMessage rewrites a gopher-lua type error raised in the Lua frame
+// dbg into Lua 5.1's words; ok is false when it cannot tell.
+func (sb *sandbox) varInfoMessage(L *lua.LState, dbg *lua.Debug, fn *lua.LFunction, msg string) (string, bool) {
+	pc, ok := framePC(dbg)
+	if !ok || fn == nil || fn.IsG || pc < 0 || pc >= len(fn.Proto.Code) {
+		return "", false
+	}
+	p := fn.Proto
+	in := p.Code[pc]
+	op := opCode(in)
+	var verb string
+	var o operand
+	switch {
+	case strings.Contains(msg, "attempt to call a non-function object") && (op == lua.OP_CALL || op == lua.OP_TAILCALL):
+		verb = "call"
+		o = operand{reg: opA(in), value: regValue(L, dbg, opA(in))}
+	case strings.Contains(msg, "attempt to index a non-table object"):
+		verb = "index"
+		switch op {
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF:
+			o = operand{reg: opB(in), value: regValue(L, dbg, opB(in))}
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+			o = operand{reg: opA(in), value: regValue(L, dbg, opA(in))}
+		default:
+			return "", false
+		}
+	case strings.Contains(msg, "__unm undefined") || strings.Contains(msg, "cannot perform") && !strings.Contains(msg, "concat"):
+		verb = "perform arithmetic on"
+		switch op {
+		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
+			p1, p2 := rkOperand(L, dbg, p, opB(in)), rkOperand(L, dbg, p, opC(in))
+			o = p2
+			if !isNumberLike(p1.value) {
+				o = p1
+			}
+		case lua.OP_UNM:
+			o = operand{reg: opB(in), value: regValue(L, dbg, opB(in))}
+		default:
+			return "", false
+		}
+	case strings.Contains(msg, "cannot perform concat"):
+		verb = "concatenate"
+		if op != lua.OP_CONCAT {
+			return "", false
+		}
+		b, c := opB(in), opC(in)
+		o = operand{reg: -2}
+		if v := regValue(L, dbg, c-1); !isStringLike(v) {
+			o = operand{reg: c - 1, value: v}
+		} else if v := regValue(L, dbg, c); !isStringLike(v) {
+			o = operand{reg: c, value: v}
+		} else {
+			for r := c - 2; r >= b; r-- {
+				if v := regValue(L, dbg, r); !isStringLike(v) {
+					o = operand{reg: r, value: v}
+					break
+				}
+			}
+		}
+		if o.reg == -2 {
+			return "", false
+		}
+	default:
+		return "", false
+	}
+	t := o.value.Type().String()
+	prefix := where(L, 1)
+	if dbg.CurrentLine > 0 {
+		prefix = dbg.Source + ":" + itoa(dbg.CurrentLine) + ": "
+	}
+	if o.reg >= 0 {
+		if kind, name := sb.objName(fn, pc, o.reg, 0); kind != "" {
+			return prefix + "attempt to " + verb + " " + kind + " '" + name + "' (a " + t + " value)", true
+		}
+	}
+	return prefix + "attempt to " + verb + " a " + t + " value", true
+}
