@@ -1,0 +1,252 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	crand "crypto/rand"
+	"encoding/csv"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// releaseScript is the compare-and-delete of the single-instance Redis lock
+// recipe: delete the key only if it still holds our token.
+const releaseScript = `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end`
+
+// workload is one line of measurement.
+type workload struct {
+	// rows are the labels of the rows it produces, in redis-benchmark's
+	// output order (-t set,get produces two).
+	rows []string
+	// rb are redis-benchmark's arguments after the common ones; nil for
+	// the go-redis lock cycle.
+	rb       []string
+	pipeline int
+	script   bool // needs EVALSHA (the release script loaded as sha)
+	cycle    bool // the go-redis lock cycle
+}
+
+// workloads returns the side-by-side list; sha is filled in per server.
+func workloads(release string) []workload {
+	var ws []workload
+	for _, p := range []int{1, 16} {
+		ps := fmt.Sprintf(" -P %d", p)
+		ws = append(ws,
+			workload{rows: []string{"SET" + ps, "GET" + ps}, pipeline: p,
+				rb: []string{"-t", "set,get", "-r", "100000"}},
+			workload{rows: []string{"lock acquire: SET NX PX" + ps}, pipeline: p,
+				rb: []string{"-r", "1000000", "SET", "lock:__rand_int__", "tok", "NX", "PX", "30000"}},
+			workload{rows: []string{"lock release: EVALSHA" + ps}, pipeline: p, script: true,
+				rb: []string{"-r", "1000000", "EVALSHA", "$SHA", "1", "lock:__rand_int__", "tok"}},
+		)
+	}
+	label := "lock cycle: go-redis SET NX PX + EVALSHA"
+	if release == "del" {
+		label = "lock cycle: go-redis SET NX PX + DEL (EVALSHA unavailable)"
+	}
+	ws = append(ws, workload{rows: []string{label}, pipeline: 1, cycle: true, script: release == "evalsha"})
+	return ws
+}
+
+// result is one measurement of one row.
+type result struct {
+	ops      float64 // operations per second
+	p50, p99 float64 // ms
+	p999     float64 // ms, go-redis runs only
+}
+
+// requests scales -n for w: four times as many at -P 16, so that a run
+// lasts about as long as at -P 1; a quarter for the script at any -P, as
+// miniredis runs it a few thousand times per second.
+func (w workload) requests(n int) int {
+	switch {
+	case w.script:
+		n /= 4
+	case w.pipeline > 1:
+		n *= 4
+	}
+	return max(n, w.pipeline)
+}
+
+// redisBenchmark runs redis-benchmark once (w.requests(n) requests) and
+// returns one result per row.
+func redisBenchmark(bin, addr string, clients, n int, w workload, sha string) ([]result, error) {
+	n = w.requests(n)
+	host, port, _ := strings.Cut(addr, ":")
+	args := []string{"-h", host, "-p", port, "-c", strconv.Itoa(clients), "-n", strconv.Itoa(n),
+		"-P", strconv.Itoa(w.pipeline), "--csv"}
+	for _, a := range w.rb {
+		if a == "$SHA" {
+			a = sha
+		}
+		args = append(args, a)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	var out, errOut bytes.Buffer
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Stdout = &out
+	cmd.Stderr = &errOut
+	if err := cmd.Run(); err != nil {
+		return nil, fmt.Errorf("redis-benchmark %s: %v: %s %s", strings.Join(args, " "), err, errOut.String(), out.String())
+	}
+	// redis-benchmark exits 0 after printing "Error from server: ..." on
+	// an error reply; its CSV is then missing.
+	if strings.Contains(out.String()+errOut.String(), "Error from server") {
+		return nil, fmt.Errorf("redis-benchmark: %s", strings.TrimSpace(out.String()+errOut.String()))
+	}
+	recs, err := csv.NewReader(&out).ReadAll()
+	if err != nil {
+		return nil, fmt.Errorf("redis-benchmark csv: %v: %q", err, out.String())
+	}
+	var res []result
+	for _, r := range recs {
+		if len(r) < 7 || r[0] == "test" {
+			continue
+		}
+		ops, err1 := strconv.ParseFloat(r[1], 64)
+		p50, err2 := strconv.ParseFloat(r[4], 64)
+		p99, err3 := strconv.ParseFloat(r[6], 64)
+		if err := errors.Join(err1, err2, err3); err != nil {
+			return nil, fmt.Errorf("redis-benchmark csv row %q: %v", r, err)
+		}
+		res = append(res, result{ops: ops, p50: p50, p99: p99})
+	}
+	if len(res) != len(w.rows) {
+		return nil, fmt.Errorf("redis-benchmark: %d rows, want %d: %q", len(res), len(w.rows), out.String())
+	}
+	return res, nil
+}
+
+// scriptSHA loads the release script and checks that EVALSHA runs it:
+// the SHA, or an error saying why scripts cannot be measured on addr.
+func scriptSHA(addr string) (string, error) {
+	sha, err := control(addr, "SCRIPT", "LOAD", releaseScript)
+	if err != nil {
+		return "", fmt.Errorf("SCRIPT LOAD: %w", err)
+	}
+	got, err := control(addr, "EVALSHA", sha, "1", "lock:probe", "tok")
+	if err != nil {
+		return "", fmt.Errorf("EVALSHA: %w", err)
+	}
+	if got != "0" {
+		return "", fmt.Errorf("EVALSHA on a missing key answered %q, want 0", got)
+	}
+	return sha, nil
+}
+
+// lockCycles runs total lock cycles (acquire with SET NX PX, release with
+// EVALSHA of the compare-and-delete script, or DEL when sha is empty) from
+// conc goroutines through go-redis, and returns throughput in cycles/s and
+// the latency of one whole cycle. With until set it runs until then instead
+// of to a count.
+func lockCycles(addr string, conc, total int, until time.Time, sha string) (result, error) {
+	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: conc, MinIdleConns: conc,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second})
+	defer rdb.Close()
+	ctx := context.Background()
+	// Fill the pool first: connecting is not what is measured.
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Go(func() { rdb.Ping(ctx) })
+	}
+	wg.Wait()
+
+	lat := make([][]time.Duration, conc)
+	errs := make([]error, conc)
+	per := total / conc
+	begin := time.Now()
+	for g := range conc {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(g), uint64(begin.UnixNano())))
+			token := "tok-" + strconv.Itoa(g)
+			l := make([]time.Duration, 0, per+1)
+			for i := 0; until.IsZero() && i < per || !until.IsZero() && time.Now().Before(until); i++ {
+				key := "lock:" + strconv.Itoa(r.IntN(1000000))
+				t0 := time.Now()
+				if err := rdb.Do(ctx, "SET", key, token, "NX", "PX", 30000).Err(); err != nil && err != redis.Nil {
+					errs[g] = fmt.Errorf("SET NX PX: %w", err)
+					return
+				}
+				var err error
+				if sha != "" {
+					err = rdb.EvalSha(ctx, sha, []string{key}, token).Err()
+				} else {
+					err = rdb.Del(ctx, key).Err()
+				}
+				if err != nil {
+					errs[g] = fmt.Errorf("release: %w", err)
+					return
+				}
+				l = append(l, time.Since(t0))
+			}
+			lat[g] = l
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(begin)
+	if err := errors.Join(errs...); err != nil {
+		return result{}, err
+	}
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	ms := func(q float64) float64 {
+		if len(all) == 0 {
+			return 0
+		}
+		return float64(all[min(int(q*float64(len(all))), len(all)-1)]) / 1e6
+	}
+	return result{ops: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99), p999: ms(0.999)}, nil
+}
+
+const hexDigits = "0123456789abcdef"
+
+// loadKeys writes n lock keys (SET lock:i <32-byte token> PX 600000) over
+// one pipelined connection, as redis-cli --pipe would, and returns how long
+// it took until the last reply arrived.
+func loadKeys(addr string, n int) (time.Duration, error) {
+	c, err := dial(addr)
+	if err != nil {
+		return 0, err
+	}
+	defer c.close()
+	tok := make([]byte, 16)
+	crand.Read(tok)
+	token := []byte(hex.EncodeToString(tok)) // 32 bytes
+	begin := time.Now()
+	werr := make(chan error, 1)
+	go func() {
+		var b []byte
+		for i := range n {
+			// Vary the token per key so no server can share values.
+			for j := range 8 {
+				token[j] = hexDigits[(i>>(4*j))&15]
+			}
+			b = appendCommand(b[:0], "SET", "lock:"+strconv.Itoa(i), string(token), "PX", "600000")
+			if _, err := c.w.Write(b); err != nil {
+				werr <- err
+				return
+			}
+		}
+		werr <- c.w.Flush()
+	}()
+	for i := range n {
+		if err := skipLine(c.r); err != nil {
+			return 0, fmt.Errorf("reply %d: %w", i, err)
+		}
+	}
+	if err := <-werr; err != nil {
+		return 0, err
+	}
+	return time.Since(begin), nil
+}

@@ -1,0 +1,354 @@
+package keyspace
+
+import (
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/resp"
+)
+
+// Benchmarks of the keyspace alone, no network and no server dispatch.
+//
+// Command benchmarks run every iteration inside one DoFunc, so they measure
+// what a command costs on the owner goroutine (reading the clock, the
+// command, and the sweep check the owner makes after every job), not the
+// hand-off to the owner; the Handoff benchmarks measure that separately.
+//
+//	go test -run '^$' -bench . -benchmem ./keyspace
+
+// benchKeys is the key space, as redis-benchmark -r 65536 would use; a power
+// of two so that blocks of benchBlock keys tile it.
+const (
+	benchKeys  = 1 << 16
+	benchBlock = 1 << 12
+)
+
+// cmdCase is one command benchmark.
+type cmdCase struct {
+	// setup runs once per key before timing.
+	setup func(key string) []string
+	// reset, when benchSET, runs untimed for each key of a block of benchBlock
+	// keys before that block is measured: it puts the key back into the
+	// state the measured command expects (absent for an insert, present
+	// for a delete).
+	reset func(key string) []string
+	// cmds are the commands one iteration runs on its key, in order.
+	cmds []func(key string) []string
+	// want is the reply of the last command of an iteration, checked on
+	// the first and the last iteration.
+	want string
+}
+
+func benchKey(i int) string { return "lock:" + strconv.Itoa(i) }
+
+func benchArgv(words ...string) [][]byte {
+	out := make([][]byte, len(words))
+	for i, w := range words {
+		out[i] = []byte(w)
+	}
+	return out
+}
+
+var benchRuns = func() map[string]func(*Keyspace, *Ctx, [][]byte) error {
+	m := map[string]func(*Keyspace, *Ctx, [][]byte) error{}
+	for _, c := range Commands {
+		m[c.Name] = c.Run
+	}
+	return m
+}()
+
+// benchExec runs one command (args[0] lower case) as the server would, with the
+// error, if any, written as the reply.
+func benchExec(k *Keyspace, c *Ctx, run func(*Keyspace, *Ctx, [][]byte) error, args [][]byte) {
+	if err := run(k, c, args); err != nil {
+		c.W.Err(err)
+	}
+}
+
+type benchPrepared struct {
+	run  func(*Keyspace, *Ctx, [][]byte) error
+	args [][]byte
+}
+
+// benchPrepare builds the argument vectors of f for every key up front, so the
+// timed loop allocates nothing of its own.
+func benchPrepare(f func(key string) []string) []benchPrepared {
+	if f == nil {
+		return nil
+	}
+	out := make([]benchPrepared, benchKeys)
+	for i := range out {
+		words := f(benchKey(i))
+		out[i] = benchPrepared{benchRuns[words[0]], benchArgv(words...)}
+	}
+	return out
+}
+
+// benchCommand measures bc on a fresh keyspace; one op is one iteration of
+// bc.cmds on one key.
+func benchCommand(b *testing.B, bc cmdCase) {
+	k := New(Config{})
+	defer k.Close()
+	setup, reset := benchPrepare(bc.setup), benchPrepare(bc.reset)
+	cmds := make([][]benchPrepared, len(bc.cmds))
+	for i, f := range bc.cmds {
+		cmds[i] = benchPrepare(f)
+	}
+	var w resp.Writer
+	c := &Ctx{W: &w}
+	var first, last string
+	k.DoFunc(func() {
+		c.Now = k.Now()
+		// A key that stays, so a database emptied by the measured
+		// commands is not remade (db.delete) and map growth is not
+		// measured over and over.
+		benchExec(k, c, benchRuns["set"], benchArgv("set", "anchor", "x"))
+		for _, p := range setup {
+			benchExec(k, c, p.run, p.args)
+		}
+		w.B = w.B[:0]
+	})
+	b.ReportAllocs()
+	b.ResetTimer()
+	k.DoFunc(func() {
+		for i := 0; i < b.N; i++ {
+			j := i % benchKeys
+			if reset != nil && j%benchBlock == 0 {
+				b.StopTimer()
+				c.Now = k.Now()
+				for _, p := range reset[j : j+benchBlock] {
+					benchExec(k, c, p.run, p.args)
+				}
+				w.B = w.B[:0]
+				b.StartTimer()
+			}
+			w.B = w.B[:0]
+			for _, cmd := range cmds {
+				c.Now = k.Now()
+				benchExec(k, c, cmd[j].run, cmd[j].args)
+				k.sweep(c.Now)
+			}
+			if i == 0 {
+				first = string(w.B[benchLastReply(w.B, len(cmds)):])
+			}
+		}
+		if len(w.B) > 0 {
+			last = string(w.B[benchLastReply(w.B, len(cmds)):])
+		}
+	})
+	b.StopTimer()
+	if first != bc.want || last != bc.want {
+		b.Fatalf("reply %q (first) %q (last), want %q", first, last, bc.want)
+	}
+}
+
+// benchLastReply returns where the last of n simple replies in b starts. The
+// replies benchmarked are one line each, or one bulk string (two lines).
+func benchLastReply(b []byte, n int) int {
+	if n == 1 {
+		return 0
+	}
+	// Skip the first n-1 single-line replies.
+	i := 0
+	for range n - 1 {
+		for i < len(b) && b[i] != '\n' {
+			i++
+		}
+		i++
+	}
+	return min(i, len(b))
+}
+
+func benchSET(key string) []string     { return []string{"set", key, "xxx"} }
+func benchGET(key string) []string     { return []string{"get", key} }
+func benchDEL(key string) []string     { return []string{"del", key} }
+func benchAcquire(key string) []string { return []string{"set", key, "tok", "NX", "PX", "30000"} }
+
+func BenchmarkCommand_GET_hit(b *testing.B) {
+	benchCommand(b, cmdCase{setup: benchSET, cmds: benchCmds(benchGET), want: "$3\r\nxxx\r\n"})
+}
+
+func BenchmarkCommand_GET_miss(b *testing.B) {
+	benchCommand(b, cmdCase{cmds: benchCmds(benchGET), want: "$-1\r\n"})
+}
+
+func BenchmarkCommand_SET_overwrite(b *testing.B) {
+	benchCommand(b, cmdCase{setup: benchSET, cmds: benchCmds(benchSET), want: "+OK\r\n"})
+}
+
+func BenchmarkCommand_SET_new(b *testing.B) {
+	benchCommand(b, cmdCase{reset: benchDEL, cmds: benchCmds(benchSET), want: "+OK\r\n"})
+}
+
+func BenchmarkCommand_SET_NX_PX_acquire(b *testing.B) {
+	benchCommand(b, cmdCase{reset: benchDEL, cmds: benchCmds(benchAcquire), want: "+OK\r\n"})
+}
+
+func BenchmarkCommand_SET_NX_PX_held(b *testing.B) {
+	benchCommand(b, cmdCase{setup: benchAcquire, cmds: benchCmds(benchAcquire), want: "$-1\r\n"})
+}
+
+func BenchmarkCommand_DEL_hit(b *testing.B) {
+	benchCommand(b, cmdCase{reset: benchAcquire, cmds: benchCmds(benchDEL), want: ":1\r\n"})
+}
+
+func BenchmarkCommand_DEL_miss(b *testing.B) {
+	benchCommand(b, cmdCase{cmds: benchCmds(benchDEL), want: ":0\r\n"})
+}
+
+// A lock taken and released: SET NX PX then DEL, one op per pair.
+func BenchmarkCommand_LockCycle(b *testing.B) {
+	benchCommand(b, cmdCase{cmds: benchCmds(benchAcquire, benchDEL), want: ":1\r\n"})
+}
+
+func benchCmds(fs ...func(string) []string) []func(string) []string { return fs }
+
+// handoffJob is a job as the server's connection hands it over: a batch of
+// commands and a reusable, buffered done channel, so a round trip allocates
+// nothing.
+type handoffJob struct {
+	batch []benchPrepared
+	w     resp.Writer
+	c     Ctx // reused: a Ctx on Run's stack would escape to the heap
+	done  chan struct{}
+}
+
+func (j *handoffJob) Run(k *Keyspace) {
+	for _, p := range j.batch {
+		j.c.Now = k.Now()
+		benchExec(k, &j.c, p.run, p.args)
+	}
+	j.done <- struct{}{}
+}
+
+func newHandoffJob(k *Keyspace, batch int) *handoffJob {
+	j := &handoffJob{done: make(chan struct{}, 1)}
+	j.c.W = &j.w
+	for i := range batch {
+		key := benchKey(i)
+		k.DoFunc(func() { k.SetValue(0, key, "xxx", 0) })
+		j.batch = append(j.batch, benchPrepared{benchRuns["get"], benchArgv("get", key)})
+	}
+	return j
+}
+
+// benchHandoff measures one hand-off of a batch of GETs to the owner and
+// the wait for its completion, from one goroutine or (parallel) from many
+// at once, the way connections hand over their pipelines.
+func benchHandoff(b *testing.B, batch int, parallel bool) {
+	k := New(Config{})
+	defer k.Close()
+	b.ReportAllocs()
+	if !parallel {
+		j := newHandoffJob(k, batch)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			j.w.B = j.w.B[:0]
+			if err := k.Submit(j, nil); err != nil {
+				b.Fatal(err)
+			}
+			<-j.done
+		}
+	} else {
+		// 50 goroutines on the machine's GOMAXPROCS, as redis-benchmark -c 50.
+		b.SetParallelism(max(1, 50/runtime.GOMAXPROCS(0)))
+		b.ResetTimer()
+		b.RunParallel(func(pb *testing.PB) {
+			j := newHandoffJob(k, batch)
+			for pb.Next() {
+				j.w.B = j.w.B[:0]
+				if err := k.Submit(j, nil); err != nil {
+					b.Error(err)
+					return
+				}
+				<-j.done
+			}
+		})
+	}
+	b.StopTimer()
+	if batch > 0 {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(batch), "ns/cmd")
+	}
+}
+
+func BenchmarkHandoff_empty(b *testing.B)            { benchHandoff(b, 0, false) }
+func BenchmarkHandoff_GETx1(b *testing.B)            { benchHandoff(b, 1, false) }
+func BenchmarkHandoff_GETx16(b *testing.B)           { benchHandoff(b, 16, false) }
+func BenchmarkHandoff_GETx1_50clients(b *testing.B)  { benchHandoff(b, 1, true) }
+func BenchmarkHandoff_GETx16_50clients(b *testing.B) { benchHandoff(b, 16, true) }
+
+// DoFunc is the embedding API's hand-off: a closure and a fresh channel per
+// call.
+func BenchmarkHandoff_DoFunc(b *testing.B) {
+	k := New(Config{})
+	defer k.Close()
+	b.ReportAllocs()
+	n := 0
+	for i := 0; i < b.N; i++ {
+		k.DoFunc(func() { n++ })
+	}
+}
+
+// benchActiveExpiry loads n keys with a TTL on a manual clock, moves the
+// clock past their deadlines and measures the owner deleting them all.
+func benchActiveExpiry(b *testing.B, n int) {
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		b.StopTimer()
+		clock := expiry.NewManual(time.UnixMilli(1_700_000_000_000))
+		k := New(Config{Clock: clock})
+		k.DoFunc(func() {
+			for j := range n {
+				k.SetValue(0, benchKey(j), "0123456789abcdef0123456789abcdef", time.Duration(1+j%1000)*time.Millisecond)
+			}
+		})
+		b.StartTimer()
+		// The move wakes the owner, which sweeps in batches between jobs;
+		// Sweep finishes whatever is left.
+		clock.FastForward(2 * time.Second)
+		var left int
+		k.DoFunc(func() {
+			k.Sweep()
+			left = k.dbs[0].size()
+		})
+		b.StopTimer()
+		k.Close()
+		if left != 0 {
+			b.Fatalf("%d keys left after the sweep", left)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(n), "ns/key")
+}
+
+func BenchmarkActiveExpiry_1M(b *testing.B) { benchActiveExpiry(b, 1_000_000) }
+
+// benchMemory loads n lock keys (SET lock:i <32-byte token> PX 600000) and
+// reports the live heap they hold per key, after a GC: what RSS would be
+// without garbage and GOGC's headroom.
+func benchMemory(b *testing.B, n int) {
+	b.ReportAllocs()
+	var ms runtime.MemStats
+	var perKey float64
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		k := New(Config{})
+		k.DoFunc(func() {
+			for j := range n {
+				k.SetValue(0, benchKey(j), "0123456789abcdef0123456789abcdef", 600*time.Second)
+			}
+		})
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		perKey = float64(ms.HeapAlloc-base) / float64(n)
+		runtime.KeepAlive(k)
+		k.Close()
+	}
+	b.ReportMetric(perKey, "live-B/key")
+}
+
+func BenchmarkMemory_1MLockKeys(b *testing.B) { benchMemory(b, 1_000_000) }
