@@ -4,6 +4,10 @@ package expiry
 // O(1) and hands out due keys in O(log n) each, without scanning the
 // keyspace.
 //
+// An item names its key by an opaque reference the owner of the data
+// chooses (the keyspace uses the key's slot number) and a database number,
+// 16 bytes in all, so the index holds no pointers for the GC to scan.
+//
 // It is lazy: a key's deadline is pushed when set, and nothing is removed
 // when the key is deleted, overwritten or given another TTL. The owner of
 // the data checks each popped item against the key's current deadline and
@@ -17,16 +21,16 @@ type Index struct {
 
 type item struct {
 	deadline int64
-	key      string
+	ref      uint32
 	db       int32
 }
 
 // Len returns the number of items, stale ones included.
 func (x *Index) Len() int { return len(x.items) }
 
-// Push records that key in db is due at deadline (Unix ms).
-func (x *Index) Push(deadline int64, db int, key string) {
-	x.items = append(x.items, item{deadline, key, int32(db)})
+// Push records that the key ref in db is due at deadline (Unix ms).
+func (x *Index) Push(deadline int64, db int, ref uint32) {
+	x.items = append(x.items, item{deadline, ref, int32(db)})
 	x.up(len(x.items) - 1)
 }
 
@@ -41,7 +45,7 @@ func (x *Index) Next() (int64, bool) {
 // PopDue removes items whose deadline is before now (deadline < now, the
 // moment Redis considers a key expired), at most max of them, calling fn for
 // each. It returns how many it removed.
-func (x *Index) PopDue(now int64, max int, fn func(db int, key string, deadline int64)) int {
+func (x *Index) PopDue(now int64, max int, fn func(db int, ref uint32, deadline int64)) int {
 	n := 0
 	for n < max && len(x.items) > 0 && x.items[0].deadline < now {
 		it := x.items[0]
@@ -52,7 +56,7 @@ func (x *Index) PopDue(now int64, max int, fn func(db int, key string, deadline 
 		if last > 0 {
 			x.down(0)
 		}
-		fn(int(it.db), it.key, it.deadline)
+		fn(int(it.db), it.ref, it.deadline)
 		n++
 	}
 	return n
@@ -60,10 +64,10 @@ func (x *Index) PopDue(now int64, max int, fn func(db int, key string, deadline 
 
 // Compact keeps only the items for which live returns true and rebuilds the
 // heap in O(n).
-func (x *Index) Compact(live func(db int, key string, deadline int64) bool) {
+func (x *Index) Compact(live func(db int, ref uint32, deadline int64) bool) {
 	kept := x.items[:0]
 	for _, it := range x.items {
-		if live(int(it.db), it.key, it.deadline) {
+		if live(int(it.db), it.ref, it.deadline) {
 			kept = append(kept, it)
 		}
 	}

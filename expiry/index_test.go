@@ -13,13 +13,13 @@ func TestIndexPopsInDeadlineOrder(t *testing.T) {
 	var want []int64
 	for i := range 1000 {
 		d := rng.Int64N(10_000)
-		x.Push(d, i%3, "k")
+		x.Push(d, i%3, 7)
 		want = append(want, d)
 	}
 	slices.Sort(want)
 	var got []int64
-	x.PopDue(10_000, 400, func(db int, key string, deadline int64) { got = append(got, deadline) })
-	x.PopDue(10_000, 10_000, func(db int, key string, deadline int64) { got = append(got, deadline) })
+	x.PopDue(10_000, 400, func(db int, ref uint32, deadline int64) { got = append(got, deadline) })
+	x.PopDue(10_000, 10_000, func(db int, ref uint32, deadline int64) { got = append(got, deadline) })
 	if !slices.Equal(got, want) {
 		t.Fatalf("seed %d: popped out of order", seed)
 	}
@@ -31,11 +31,11 @@ func TestIndexPopsInDeadlineOrder(t *testing.T) {
 func TestIndexPopDueIsStrict(t *testing.T) {
 	// A key is expired once now > deadline, so at now == deadline it stays.
 	var x Index
-	x.Push(100, 0, "a")
-	if n := x.PopDue(100, 10, func(int, string, int64) {}); n != 0 {
+	x.Push(100, 0, 7)
+	if n := x.PopDue(100, 10, func(int, uint32, int64) {}); n != 0 {
 		t.Fatalf("popped %d items at now == deadline", n)
 	}
-	if n := x.PopDue(101, 10, func(int, string, int64) {}); n != 1 {
+	if n := x.PopDue(101, 10, func(int, uint32, int64) {}); n != 1 {
 		t.Fatalf("popped %d items at now == deadline+1, want 1", n)
 	}
 	if _, ok := x.Next(); ok {
@@ -46,14 +46,14 @@ func TestIndexPopDueIsStrict(t *testing.T) {
 func TestIndexCompactKeepsLiveItemsInOrder(t *testing.T) {
 	var x Index
 	for i := range 100 {
-		x.Push(int64(100-i), 0, string(rune('a'+i%26)))
+		x.Push(int64(100-i), 0, uint32(i))
 	}
-	x.Compact(func(db int, key string, deadline int64) bool { return deadline%2 == 0 })
+	x.Compact(func(db int, ref uint32, deadline int64) bool { return deadline%2 == 0 })
 	if x.Len() != 50 {
 		t.Fatalf("Len = %d after compacting away odd deadlines, want 50", x.Len())
 	}
 	prev := int64(-1)
-	x.PopDue(1000, 1000, func(db int, key string, deadline int64) {
+	x.PopDue(1000, 1000, func(db int, ref uint32, deadline int64) {
 		if deadline%2 != 0 || deadline < prev {
 			t.Fatalf("deadline %d after %d", deadline, prev)
 		}
@@ -65,9 +65,9 @@ func BenchmarkIndexPushPop(b *testing.B) {
 	b.ReportAllocs()
 	var x Index
 	for i := 0; b.Loop(); i++ {
-		x.Push(int64(i), 0, "lock:1")
+		x.Push(int64(i), 0, 7)
 		if x.Len() > 1024 {
-			x.PopDue(int64(i), 512, func(int, string, int64) {})
+			x.PopDue(int64(i), 512, func(int, uint32, int64) {})
 		}
 	}
 }

@@ -19,7 +19,7 @@ func (k *Keyspace) find(c *Ctx, key []byte) (*entry, uint32, bool) {
 	}
 	e := &d.slots[i]
 	if e.expired(c.Now) {
-		k.remove(c.DB, e.key, i)
+		k.remove(c.DB, i)
 		k.stats.Expired++
 		return nil, 0, false
 	}
@@ -28,55 +28,56 @@ func (k *Keyspace) find(c *Ctx, key []byte) (*entry, uint32, bool) {
 
 // read is find for commands that read a value: it counts keyspace hits and
 // misses for INFO, as Redis's lookupKeyRead does.
-func (k *Keyspace) read(c *Ctx, key []byte) (*entry, bool) {
-	e, _, ok := k.find(c, key)
+func (k *Keyspace) read(c *Ctx, key []byte) (*entry, uint32, bool) {
+	e, i, ok := k.find(c, key)
 	if ok {
 		k.stats.Hits++
 	} else {
 		k.stats.Misses++
 	}
-	return e, ok
+	return e, i, ok
 }
 
 // exists reports whether key is live in c's database. Like read, it counts
 // a hit or a miss.
 func (k *Keyspace) exists(c *Ctx, key []byte) bool {
-	_, ok := k.read(c, key)
+	_, _, ok := k.read(c, key)
 	return ok
 }
 
 // store sets key to val in c's database. Unless keepTTL is set, any deadline
 // is removed, as Redis's setKey does.
-func (k *Keyspace) store(c *Ctx, key, val []byte, keepTTL bool) *entry {
-	e, _, _ := k.find(c, key)
-	return k.put(c, e, key, val, keepTTL)
+func (k *Keyspace) store(c *Ctx, key, val []byte, keepTTL bool) uint32 {
+	_, i, ok := k.find(c, key)
+	return k.put(c, i, ok, key, val, keepTTL)
 }
 
-// put is store for a caller that has already looked key up: e is its live
-// entry, or nil.
-func (k *Keyspace) put(c *Ctx, e *entry, key, val []byte, keepTTL bool) *entry {
-	if e == nil {
-		d := &k.dbs[c.DB]
-		e = &d.slots[d.insert(key, val)]
+// put is store for a caller that has already looked key up: found says
+// whether slot i holds it. It returns the key's slot.
+func (k *Keyspace) put(c *Ctx, i uint32, found bool, key, val []byte, keepTTL bool) uint32 {
+	d := &k.dbs[c.DB]
+	if !found {
+		i = d.insert(key, val)
 	} else {
-		e.val = storeVal(e.val, val)
+		d.setVal(i, val)
 		if !keepTTL {
-			k.clearExpire(c.DB, e)
+			k.clearExpire(c.DB, &d.slots[i])
 		}
 	}
 	k.touch(c.DB, key)
-	return e
+	return i
 }
 
-// setExpire gives e the deadline at (Unix ms, > 0).
-func (k *Keyspace) setExpire(dbi int, e *entry, at int64) {
+// setExpire gives the key in slot i the deadline at (Unix ms, > 0).
+func (k *Keyspace) setExpire(dbi int, i uint32, at int64) {
+	e := &k.dbs[dbi].slots[i]
 	if e.expireAt == 0 {
 		k.dbs[dbi].expires++
 		k.withTTL++
 	}
 	e.expireAt = at
-	k.index.Push(at, dbi, e.key)
-	k.touchString(dbi, e.key)
+	k.index.Push(at, dbi, i)
+	k.touchString(dbi, e.key())
 }
 
 // clearExpire removes e's deadline and reports whether it had one. Its item
@@ -91,22 +92,23 @@ func (k *Keyspace) clearExpire(dbi int, e *entry) bool {
 	return true
 }
 
-// remove deletes key (in slot i of database dbi).
-func (k *Keyspace) remove(dbi int, key string, i uint32) {
+// remove deletes the key in slot i of database dbi.
+func (k *Keyspace) remove(dbi int, i uint32) {
 	d := &k.dbs[dbi]
+	key := d.slots[i].key() // stays valid: the bytes outlive the slot
 	if d.slots[i].expireAt != 0 {
 		k.withTTL--
 	}
-	d.delete(key, i)
+	d.delete(i)
 	k.touchString(dbi, key)
 }
 
 // del deletes key from c's database if it is live and reports whether it
 // was.
 func (k *Keyspace) del(c *Ctx, key []byte) bool {
-	e, i, ok := k.find(c, key)
+	_, i, ok := k.find(c, key)
 	if ok {
-		k.remove(c.DB, e.key, i)
+		k.remove(c.DB, i)
 	}
 	return ok
 }

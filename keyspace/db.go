@@ -1,90 +1,222 @@
 package keyspace
 
+import (
+	"encoding/binary"
+	"hash/maphash"
+	"unsafe"
+)
+
 // db is one numbered database.
 //
-// Entries live by value in one slice (slots) and the map only translates a
-// key to its slot: there is no heap object per key beyond the key and value
-// bytes, a value is overwritten in place when it fits, and the slot index
-// doubles as a SCAN cursor that stays valid while keys come and go.
+// Entries live by value in one slice (slots), and a small open-addressing
+// table of 8-byte cells finds a key's slot. A key costs one allocation, its
+// key and value bytes together; the table, the slots and the deadline index
+// hold no other per-key object and no string header. That keeps a lock key
+// near 110 bytes of heap (a Go map[string] would add some 40) and gives the
+// garbage collector one pointer per key to follow. The slot number doubles
+// as a SCAN cursor that stays valid while keys come and go.
 type db struct {
-	keys    map[string]uint32
 	slots   []entry
 	free    []uint32 // slots of deleted keys, reused first
+	table   []uint64 // hash cells, see cell; len is a power of two or 0
+	used    int      // live keys
+	dead    int      // tombstone cells
 	expires int      // keys with a deadline, for INFO keyspace
-	peak    int      // most keys held since the map was last made
+	seed    maphash.Seed
 }
 
-// entry is one key. A free slot has a nil val; a live one never does, even
-// for the empty string.
+// entry is one key. Its array holds the key's length (a uvarint), the key,
+// then the value; p is nil for a free slot. The key bytes never change
+// while the entry lives, so strings made from them stay valid; only the
+// value part is overwritten.
 type entry struct {
-	key      string
-	val      []byte
-	expireAt int64 // Unix ms; 0 when the key has no TTL
+	p        *byte  // first byte of the array
+	n, c     uint32 // length and capacity of the array
+	expireAt int64  // Unix ms; 0 when the key has no TTL
 }
+
+func (e *entry) kv() []byte { return unsafe.Slice(e.p, e.c)[:e.n] }
+
+func (e *entry) setKV(kv []byte) {
+	e.p, e.n, e.c = unsafe.SliceData(kv), uint32(len(kv)), uint32(cap(kv))
+}
+
+// valueAt returns the offset of the value in the array and the key's length.
+func (e *entry) valueAt() (off, klen int) {
+	n, w := binary.Uvarint(e.kv())
+	return w + int(n), int(n)
+}
+
+// key returns the key, sharing the entry's bytes.
+func (e *entry) key() string {
+	off, klen := e.valueAt()
+	return unsafe.String((*byte)(unsafe.Add(unsafe.Pointer(e.p), off-klen)), klen)
+}
+
+// val returns the value. It aliases the entry: copy it before the entry
+// changes.
+func (e *entry) val() []byte {
+	off, _ := e.valueAt()
+	return e.kv()[off:]
+}
+
+// live reports whether the slot holds a key.
+func (e *entry) live() bool { return e.p != nil }
+
+// A cell of the table is empty (0), a tombstone, or a key's slot number
+// plus one in the low 32 bits and its 32-bit hash in the high ones, so most
+// probes that do not match are rejected without touching the entry.
+const tombstone = 1<<64 - 1
+
+func cellOf(h uint32, i uint32) uint64 { return uint64(h)<<32 | uint64(i+1) }
 
 func (d *db) init() {
-	d.keys = make(map[string]uint32)
-	d.slots = nil
-	d.free = nil
-	d.expires = 0
-	d.peak = 0
+	*d = db{seed: maphash.MakeSeed()}
 }
 
 // size is the number of keys, expired ones not yet removed included (as
 // Redis's DBSIZE).
-func (d *db) size() int { return len(d.keys) }
+func (d *db) size() int { return d.used }
 
-// emptyVal is the stored form of the empty string: non-nil, so the slot
-// reads as live.
-var emptyVal = []byte{}
-
-// storeVal returns v copied into old's array when that is neither too small
-// nor wastefully large, else into a new array. Reusing the array makes an
-// overwrite of a key with a value of similar size allocation-free.
-func storeVal(old, v []byte) []byte {
-	if len(v) == 0 {
-		return emptyVal
-	}
-	if cap(old) >= len(v) && cap(old) <= 2*len(v)+32 && len(old) > 0 {
-		return append(old[:0], v...)
-	}
-	return append(make([]byte, 0, len(v)), v...)
-}
+func (d *db) hash(key []byte) uint32 { return uint32(maphash.Bytes(d.seed, key)) }
 
 // lookup returns the slot of key, ignoring deadlines.
 func (d *db) lookup(key []byte) (uint32, bool) {
-	i, ok := d.keys[string(key)]
-	return i, ok
+	if d.used == 0 {
+		return 0, false
+	}
+	h := d.hash(key)
+	mask := uint32(len(d.table) - 1)
+	for pos := h & mask; ; pos = (pos + 1) & mask {
+		cell := d.table[pos]
+		switch {
+		case cell == 0:
+			return 0, false
+		case cell != tombstone && uint32(cell>>32) == h:
+			i := uint32(cell) - 1
+			if d.slots[i].key() == string(key) {
+				return i, true
+			}
+		}
+	}
+}
+
+// lookupString is lookup for a key held as a string.
+func (d *db) lookupString(key string) (uint32, bool) {
+	return d.lookup(unsafe.Slice(unsafe.StringData(key), len(key)))
+}
+
+// newKV lays out key and val in one new array with room for nothing more.
+func newKV(key, val []byte) []byte {
+	var hdr [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(hdr[:], uint64(len(key)))
+	kv := make([]byte, 0, w+len(key)+len(val))
+	kv = append(kv, hdr[:w]...)
+	kv = append(kv, key...)
+	return append(kv, val...)
 }
 
 // insert adds a key that is not present and returns its slot.
 func (d *db) insert(key []byte, val []byte) uint32 {
-	k := string(key)
+	var e entry
+	e.setKV(newKV(key, val))
 	var i uint32
 	if n := len(d.free); n > 0 {
 		i = d.free[n-1]
 		d.free = d.free[:n-1]
-		d.slots[i] = entry{key: k, val: storeVal(nil, val)}
+		d.slots[i] = e
 	} else {
 		i = uint32(len(d.slots))
-		d.slots = append(d.slots, entry{key: k, val: storeVal(nil, val)})
+		d.slots = append(d.slots, e)
 	}
-	d.keys[k] = i
-	d.peak = max(d.peak, len(d.keys))
+	if (d.used+d.dead+1)*4 > len(d.table)*3 {
+		d.resize()
+	}
+	d.place(d.hash(key), i)
+	d.used++
 	return i
 }
 
+// place puts slot i, whose key hashes to h, in the first free cell.
+func (d *db) place(h uint32, i uint32) {
+	mask := uint32(len(d.table) - 1)
+	for pos := h & mask; ; pos = (pos + 1) & mask {
+		if cell := d.table[pos]; cell == 0 || cell == tombstone {
+			if cell == tombstone {
+				d.dead--
+			}
+			d.table[pos] = cellOf(h, i)
+			return
+		}
+	}
+}
+
+// resize rebuilds the table for the live keys at a load of at most 3/8,
+// dropping tombstones. Cells carry their hash, so no key is rehashed.
+func (d *db) resize() {
+	size := 8
+	for size*3 < (d.used+1)*8 {
+		size *= 2
+	}
+	old := d.table
+	d.table = make([]uint64, size)
+	d.dead = 0
+	for _, cell := range old {
+		if cell != 0 && cell != tombstone {
+			d.place(uint32(cell>>32), uint32(cell)-1)
+		}
+	}
+}
+
+// setVal replaces the value in slot i. The array is reused when the new
+// value fits without wasting much, which makes overwriting a key with a
+// value of similar size allocation-free.
+func (d *db) setVal(i uint32, val []byte) {
+	e := &d.slots[i]
+	off, klen := e.valueAt()
+	if need := off + len(val); int(e.c) >= need && int(e.c) <= 2*need+32 {
+		e.setKV(append(e.kv()[:off], val...))
+		return
+	}
+	e.setKV(newKV(e.kv()[off-klen:off], val))
+}
+
+// appendVal appends more to the value in slot i (APPEND).
+func (d *db) appendVal(i uint32, more []byte) {
+	e := &d.slots[i]
+	e.setKV(append(e.kv(), more...))
+}
+
 // delete removes the key in slot i.
-func (d *db) delete(key string, i uint32) {
-	delete(d.keys, key)
-	if d.slots[i].expireAt != 0 {
+func (d *db) delete(i uint32) {
+	e := &d.slots[i]
+	kv := e.kv()
+	off, klen := e.valueAt()
+	h := d.hash(kv[off-klen : off])
+	mask := uint32(len(d.table) - 1)
+	pos := h & mask
+	for d.table[pos] != cellOf(h, i) {
+		pos = (pos + 1) & mask
+	}
+	d.table[pos] = tombstone
+	d.dead++
+	// A tombstone followed by an empty cell ends no probe sequence: clear
+	// it, and the ones before it, so a lock taken and released over and
+	// over never fills the table with tombstones.
+	for d.table[(pos+1)&mask] == 0 && d.table[pos] == tombstone {
+		d.table[pos] = 0
+		d.dead--
+		pos = (pos - 1) & mask
+	}
+	if e.expireAt != 0 {
 		d.expires--
 	}
-	d.slots[i] = entry{}
-	if len(d.keys) == 0 && d.peak > 1024 {
-		// A Go map never shrinks: once a large database is empty, start
-		// afresh to give the memory back. Small ones keep their map, so a
-		// lone lock taken and released does not allocate every time.
+	*e = entry{}
+	d.used--
+	if d.used == 0 && len(d.slots) > 1024 {
+		// Once a large database is empty, start afresh to give the memory
+		// back. Small ones keep their arrays, so a lone lock taken and
+		// released does not allocate every time.
 		d.init()
 		return
 	}

@@ -17,16 +17,16 @@ func (k *Keyspace) Value(db int, key string) (string, bool) {
 	if !ok {
 		return "", false
 	}
-	return string(e.val), true
+	return string(e.val()), true
 }
 
 // SetValue sets key to val in database db, with a time to live when ttl > 0
 // (none otherwise), as SET key val [PX ttl] does.
 func (k *Keyspace) SetValue(db int, key, val string, ttl time.Duration) {
 	c := k.direct(db)
-	e := k.store(c, []byte(key), []byte(val), false)
+	i := k.store(c, []byte(key), []byte(val), false)
 	if ttl > 0 {
-		k.setExpire(db, e, c.Now+max(ttl.Milliseconds(), 1))
+		k.setExpire(db, i, c.Now+max(ttl.Milliseconds(), 1))
 	}
 }
 
@@ -55,8 +55,8 @@ func (k *Keyspace) Keys(db int) []string {
 	var keys []string
 	for i := range k.dbs[db].slots {
 		e := &k.dbs[db].slots[i]
-		if e.val != nil && !e.expired(c.Now) {
-			keys = append(keys, e.key)
+		if e.live() && !e.expired(c.Now) {
+			keys = append(keys, e.key())
 		}
 	}
 	sort.Strings(keys)

@@ -82,9 +82,9 @@ func (k *Keyspace) expire(c *Ctx, name string, args [][]byte, seconds, relative 
 		return nil
 	}
 	if when <= c.Now {
-		k.remove(c.DB, e.key, i)
+		k.remove(c.DB, i)
 	} else {
-		k.setExpire(c.DB, e, when)
+		k.setExpire(c.DB, i, when)
 	}
 	c.W.Int(1)
 	return nil
@@ -115,7 +115,7 @@ func cmdPExpireAt(k *Keyspace, c *Ctx, args [][]byte) error {
 // remaining (or, absolute, the deadline) time, never negative. Seconds are
 // rounded to the nearest, (ms+500)/1000.
 func (k *Keyspace) ttl(c *Ctx, key []byte, ms, absolute bool) {
-	e, ok := k.read(c, key)
+	e, _, ok := k.read(c, key)
 	switch {
 	case !ok:
 		c.W.Int(-2)

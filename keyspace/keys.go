@@ -96,11 +96,11 @@ func cmdKeys(k *Keyspace, c *Ctx, args [][]byte) error {
 	var matched []string
 	for i := range d.slots {
 		e := &d.slots[i]
-		if e.val == nil || e.expired(c.Now) {
+		if !e.live() || e.expired(c.Now) {
 			continue
 		}
-		if all || Match(pattern, e.key) {
-			matched = append(matched, e.key)
+		if key := e.key(); all || Match(pattern, key) {
+			matched = append(matched, key)
 		}
 	}
 	c.W.Array(len(matched))
@@ -157,17 +157,17 @@ func cmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 			break
 		}
 		e := &d.slots[i]
-		if e.val == nil {
+		if !e.live() {
 			continue
 		}
 		count--
-		if e.expired(c.Now) || (pattern != nil && !Match(pattern, e.key)) {
+		if e.expired(c.Now) || (pattern != nil && !Match(pattern, e.key())) {
 			continue
 		}
 		if typ != nil && !Option(typ, "string") {
 			continue
 		}
-		found = append(found, e.key)
+		found = append(found, e.key())
 	}
 	c.W.Array(2)
 	c.W.BulkString(strconv.FormatUint(next, 10))

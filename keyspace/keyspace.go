@@ -207,19 +207,14 @@ func (k *Keyspace) run() {
 // how many index items it looked at. It also compacts the index once stale
 // items (deleted keys, replaced deadlines) outnumber live ones.
 func (k *Keyspace) sweep(now int64) int {
-	n := k.index.PopDue(now, sweepBatch, func(dbi int, key string, deadline int64) {
-		d := &k.dbs[dbi]
-		if i, ok := d.keys[key]; ok && d.slots[i].expireAt == deadline {
-			k.remove(dbi, key, i)
+	n := k.index.PopDue(now, sweepBatch, func(dbi int, i uint32, deadline int64) {
+		if k.due(dbi, i, deadline) {
+			k.remove(dbi, i)
 			k.stats.Expired++
 		}
 	})
 	if k.index.Len() > 2*k.withTTL+1024 {
-		k.index.Compact(func(dbi int, key string, deadline int64) bool {
-			d := &k.dbs[dbi]
-			i, ok := d.keys[key]
-			return ok && d.slots[i].expireAt == deadline
-		})
+		k.index.Compact(k.due)
 	}
 	return n
 }
@@ -231,4 +226,13 @@ func (k *Keyspace) Sweep() {
 	now := k.Now()
 	for k.sweep(now) == sweepBatch {
 	}
+}
+
+// due reports whether an index item still describes a key: slot i of
+// database dbi holds a key whose deadline is deadline. A slot freed and
+// reused by a key with the very same deadline counts too, rightly: that key
+// is due then as well.
+func (k *Keyspace) due(dbi int, i uint32, deadline int64) bool {
+	d := &k.dbs[dbi]
+	return int(i) < len(d.slots) && d.slots[i].live() && d.slots[i].expireAt == deadline
 }

@@ -108,16 +108,16 @@ func (k *Keyspace) set(c *Ctx, cmd string, key, val []byte, o setOpts, okReply, 
 	if o.get {
 		k.replyValue(c, key)
 	}
-	e, _, found := k.find(c, key)
+	_, i, found := k.find(c, key)
 	if (o.nx && found) || (o.xx && !found) {
 		if !o.get {
 			abortReply(c.W)
 		}
 		return nil
 	}
-	e = k.put(c, e, key, val, o.keepTTL)
+	i = k.put(c, i, found, key, val, o.keepTTL)
 	if at != 0 {
-		k.setExpire(c.DB, e, at)
+		k.setExpire(c.DB, i, at)
 	}
 	if !o.get {
 		okReply(c.W)
@@ -133,8 +133,8 @@ func replyZero(w *resp.Writer) { w.Int(0) }
 // replyValue replies with key's value, or null when it is missing
 // (getGenericCommand).
 func (k *Keyspace) replyValue(c *Ctx, key []byte) {
-	if e, ok := k.read(c, key); ok {
-		c.W.Bulk(e.val)
+	if e, _, ok := k.read(c, key); ok {
+		c.W.Bulk(e.val())
 		return
 	}
 	c.W.Null()
@@ -179,13 +179,13 @@ func cmdGetSet(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // GETDEL key
 func cmdGetDel(k *Keyspace, c *Ctx, args [][]byte) error {
-	e, ok := k.read(c, args[1])
+	e, i, ok := k.read(c, args[1])
 	if !ok {
 		c.W.Null()
 		return nil
 	}
-	c.W.Bulk(e.val)
-	k.del(c, args[1])
+	c.W.Bulk(e.val())
+	k.remove(c.DB, i)
 	return nil
 }
 
@@ -195,7 +195,7 @@ func cmdGetEX(k *Keyspace, c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	e, ok := k.read(c, args[1])
+	e, i, ok := k.read(c, args[1])
 	if !ok {
 		c.W.Null()
 		return nil
@@ -206,12 +206,12 @@ func cmdGetEX(k *Keyspace, c *Ctx, args [][]byte) error {
 			return err
 		}
 	}
-	c.W.Bulk(e.val)
+	c.W.Bulk(e.val())
 	switch {
 	case (o.unit == unitEXAT || o.unit == unitPXAT) && at <= c.Now:
-		k.del(c, args[1]) // an absolute deadline already passed
+		k.remove(c.DB, i) // an absolute deadline already passed
 	case at != 0:
-		k.setExpire(c.DB, e, at)
+		k.setExpire(c.DB, i, at)
 	case o.persist:
 		if k.clearExpire(c.DB, e) {
 			k.touch(c.DB, args[1])
@@ -231,12 +231,13 @@ func cmdGetRange(k *Keyspace, c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	e, ok := k.read(c, args[1])
+	e, _, ok := k.read(c, args[1])
 	if !ok {
 		c.W.BulkString("")
 		return nil
 	}
-	n := int64(len(e.val))
+	val := e.val()
+	n := int64(len(val))
 	if start < 0 && end < 0 && start > end {
 		c.W.BulkString("")
 		return nil
@@ -255,15 +256,15 @@ func cmdGetRange(k *Keyspace, c *Ctx, args [][]byte) error {
 		c.W.BulkString("")
 		return nil
 	}
-	c.W.Bulk(e.val[start : end+1])
+	c.W.Bulk(val[start : end+1])
 	return nil
 }
 
 // STRLEN key
 func cmdStrLen(k *Keyspace, c *Ctx, args [][]byte) error {
 	var n int
-	if e, ok := k.read(c, args[1]); ok {
-		n = len(e.val)
+	if e, _, ok := k.read(c, args[1]); ok {
+		n = len(e.val())
 	}
 	c.W.Int(int64(n))
 	return nil
@@ -271,14 +272,14 @@ func cmdStrLen(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // APPEND key value: the new length. The TTL is kept.
 func cmdAppend(k *Keyspace, c *Ctx, args [][]byte) error {
-	e, _, ok := k.find(c, args[1])
+	_, i, ok := k.find(c, args[1])
 	if !ok {
-		e = k.store(c, args[1], args[2], false)
+		i = k.store(c, args[1], args[2], false)
 	} else {
-		e.val = append(e.val, args[2]...)
+		k.dbs[c.DB].appendVal(i, args[2])
 		k.touch(c.DB, args[1])
 	}
-	c.W.Int(int64(len(e.val)))
+	c.W.Int(int64(len(k.dbs[c.DB].slots[i].val())))
 	return nil
 }
 
@@ -328,10 +329,10 @@ var errDecrOverflow = resp.NewError("decrement would overflow")
 // as 0; the TTL is kept.
 func (k *Keyspace) incr(c *Ctx, key []byte, by int64) error {
 	var old int64
-	e, _, ok := k.find(c, key)
+	e, i, ok := k.find(c, key)
 	if ok {
 		var valid bool
-		if old, valid = ParseInt(e.val); !valid {
+		if old, valid = ParseInt(e.val()); !valid {
 			return resp.ErrNotInteger
 		}
 	}
@@ -340,7 +341,7 @@ func (k *Keyspace) incr(c *Ctx, key []byte, by int64) error {
 	}
 	n := old + by
 	var buf [24]byte
-	k.put(c, e, key, appendInt(buf[:0], n), true)
+	k.put(c, i, ok, key, appendInt(buf[:0], n), true)
 	c.W.Int(n)
 	return nil
 }

@@ -88,7 +88,7 @@ func (k *Keyspace) WatchFailed(c *Ctx, w *Watch) bool {
 			continue
 		}
 		d := &k.dbs[x.db]
-		if i, ok := d.keys[x.key]; ok && d.slots[i].expired(c.Now) {
+		if i, ok := d.lookupString(x.key); ok && d.slots[i].expired(c.Now) {
 			return true
 		}
 	}
@@ -111,7 +111,7 @@ func (k *Keyspace) touchString(dbi int, key string) {
 		if x.expired {
 			// Removing a key that had already expired when watched
 			// changes nothing the client could have seen.
-			if _, present := d.keys[key]; !present {
+			if _, present := d.lookupString(key); !present {
 				x.expired = false
 				continue
 			}
@@ -128,7 +128,7 @@ func (k *Keyspace) touchFlushed(dbi int) {
 		if wk.db != dbi {
 			continue
 		}
-		if _, present := d.keys[wk.key]; !present {
+		if _, present := d.lookupString(wk.key); !present {
 			continue
 		}
 		for _, x := range list {
