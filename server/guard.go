@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -32,7 +33,28 @@ const (
 	// keepBufCap bounds the buffers an idle connection keeps, so that one
 	// big command does not pin its memory for the life of the connection.
 	keepBufCap = 64 << 10
+
+	// idleRead is what a connection with nothing pending reads into: a
+	// buffer inside the guard, big enough for a pipeline of 16 lock
+	// commands. The 16 KiB buffers come from a pool only once bytes arrive
+	// and go back when they are used up, so 10,000 idle connections do not
+	// hold 10,000 of them (Redis frees idle query buffers likewise).
+	idleRead = 2 << 10
+	poolCap  = 2 * protoIOBufLen
 )
+
+// bufPool holds the guard's working buffers (poolCap bytes).
+var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, poolCap); return &b }}
+
+func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+
+// putBuf returns b to the pool if it came from there.
+func putBuf(b []byte) {
+	if cap(b) == poolCap {
+		b = b[:0]
+		bufPool.Put(&b)
+	}
+}
 
 // guardLimits are Redis's limits on request frames (zero values mean Redis's defaults).
 type guardLimits struct {
@@ -112,6 +134,9 @@ type guardConn struct {
 	out     []byte // out[outR:outDone] are complete commands not yet returned; out[outDone:] is the one being parsed
 	outR    int
 	outDone int
+
+	small [idleRead]byte // what an idle connection reads into
+	carry int            // bytes of Redis's current 16 KiB read already taken by the idle read
 
 	argBuf  []byte // scratch for splitting inline lines
 	argEnds []int
@@ -214,12 +239,28 @@ func (g *guardConn) fill() {
 	}
 	unparsed := copy(g.in, g.in[g.inPos:]) // at most one partial line
 	g.in, g.inPos = g.in[:unparsed], 0
-	if unparsed == 0 && cap(g.in) > keepBufCap {
-		g.in = nil
+	if unparsed == 0 && len(g.out) == 0 {
+		// Nothing pending: this read may wait a long time.
+		putBuf(g.in)
+		putBuf(g.out)
+		g.in, g.out = g.small[:0], nil
+		want = min(want, idleRead)
+	} else if g.carry > 0 {
+		// The idle read filled the small buffer, so more was probably
+		// waiting: read only the rest of Redis's 16 KiB, keeping the
+		// boundaries where its 64 KiB line-length checks fall.
+		want = min(want, protoIOBufLen-g.carry)
 	}
+	g.carry = 0
 	if cap(g.in)-unparsed < want {
-		in := make([]byte, unparsed, max(unparsed+want, 2*cap(g.in)))
+		var in []byte
+		if need := max(unparsed+want, 2*cap(g.in)); need <= poolCap {
+			in = getBuf()[:unparsed]
+		} else {
+			in = make([]byte, unparsed, need)
+		}
 		copy(in, g.in)
+		putBuf(g.in)
 		g.in = in
 	}
 
@@ -236,6 +277,9 @@ func (g *guardConn) fill() {
 	}
 	g.in = g.in[:unparsed+n]
 	g.readErr = err
+	if want == idleRead && n == idleRead {
+		g.carry = n
+	}
 
 	if int64(len(g.out)-g.outDone)+int64(len(g.in)) > g.lim.maxQueryLen() {
 		g.fail(errQueryBufferLimit)
@@ -253,6 +297,9 @@ func (g *guardConn) fail(err error) {
 // command whose successors must wait until it has run: while auth is
 // pending (AUTH may lift the limits) and after RESET (it may bring them back).
 func (g *guardConn) parse() {
+	if g.out == nil && g.inPos < len(g.in) {
+		g.out = getBuf()
+	}
 	for g.perr == nil && g.inPos < len(g.in) {
 		switch g.state {
 		case stRequest:
