@@ -13,7 +13,7 @@ import (
 func (sb *sandbox) installBase(orig *lua.LTable) {
 	g := sb.gReal
 	// gopher-lua's versions behave as Lua 5.1's for these.
-	for _, k := range []string{"assert", "ipairs", "rawequal", "select", "type", "xpcall"} {
+	for _, k := range []string{"ipairs", "rawequal", "type", "xpcall"} {
 		g.RawSetString(k, orig.RawGetString(k))
 	}
 	g.RawSetString("_G", sb.gProxy)
@@ -29,6 +29,8 @@ func (sb *sandbox) installBase(orig *lua.LTable) {
 	}, next))
 	sb.set(g, map[string]lua.LGFunction{
 		"error":          luaErrorFn,
+		"assert":         luaAssert,
+		"select":         luaSelect,
 		"rawget":         sb.rawget,
 		"rawset":         sb.rawset,
 		"getmetatable":   sb.getmetatable,
@@ -275,7 +277,8 @@ func (sb *sandbox) pcall(L *lua.LState) int {
 		return 2
 	}
 	top := L.GetTop()
-	if err := L.PCall(top-1, lua.MultRet, sb.pcallFn); err != nil {
+	L.Insert(sb.pcallRunner, 1)
+	if err := L.PCall(top, lua.MultRet, nil); err != nil {
 		ae, ok := err.(*lua.ApiError)
 		if ok && ae.Type == lua.ApiErrorPanic {
 			panic(ae)
@@ -431,4 +434,39 @@ func chunkID(source string) string {
 		return `[string "` + s + `..."]`
 	}
 	return `[string "` + s + `"]`
+}
+
+// luaAssert is Lua 5.1's assert: its first argument is required.
+func luaAssert(L *lua.LState) int {
+	if L.GetTop() == 0 {
+		argError(L, 1, "value expected")
+	}
+	if !lua.LVAsBool(L.Get(1)) {
+		msg := "assertion failed!"
+		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
+			msg = luaCheckString(L, 2)
+		}
+		L.RaiseError("%s", msg)
+	}
+	return L.GetTop()
+}
+
+// luaSelect is Lua 5.1's select: "#" (any string starting with '#')
+// counts, anything else is luaL_checkint'ed.
+func luaSelect(L *lua.LState) int {
+	n := L.GetTop()
+	if s, ok := L.Get(1).(lua.LString); ok && len(s) > 0 && s[0] == '#' {
+		L.Push(lua.LNumber(n - 1))
+		return 1
+	}
+	i := luaCheckInt(L, 1)
+	if i < 0 {
+		i = n + i
+	} else if i > n {
+		i = n
+	}
+	if i < 1 {
+		argError(L, 1, "index out of range")
+	}
+	return n - i
 }

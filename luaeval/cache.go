@@ -15,8 +15,9 @@ type script struct {
 	proto    *lua.FunctionProto
 	fn       *lua.LFunction
 	fnGen    uint64
-	noWrites bool // shebang flag no-writes
-	shebang  bool // not EVAL compat mode: shebang flags are enforced
+	noWrites bool         // shebang flag no-writes
+	shebang  bool         // not EVAL compat mode: shebang flags are enforced
+	native   nativeScript // runs the script without Lua (see native.go), or nil
 
 	prev, next *script // LRU list, most recent at cache.head
 }
@@ -148,7 +149,7 @@ func (e *Engine) compile(body []byte) (*script, error) {
 	if err != nil {
 		return nil, compileError(err)
 	}
-	s := &script{sha: sha, proto: proto}
+	s := &script{sha: sha, proto: proto, native: nativeFor(body)}
 	if skip > 0 || len(body) >= 2 && body[0] == '#' && body[1] == '!' {
 		s.shebang = true
 		s.noWrites = flags&flagNoWrites != 0

@@ -14,6 +14,8 @@ import (
 	"sync"
 	"time"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/minilock/minilock/resp"
 )
 
@@ -89,11 +91,14 @@ type Engine struct {
 	rng lrand48 // math.random's generator, shared by all scripts
 
 	// scratch buffers reused across runs and calls (owner goroutine only).
-	callW   resp.Writer
-	argv    [][]byte
-	argBuf  []byte
-	offs    []int
-	closeMu sync.Once
+	callW resp.Writer
+	argv  [][]byte
+	// interned holds the running script's first KEYS and ARGV strings
+	// (see noteArgs).
+	interned []lua.LValue
+	argBuf   []byte
+	offs     []int
+	closeMu  sync.Once
 }
 
 // runState is what the redis.* functions need to know about the running
@@ -162,6 +167,11 @@ func (e *Engine) Eval(w *resp.Writer, args [][]byte, readOnly bool, h Host) erro
 func (e *Engine) EvalSHA(w *resp.Writer, args [][]byte, readOnly bool, h Host) error {
 	if len(args) < 2 {
 		return resp.ErrWrongArgs(evalName(readOnly, true))
+	}
+	if len(args[0]) != 40 {
+		// No SHA1 has another length: evalShaCommand answers before
+		// numkeys is even parsed.
+		return resp.ErrNoScript
 	}
 	nkeys, err := numKeys(args)
 	if err != nil {

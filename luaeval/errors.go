@@ -1,6 +1,7 @@
 package luaeval
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
 	"strings"
@@ -25,12 +26,21 @@ type scriptError struct {
 // position of the function that raised the error, or of its caller when
 // that is a Go function, and turns a non-table error into "ERR <text>".
 func (sb *sandbox) errHandler(L *lua.LState) int {
-	obj := L.Get(1)
+	L.Push(sb.describeError(L, L.Get(1), 1))
+	return 1
+}
+
+// describeError is errHandler's work for an error raised by the function at
+// level (0 when the caller is not a message handler, see runScript).
+func (sb *sandbox) describeError(L *lua.LState, obj lua.LValue, level int) *lua.LUserData {
 	se := &scriptError{}
-	obj = sb.nameVariables(L, obj)
-	if dbg, ok := frameInfo(L, 1); ok {
+	if level == 0 {
+		obj = calledFromGo(L, noValue(L, obj))
+	}
+	obj = sb.nameVariables(L, obj, level)
+	if dbg, ok := frameInfo(L, level); ok {
 		if dbg.What == "G" {
-			dbg, ok = frameInfo(L, 2)
+			dbg, ok = frameInfo(L, level+1)
 		}
 		if ok {
 			se.hasPos = true
@@ -49,19 +59,97 @@ func (sb *sandbox) errHandler(L *lua.LState) int {
 	}
 	ud := L.NewUserData()
 	ud.Value = se
-	L.Push(ud)
+	return ud
+}
+
+// reBadArgNil matches gopher-lua's luaL_typerror text, which says "got nil"
+// where Lua 5.1 says "got no value" for a missing argument.
+var reBadArgNil = regexp.MustCompile(`bad argument #(\d+) to '?[^ ]+'? \([^()]* expected, got nil\)$`)
+
+// noValue rewrites "got nil" into "got no value" when the Go function that
+// raised the error (level 0) was given fewer arguments than the one it
+// names. Its stack then holds its arguments and the message raiseError
+// pushed.
+func noValue(L *lua.LState, obj lua.LValue) lua.LValue {
+	s, ok := obj.(lua.LString)
+	if !ok {
+		return obj
+	}
+	m := reBadArgNil.FindStringSubmatch(string(s))
+	if m == nil {
+		return obj
+	}
+	if dbg, ok := frameInfo(L, 0); !ok || dbg.What != "G" {
+		return obj
+	}
+	if n, _ := strconv.Atoi(m[1]); n <= L.GetTop()-1 {
+		return obj
+	}
+	return lua.LString(strings.TrimSuffix(string(s), "got nil)") + "got no value)")
+}
+
+// reArgErrorAt matches luaL_argerror's text with the position gopher-lua
+// puts before it (the name is quoted or not yet, see translateRuntime).
+var reArgErrorAt = regexp.MustCompile(`^(?:[^ ]+:\d+: )?bad argument #(\d+) to '?[^' ]*'? \(`)
+
+// calledFromGo rewrites luaL_argerror's text for a Go function (level 0)
+// that a Go function called (pcall(string.sub), a builtin given to
+// string.gsub ...): Lua 5.1 knows neither a name ('?') nor a position for
+// it, where gopher-lua names it and takes the nearest Lua caller's line.
+func calledFromGo(L *lua.LState, obj lua.LValue) lua.LValue {
+	s, ok := obj.(lua.LString)
+	if !ok {
+		return obj
+	}
+	m := reArgErrorAt.FindStringSubmatchIndex(string(s))
+	if m == nil {
+		return obj
+	}
+	if dbg, ok := frameInfo(L, 0); !ok || dbg.What != "G" {
+		return obj
+	}
+	if dbg, ok := frameInfo(L, 1); !ok || dbg.What != "G" {
+		return obj
+	}
+	return lua.LString("bad argument #" + string(s[m[2]:m[3]]) + " to '?' (" + string(s[m[1]:]))
+}
+
+// runScript calls the script (its only argument) and returns its result.
+// exec runs it under a PCall without a message handler: an error raised in
+// the script is recovered here, while the failing frame can still be
+// inspected, and re-raised as the finished scriptError with a stack trace
+// already set, so gopher-lua computes none.
+//
+// A message handler (errHandler) would do the same work, but gopher-lua
+// calls it on top of the failing frames: after "stack overflow" there is no
+// frame left for it, its call fails, and gopher-lua then builds a stack
+// trace of all 20000 frames in O(frames^2) time (about a second of the
+// owner goroutine per overflowing script).
+func (sb *sandbox) runScript(L *lua.LState) int {
+	defer func() {
+		if r := recover(); r != nil {
+			var obj lua.LValue
+			if ae, ok := r.(*lua.ApiError); ok {
+				obj = ae.Object
+			} else {
+				obj = lua.LString(fmt.Sprint(r)) // as PCall reports a Go panic
+			}
+			panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: sb.describeError(L, obj, 0), StackTrace: "(recorded by runScript)"})
+		}
+	}()
+	L.Call(0, 1)
 	return 1
 }
 
-// nameVariables rewrites a type error raised by a Lua function (level 1)
+// nameVariables rewrites a type error raised by the Lua function at level
 // into Lua 5.1's wording with the variable's name (see varinfo.go).
-func (sb *sandbox) nameVariables(L *lua.LState, obj lua.LValue) lua.LValue {
+func (sb *sandbox) nameVariables(L *lua.LState, obj lua.LValue, level int) lua.LValue {
 	s, ok := obj.(lua.LString)
 	if !ok || !strings.Contains(string(s), "attempt to") && !strings.Contains(string(s), "cannot perform") &&
-		!strings.Contains(string(s), "__unm undefined") {
+		!strings.Contains(string(s), "__unm undefined") && !strings.Contains(string(s), "__len undefined") {
 		return obj
 	}
-	dbg, ok := L.GetStack(1)
+	dbg, ok := L.GetStack(level)
 	if !ok {
 		return obj
 	}
@@ -73,21 +161,33 @@ func (sb *sandbox) nameVariables(L *lua.LState, obj lua.LValue) lua.LValue {
 	if f == nil || f.IsG {
 		return obj
 	}
-	if m, ok := sb.varInfoMessage(L, dbg, f, string(s)); ok {
+	if m, ok := sb.varInfoMessage(L, dbg, f, string(s), level); ok {
 		return lua.LString(m)
 	}
 	return obj
 }
 
-// pcallHandler is the message handler of the script's own pcall: it gives
-// errors Lua 5.1's wording while the failing frame can still be inspected.
-func (sb *sandbox) pcallHandler(L *lua.LState) int {
-	obj := sb.nameVariables(L, L.Get(1))
-	if s, ok := obj.(lua.LString); ok {
-		obj = lua.LString(translateRuntime(string(s)))
-	}
-	L.Push(obj)
-	return 1
+// pcallRun calls its first argument with the rest, for the script's own
+// pcall, and gives an error Lua 5.1's wording while the failing frame can
+// still be inspected (as runScript does for the whole script, and for the
+// same reason: no message handler to call on top of a full stack). A Go
+// panic is passed on untouched: the script's pcall does not catch it.
+func (sb *sandbox) pcallRun(L *lua.LState) int {
+	defer func() {
+		if r := recover(); r != nil {
+			ae, ok := r.(*lua.ApiError)
+			if !ok {
+				panic(r)
+			}
+			obj := sb.nameVariables(L, calledFromGo(L, noValue(L, ae.Object)), 0)
+			if s, ok := obj.(lua.LString); ok {
+				obj = lua.LString(translateRuntime(string(s)))
+			}
+			panic(&lua.ApiError{Type: ae.Type, Object: obj, StackTrace: "(recorded by pcallRun)"})
+		}
+	}()
+	L.Call(L.GetTop()-1, lua.MultRet)
+	return L.GetTop()
 }
 
 // errorText is the reply text for a raised Lua value.
@@ -165,6 +265,12 @@ func runError(sha *[40]byte, obj lua.LValue) error {
 	return &resp.Error{Code: sanitize(text)}
 }
 
+// scriptErrorAt is the error reply for msg raised on line 1 of the script
+// (by a redis.call there), as runError words it.
+func scriptErrorAt(sha *[40]byte, msg string) error {
+	return &resp.Error{Code: sanitize(msg + " script: " + string(sha[:]) + ", on @user_script:1.")}
+}
+
 var posRe = regexp.MustCompile(`^ERR (user_script):(\d+): `)
 
 // sanitize is what addReplyErrorFormat does to a message: trailing CR/LF
@@ -193,13 +299,16 @@ func translateRuntime(s string) string {
 	}
 	if !strings.Contains(s, "attempt to") && !strings.Contains(s, "cannot perform") && !strings.Contains(s, "bad argument") &&
 		!strings.Contains(s, "registry overflow") &&
-		!strings.Contains(s, "__unm undefined") {
+		!strings.Contains(s, "__unm undefined") && !strings.Contains(s, "__len undefined") {
 		return s
 	}
 	s = reBadArg.ReplaceAllString(s, "bad argument #$1 to '$2' (")
 	s = strings.Replace(s, "attempt to call a non-function object", "attempt to call a nil value", 1)
 	s = strings.Replace(s, "registry overflow", "stack overflow", 1)
 	s = strings.Replace(s, "__unm undefined", "attempt to perform arithmetic on a table value", 1)
+	// gopher-lua raises "__len undefined" for # of anything but a string or
+	// a table; the operand's type is lost here (varInfoMessage knows it).
+	s = strings.Replace(s, "__len undefined", "attempt to get length of a nil value", 1)
 	if m := reArith.FindStringSubmatchIndex(s); m != nil {
 		t1, t2 := s[m[2]:m[3]], s[m[4]:m[5]]
 		t := t1

@@ -12,6 +12,9 @@ import (
 // value (script_lua.c:redisProtocolToLuaType). isErr reports a top-level
 // error reply, which redis.call raises.
 func (e *Engine) replyToLua(L *lua.LState, b []byte) (v lua.LValue, isErr bool) {
+	if v, ok := e.quickReply(b); ok {
+		return v, false
+	}
 	v, rest, ok := e.parseReply(L, b)
 	if !ok || len(rest) != 0 {
 		// A Host that broke its contract: say so rather than guess.
@@ -21,6 +24,44 @@ func (e *Engine) replyToLua(L *lua.LState, b []byte) (v lua.LValue, isErr bool) 
 		return t, true
 	}
 	return v, false
+}
+
+// quickReply converts the replies lock scripts get most, a small
+// non-negative integer (DEL, EXISTS, PEXPIRE ...) and a short bulk string
+// (GET), without the general parser; ok is false for anything else.
+func (e *Engine) quickReply(b []byte) (lua.LValue, bool) {
+	if len(b) < 4 || b[len(b)-2] != '\r' || b[len(b)-1] != '\n' {
+		return nil, false
+	}
+	switch b[0] {
+	case ':':
+		n, end, ok := smallDecimal(b, 1)
+		if !ok || end != len(b)-2 || n >= len(smallInts) {
+			return nil, false
+		}
+		return smallInts[n], true
+	case '$':
+		n, end, ok := smallDecimal(b, 1)
+		if !ok || end+2+n+2 != len(b) || b[end] != '\r' || b[end+1] != '\n' {
+			return nil, false
+		}
+		return e.internedBulk(b[end+2 : end+2+n]), true
+	}
+	return nil, false
+}
+
+// smallDecimal reads the digits of b from i on: at most 6 of them, no sign,
+// no leading zero (except "0" itself). end is the index after them.
+func smallDecimal(b []byte, i int) (n, end int, ok bool) {
+	start := i
+	for i < len(b) && i-start < 6 && b[i] >= '0' && b[i] <= '9' {
+		n = n*10 + int(b[i]-'0')
+		i++
+	}
+	if i == start || i < len(b) && b[i] >= '0' && b[i] <= '9' || b[start] == '0' && i-start > 1 {
+		return 0, 0, false
+	}
+	return n, i, true
 }
 
 func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) {
@@ -35,7 +76,7 @@ func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) 
 		}
 		return lua.LNumber(it.Int), rest, true
 	case '$':
-		return lua.LString(it.Data), rest, true
+		return e.internedBulk(it.Data), rest, true
 	case '_':
 		// RESP2 null bulk/array ($-1, *-1) is false; RESP3 null is nil.
 		// The host writes in the protocol the script chose.

@@ -17,7 +17,25 @@ func (sb *sandbox) mathLib(t *lua.LTable) {
 		"randomseed": sb.mathRandomseed,
 		"mod":        mathFmod,
 		"fmod":       mathFmod,
+		"min":        mathMinMax(false),
+		"max":        mathMinMax(true),
 	})
+}
+
+// mathMinMax is math.min / math.max: at least one number (Lua 5.1 checks
+// the first argument before looking at the rest).
+func mathMinMax(isMax bool) lua.LGFunction {
+	return func(L *lua.LState) int {
+		best := luaCheckNumber(L, 1)
+		for i := 2; i <= L.GetTop(); i++ {
+			v := luaCheckNumber(L, i)
+			if isMax && v > best || !isMax && v < best {
+				best = v
+			}
+		}
+		L.Push(lua.LNumber(best))
+		return 1
+	}
 }
 
 // lrand48 state, as rand.c keeps it: X(n+1) = (a*X(n) + c) mod 2^48.

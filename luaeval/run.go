@@ -18,8 +18,16 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 	if s.shebang && !s.noWrites && readOnly {
 		return errROWithWriteFlag
 	}
+	if s.native != nil {
+		if handled, err := e.execNative(w, s, keys, argv, readOnly, h); handled {
+			return err
+		}
+	}
 	sb := e.sb
 	L := sb.L
+	// KEYS and ARGV first: replacing one makes every script anew (below).
+	sb.fillArgs(&sb.keys, "KEYS", keys)
+	sb.fillArgs(&sb.argv, "ARGV", argv)
 	if s.fnGen != sb.gen {
 		s.fn = L.NewFunctionFromProto(sb.specialize(s.proto))
 		s.fn.Env = sb.gProxy
@@ -29,14 +37,7 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 	if sb.sources != nil {
 		sb.sources = nil
 	}
-	if t := fillArray(L, sb.keys, keys); t != sb.keys {
-		sb.keys = t
-		sb.gReal.RawSetString("KEYS", t)
-	}
-	if t := fillArray(L, sb.argv, argv); t != sb.argv {
-		sb.argv = t
-		sb.gReal.RawSetString("ARGV", t)
-	}
+	e.noteArgs(keys, argv)
 	e.run = runState{sha: s.sha, host: h, readOnly: readOnly || s.noWrites, resp: 2, active: true}
 
 	e.ctl.begin()
@@ -51,8 +52,9 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 		e.ctl.end()
 	}()
 
+	L.Push(sb.runner)
 	L.Push(s.fn)
-	perr := L.PCall(0, 1, sb.handler)
+	perr := L.PCall(1, 1, nil)
 	if perr != nil {
 		var obj lua.LValue = lua.LString(perr.Error())
 		if ae, ok := perr.(*lua.ApiError); ok {
@@ -67,16 +69,38 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 	return nil
 }
 
-// fillArray is luaCreateArray: a table of strings for KEYS or ARGV.
+// fillArgs is luaCreateArray: it makes *t (the global name) hold elems, a
+// table of strings.
 //
-// Redis makes new tables each run; reusing last run's is equivalent and
-// saves allocations: nothing a script does can keep a reference to them
-// past its run (globals are read-only and no state survives a run), so
-// only their contents matter. A table the last script changed in any way
-// other than its elements (a metatable, extra keys) is replaced.
-func fillArray(L *lua.LState, t *lua.LTable, elems [][]byte) *lua.LTable {
-	if t == nil || t.Metatable != lua.LNil {
-		t = L.CreateTable(len(elems), 0)
+// Redis makes new tables each run; refilling the sandbox's own two tables
+// is equivalent and lets every script load them as constants (see
+// specialize): nothing a script does can keep a reference to them past its
+// run (globals are read-only and no state survives a run), so only their
+// contents matter, and whatever the last script changed (elements, other
+// keys, a metatable) is undone here. A table the last script grew beyond
+// a few elements (KEYS[1e6] = 1 would keep a huge array) is replaced
+// instead, and then every script is specialized anew for the new table.
+func (sb *sandbox) fillArgs(t **lua.LTable, name string, elems [][]byte) {
+	if refill(*t, elems) {
+		return
+	}
+	nt := sb.L.CreateTable(len(elems), 0)
+	for i, b := range elems {
+		nt.RawSetInt(i+1, lua.LString(b))
+	}
+	*t = nt
+	sb.gReal.RawSetString(name, nt)
+	sb.gen = sandboxGen.Add(1)
+}
+
+// maxRefill is the largest leftover element index refill clears in place.
+const maxRefill = 64
+
+// refill makes t hold elems and nothing else, and reports whether it could
+// do that in place.
+func refill(t *lua.LTable, elems [][]byte) bool {
+	if _, none := t.Metatable.(*lua.LNilType); !none {
+		t.Metatable = lua.LNil
 	}
 	for i, b := range elems {
 		// Keep the old value when it is the same string (no allocation).
@@ -85,17 +109,28 @@ func fillArray(L *lua.LState, t *lua.LTable, elems [][]byte) *lua.LTable {
 		}
 	}
 	var after lua.LValue = lua.LNil
-	if len(elems) > 0 {
-		after = lua.LNumber(len(elems))
+	if n := len(elems); n > 0 && n < len(smallInts) {
+		after = smallInts[n] // boxed already: no allocation
+	} else if n > 0 {
+		after = lua.LNumber(n)
 	}
-	if k, _ := t.Next(after); k != lua.LNil {
-		// Leftovers from the previous run (more elements, other keys).
-		t = L.CreateTable(len(elems), 0)
-		for i, b := range elems {
-			t.RawSetInt(i+1, lua.LString(b))
+	k, _ := t.Next(after)
+	if k.Type() == lua.LTNil {
+		return true
+	}
+	// Leftovers of the previous run. Elements 1..n come first in
+	// gopher-lua's order, so everything from k on is stale.
+	var stale []lua.LValue
+	for ; k.Type() != lua.LTNil; k, _ = t.Next(k) {
+		if n, ok := k.(lua.LNumber); !ok || n != lua.LNumber(int(n)) || n < 1 || n > maxRefill {
+			return false
 		}
+		stale = append(stale, k)
 	}
-	return t
+	for _, k := range stale {
+		t.RawSet(k, lua.LNil)
+	}
+	return true
 }
 
 // rebuild replaces the Lua state after a Go panic inside gopher-lua, whose
@@ -106,4 +141,34 @@ func (e *Engine) rebuild(why string) {
 	old := e.sb
 	e.sb = newSandbox(e)
 	old.L.Close()
+}
+
+// maxInterned bounds how many of a run's KEYS and ARGV strings bulk replies
+// are compared against (see noteArgs).
+const maxInterned = 8
+
+// noteArgs remembers the Lua strings of the run's first KEYS and ARGV, so a
+// bulk reply equal to one of them is given to the script as that very
+// string (internedBulk): Lua strings are immutable values, so sharing one is
+// invisible, and the lock scripts' GET of a key that holds ARGV[1] (the
+// compare of compare-and-delete) then allocates nothing.
+func (e *Engine) noteArgs(keys, argv [][]byte) {
+	e.interned = e.interned[:0]
+	for i := 0; i < len(argv) && len(e.interned) < maxInterned; i++ {
+		e.interned = append(e.interned, e.sb.argv.RawGetInt(i+1))
+	}
+	for i := 0; i < len(keys) && len(e.interned) < maxInterned; i++ {
+		e.interned = append(e.interned, e.sb.keys.RawGetInt(i+1))
+	}
+}
+
+// internedBulk returns b as a Lua string, reusing one of the run's KEYS or
+// ARGV strings when b equals it.
+func (e *Engine) internedBulk(b []byte) lua.LValue {
+	for _, v := range e.interned {
+		if s, ok := v.(lua.LString); ok && string(s) == string(b) {
+			return v
+		}
+	}
+	return lua.LString(b)
 }

@@ -1,6 +1,8 @@
 package luaeval
 
 import (
+	"sync/atomic"
+
 	lua "github.com/yuin/gopher-lua"
 )
 
@@ -55,21 +57,24 @@ type sandbox struct {
 	// strMeta is what getmetatable returns for any string.
 	strMeta *lua.LTable
 
-	handler *lua.LFunction // pcall error handler of a run (__redis__err__handler)
+	handler *lua.LFunction // __redis__err__handler
+	runner  *lua.LFunction // calls a run's script (runScript)
 
-	keys, argv *lua.LTable       // KEYS and ARGV, reused across runs (see fillArray)
+	keys, argv *lua.LTable       // KEYS and ARGV, refilled for each run (see fillArgs)
 	sources    map[string]string // loadstring chunk id -> source, this run
 
-	cjson      cjsonConfig // reset before each run (see cjsonConfig)
-	cjsonDirty bool
-	readonly   *lua.LFunction
-	pcallFn    *lua.LFunction // message handler of the script's pcall
+	cjson       cjsonConfig // reset before each run (see cjsonConfig)
+	cjsonDirty  bool
+	readonly    *lua.LFunction
+	pcallRunner *lua.LFunction // calls the function of the script's pcall (pcallRun)
 }
 
-var sandboxGen uint64
+// sandboxGen numbers sandboxes so a script knows when its closure was made
+// for an older one. Engines start concurrently (several servers in one
+// process), hence atomic.
+var sandboxGen atomic.Uint64
 
 func newSandbox(e *Engine) *sandbox {
-	sandboxGen++
 	L := lua.NewState(lua.Options{
 		SkipOpenLibs:     true,
 		CallStackSize:    luaMaxCalls,
@@ -80,7 +85,7 @@ func newSandbox(e *Engine) *sandbox {
 	sb := &sandbox{
 		e:      e,
 		L:      L,
-		gen:    sandboxGen,
+		gen:    sandboxGen.Add(1),
 		real:   make(map[*lua.LTable]*lua.LTable),
 		metaOf: make(map[*lua.LTable]lua.LValue),
 	}
@@ -113,8 +118,12 @@ func newSandbox(e *Engine) *sandbox {
 	sb.gReal.Metatable = gmeta
 	sb.metaOf[sb.gProxy] = sb.proxy(gmeta)
 
+	sb.keys, sb.argv = L.CreateTable(8, 0), L.CreateTable(8, 0)
+	sb.gReal.RawSetString("KEYS", sb.keys)
+	sb.gReal.RawSetString("ARGV", sb.argv)
 	sb.handler = L.NewFunction(sb.errHandler)
-	sb.pcallFn = L.NewFunction(sb.pcallHandler)
+	sb.runner = L.NewFunction(sb.runScript)
+	sb.pcallRunner = L.NewFunction(sb.pcallRun)
 	sb.installBase(orig)
 
 	sb.lib("string", orig.RawGetString("string").(*lua.LTable), sb.stringLib)
@@ -210,8 +219,8 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 		orig := t.RawGetString(name)
 		t.RawSetString(name, sb.L.NewFunction(func(L *lua.LState) int {
 			fn := L.Get(1)
-			if _, ok := fn.(*lua.LFunction); !ok {
-				typeError(L, 1, "function")
+			if f, ok := fn.(*lua.LFunction); !ok || f.IsG {
+				argError(L, 1, "Lua function expected")
 			}
 			saved := L.Options
 			L.Options.CallStackSize = coMaxCalls
@@ -221,6 +230,16 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 			L.Push(fn)
 			L.Call(1, 1)
 			return 1
+		}))
+	}
+	// resume and status take a coroutine, with Lua 5.1's message.
+	for _, name := range []string{"resume", "status"} {
+		orig := t.RawGetString(name).(*lua.LFunction).GFunction
+		t.RawSetString(name, sb.L.NewFunction(func(L *lua.LState) int {
+			if _, ok := L.Get(1).(*lua.LState); !ok {
+				argError(L, 1, "coroutine expected")
+			}
+			return orig(L)
 		}))
 	}
 }

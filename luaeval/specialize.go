@@ -7,9 +7,10 @@ import (
 // specialize returns a copy of p (and its nested functions) in which every
 // read of a global that can never change — the libraries and builtins, all
 // read-only — loads the value as a constant instead of looking it up through
-// the read-only globals proxy (two hash lookups each). KEYS and ARGV change
-// between runs and are left alone, as is every name the globals do not
-// hold (so "nonexistent global variable" errors are unchanged).
+// the read-only globals proxy (two hash lookups each). KEYS and ARGV are
+// constants too: they are the sandbox's two tables, refilled for each run
+// (fillArgs). A name the globals do not hold is left alone (so
+// "nonexistent global variable" errors are unchanged).
 //
 // The copy belongs to one sandbox: it holds that sandbox's values.
 func (sb *sandbox) specialize(p *lua.FunctionProto) *lua.FunctionProto {
@@ -22,7 +23,7 @@ func (sb *sandbox) specialize(p *lua.FunctionProto) *lua.FunctionProto {
 			continue
 		}
 		name, ok := p.Constants[opBx(in)].(lua.LString)
-		if !ok || name == "KEYS" || name == "ARGV" {
+		if !ok {
 			continue
 		}
 		v := sb.gReal.RawGetString(string(name))
@@ -55,7 +56,7 @@ func (sb *sandbox) specialize(p *lua.FunctionProto) *lua.FunctionProto {
 func (sb *sandbox) globalName(v lua.LValue) (string, bool) {
 	for k, gv := sb.gReal.Next(lua.LNil); k != lua.LNil; k, gv = sb.gReal.Next(k) {
 		if gv == v {
-			if s, ok := k.(lua.LString); ok && s != "KEYS" && s != "ARGV" {
+			if s, ok := k.(lua.LString); ok {
 				return string(s), true
 			}
 		}

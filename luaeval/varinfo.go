@@ -190,8 +190,8 @@ func isStringLike(v lua.LValue) bool {
 }
 
 // varInfoMessage rewrites a gopher-lua type error raised in the Lua frame
-// dbg into Lua 5.1's words; ok is false when it cannot tell.
-func (sb *sandbox) varInfoMessage(L *lua.LState, dbg *lua.Debug, fn *lua.LFunction, msg string) (string, bool) {
+// dbg (at level) into Lua 5.1's words; ok is false when it cannot tell.
+func (sb *sandbox) varInfoMessage(L *lua.LState, dbg *lua.Debug, fn *lua.LFunction, msg string, level int) (string, bool) {
 	pc, ok := framePC(dbg)
 	if !ok || fn == nil || fn.IsG || pc < 0 || pc >= len(fn.Proto.Code) {
 		return "", false
@@ -229,6 +229,12 @@ func (sb *sandbox) varInfoMessage(L *lua.LState, dbg *lua.Debug, fn *lua.LFuncti
 		default:
 			return "", false
 		}
+	case strings.Contains(msg, "__len undefined"):
+		verb = "get length of"
+		if op != lua.OP_LEN {
+			return "", false
+		}
+		o = operand{reg: opB(in), value: regValue(L, dbg, opB(in))}
 	case strings.Contains(msg, "cannot perform concat"):
 		verb = "concatenate"
 		if op != lua.OP_CONCAT {
@@ -255,7 +261,7 @@ func (sb *sandbox) varInfoMessage(L *lua.LState, dbg *lua.Debug, fn *lua.LFuncti
 		return "", false
 	}
 	t := o.value.Type().String()
-	prefix := where(L, 1)
+	prefix := where(L, level)
 	if dbg.CurrentLine > 0 {
 		prefix = dbg.Source + ":" + itoa(dbg.CurrentLine) + ": "
 	}
