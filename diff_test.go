@@ -118,6 +118,7 @@ func diffGroups() []caseGroup {
 		{"conn", connCases},
 		{"multi", multiCases},
 		{"protocol", protocolCases},
+		{"script", scriptCases},
 	}
 }
 

@@ -11,8 +11,8 @@ import (
 // is inside a script and touches no client state meanwhile (no command a
 // script may call reads it), so nothing races here.
 func (s *Server) serveWhileBusy(c *client) {
-	for i := range c.batch {
-		args := c.batch[i].Args
+	for ; c.next < len(c.batch); c.next++ {
+		args := c.batch[c.next].Args
 		cmd, err := lookup(args)
 		switch {
 		case err != nil:
@@ -33,6 +33,7 @@ func (s *Server) serveWhileBusy(c *client) {
 		x.DB = c.db
 		s.run(&x, cmd, args)
 		if c.closeNow {
+			c.next = len(c.batch)
 			return
 		}
 	}

@@ -16,6 +16,7 @@ import (
 // goroutine waits meanwhile), so they need no locks; the few exceptions say
 // so.
 type client struct {
+	call  call // the command being executed; see execute
 	srv   *Server
 	id    int64
 	conn  redcon.Conn
@@ -43,6 +44,12 @@ type client struct {
 	// Reused from batch to batch so a round trip allocates nothing.
 	batch []redcon.Command
 	done  chan struct{}
+	// next is the index in batch of the first command not run yet: the
+	// owner stops early when the replies pass replyChunk.
+	next int
+	// writeBy is the write deadline last set on the connection; zero when
+	// none is set. Connection goroutine only.
+	writeBy time.Time
 }
 
 func newClient(s *Server, conn redcon.Conn) *client {
@@ -81,9 +88,20 @@ func (c *client) setAuthed(ok bool) {
 // a larger one (a big GET) is dropped rather than held while idle.
 const maxIdleBuffer = 64 << 10
 
+// replyChunk bounds the replies one batch accumulates before they are
+// written: past it, the owner stops running the batch, the connection
+// writes what it has and then hands the owner the rest. A client that
+// pipelines thousands of GETs of a big value and never reads therefore
+// holds at most this much plus one command's reply in server memory, and
+// blocks only its own goroutine; WriteTimeout then disconnects it.
+const replyChunk = 64 << 10
+
+// defaultWriteTimeout is Config.WriteTimeout's zero value.
+const defaultWriteTimeout = 60 * time.Second
+
 // handle serves one pipeline: redcon calls it for the first command it has
 // read; the rest are taken with ReadPipeline, and the whole batch goes to
-// the owner in one hand-off.
+// the owner in one hand-off (several, when its replies pass replyChunk).
 func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	c, ok := conn.Context().(*client)
 	if !ok {
@@ -98,13 +116,38 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	}
 	c.batch = append(c.batch[:0], cmd)
 	c.batch = append(c.batch, conn.ReadPipeline()...)
-	s.serveBatch(c)
+	c.next = 0
+	for {
+		s.serveBatch(c)
+		if c.next == len(c.batch) || c.closeNow {
+			break
+		}
+		// The rest waits until this part's replies are on their way.
+		conn.WriteRaw(c.w.B)
+		c.w.B = c.w.B[:0]
+		s.armWriteDeadline(c)
+		if err := redcon.BaseWriter(conn).Flush(); err != nil {
+			c.closeNow = true // the client stopped reading or went away
+			break
+		}
+	}
 	conn.WriteRaw(c.w.B)
-	if c.feed != nil && !c.feedStarted {
-		// MONITOR's +OK must reach the client before the first line.
-		redcon.BaseWriter(conn).Flush()
-		c.feedStarted = true
-		c.feed.start()
+	if c.feed != nil {
+		// A monitor's feed writes from its own goroutine and may be quiet
+		// for hours: its connection gets no write deadline (the feed has
+		// its own limit, monitorLimit).
+		if !c.writeBy.IsZero() {
+			conn.NetConn().SetWriteDeadline(time.Time{})
+			c.writeBy = time.Time{}
+		}
+		if !c.feedStarted {
+			// MONITOR's +OK must reach the client before the first line.
+			redcon.BaseWriter(conn).Flush()
+			c.feedStarted = true
+			c.feed.start()
+		}
+	} else {
+		s.armWriteDeadline(c) // redcon flushes once handle returns
 	}
 	if cap(c.w.B) > maxIdleBuffer {
 		c.w.B = nil
@@ -115,6 +158,23 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 	if c.closeNow || s.closing.Load() {
 		conn.Close() // flushes first
 	}
+}
+
+// armWriteDeadline bounds the write of the replies about to be flushed by
+// Config.WriteTimeout. To spare a timer update per batch it re-arms only
+// when less than half the timeout is left, so a client that stops reading
+// is disconnected between WriteTimeout/2 and WriteTimeout after its last
+// completed write.
+func (s *Server) armWriteDeadline(c *client) {
+	if s.cfg.WriteTimeout < 0 {
+		return
+	}
+	now := time.Now()
+	if !c.writeBy.IsZero() && c.writeBy.Sub(now) > s.cfg.WriteTimeout/2 {
+		return
+	}
+	c.writeBy = now.Add(s.cfg.WriteTimeout)
+	c.conn.NetConn().SetWriteDeadline(c.writeBy)
 }
 
 // serveBatch runs c.batch on the owner and waits for it. When a script has
@@ -143,13 +203,19 @@ func (s *Server) serveBatch(c *client) {
 	}
 }
 
-// Run executes the batch on the owner goroutine (keyspace.Job).
+// Run executes the batch, from c.next on, on the owner goroutine
+// (keyspace.Job). It stops after QUIT, and once the replies pass
+// replyChunk, leaving c.next at the first command not run.
 func (c *client) Run(k *keyspace.Keyspace) {
 	c.lastAt = time.Now()
-	for i := range c.batch {
-		c.srv.execute(c, c.batch[i].Args)
+	for c.next < len(c.batch) {
+		c.srv.execute(c, c.batch[c.next].Args)
+		c.next++
 		if c.closeNow {
 			break // QUIT: what was pipelined after it is not executed
+		}
+		if len(c.w.B) >= replyChunk {
+			break
 		}
 	}
 	c.done <- struct{}{}
@@ -170,8 +236,12 @@ func sortClients(cs []*client) {
 	sort.Slice(cs, func(i, j int) bool { return cs[i].id < cs[j].id })
 }
 
-// remoteHostIsLoopback reports whether the peer is on this machine.
+// remoteHostIsLoopback reports whether the peer's address is 127.0.0.1 or
+// ::1, the only two that Redis's protected mode lets in: it compares the
+// address text (networking.c:clientAcceptHandler), so a client from
+// 127.0.0.2, loopback as it is, gets -DENIED too (checked against
+// redis-server 7.0.15).
 func remoteHostIsLoopback(conn net.Conn) bool {
 	a, ok := conn.RemoteAddr().(*net.TCPAddr)
-	return ok && a.IP.IsLoopback()
+	return ok && (a.IP.Equal(net.IPv4(127, 0, 0, 1)) || a.IP.Equal(net.IPv6loopback))
 }

@@ -171,12 +171,15 @@ func (s *Server) execute(c *client, args [][]byte) {
 		c.w.Status("QUEUED")
 		return
 	}
-	x := call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.w, DB: c.db, Now: s.ks.Now()}}
+	// The call lives in the client: a local would escape to the heap
+	// through cmd.run and cost an allocation per command.
+	x := &c.call
+	*x = call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.w, DB: c.db, Now: s.ks.Now()}}
 	if cmd.flags&fWrite != 0 && x.Now < s.writableAt {
 		c.w.Err(s.errRestartDelay(x.Now))
 		return
 	}
-	s.run(&x, cmd, args)
+	s.run(x, cmd, args)
 	c.db = x.DB
 }
 

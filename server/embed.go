@@ -1,13 +1,27 @@
 package server
 
 import (
+	"errors"
+	"net"
 	"testing"
 	"time"
+
+	"github.com/tidwall/redcon"
 
 	"github.com/minilock/minilock/expiry"
 )
 
 // The embedding API: what a Go test uses to run minilock as a fixture.
+//
+//	s := server.RunT(t, server.Manual())          // started; closed by t.Cleanup
+//	rdb := redis.NewClient(&redis.Options{Addr: s.Addr()})
+//	rdb.SetNX(ctx, "lock", "me", 30*time.Second)
+//	s.CheckTTL(t, "lock", 30*time.Second)
+//	s.FastForward(30*time.Second + time.Millisecond) // the lock expires now
+//
+// Every accessor below (Get, Set, TTL, Keys ...) runs on the keyspace owner
+// goroutine, as a command would, so a test may call them while clients are
+// connected and see a consistent state.
 
 // RunT starts a server on a free loopback port for the test t and closes it
 // when the test ends. Unless cfg sets a Clock, the server runs on a shifted
@@ -31,6 +45,17 @@ func RunT(t testing.TB, cfg ...Config) *Server {
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// Manual returns a Config whose clock stands still, at the real time of the
+// call, until FastForward or SetTime moves it. Nothing expires behind the
+// test's back and TTLs read back exactly, which a moving clock cannot
+// promise; a client that computes absolute times (EXPIREAT) still agrees
+// with the server, because the clock starts at the real time.
+//
+//	s := server.RunT(t, server.Manual())
+func Manual() Config {
+	return Config{Clock: expiry.NewManual(time.Now())}
 }
 
 // mover is a clock that can be moved: expiry.Manual and expiry.Shifted.
@@ -83,6 +108,9 @@ func (s *Server) TTL(key string) time.Duration {
 	return ttl
 }
 
+// Exists reports whether key exists in database 0.
+func (s *Server) Exists(key string) bool { return s.DB(0).Exists(key) }
+
 // Del deletes key from database 0 and reports whether it existed.
 func (s *Server) Del(key string) bool { return s.DB(0).Del(key) }
 
@@ -103,6 +131,92 @@ func (s *Server) CheckGet(t testing.TB, key, want string) {
 	if got != want {
 		t.Errorf("minilock: key %q = %q, want %q", key, got, want)
 	}
+}
+
+// CheckTTL fails the test unless key exists in database 0 with time to live
+// want (0: no TTL). It compares exactly, so it suits a server on a manual
+// clock (Manual), where a TTL does not run down between two reads.
+func (s *Server) CheckTTL(t testing.TB, key string, want time.Duration) {
+	t.Helper()
+	got, ok := s.DB(0).TTL(key)
+	switch {
+	case !ok:
+		t.Errorf("minilock: key %q does not exist, want TTL %v", key, want)
+	case got != want:
+		t.Errorf("minilock: key %q has TTL %v, want %v", key, got, want)
+	}
+}
+
+// ErrClosed is returned by Restart on a server that was closed.
+var ErrClosed = errors.New("server: closed")
+
+// restartWait bounds how long Restart waits for the old connections'
+// goroutines to finish: a script stuck past it is still stopped by Close.
+const restartWait = 5 * time.Second
+
+// Restart stops the server and starts it again on the same addresses,
+// keeping the data, as a redis-server that reloads its dump file would: every
+// connection is closed (clients see the connection drop and reconnect), the
+// script cache is emptied (clients see NOSCRIPT and send EVAL again), and
+// Config.RestartDelay refuses writes again. A command in flight when
+// Restart cuts its connection may or may not have run, as with a real
+// restart. The clock is not touched.
+//
+// Restart must not run concurrently with Close or another Restart.
+func (s *Server) Restart() error {
+	if s.closing.Load() {
+		return ErrClosed
+	}
+	old := s.lns
+	for _, ln := range old {
+		ln.stopAccepting()
+	}
+	for _, rs := range s.servers {
+		rs.Close()
+	}
+	for _, ln := range old {
+		ln.release() // redcon now closes every connection it served
+	}
+	// Wait until every old connection's goroutine has finished (redcon's
+	// closed callback removes its client last), so no command from before
+	// the restart runs after it.
+	for deadline := time.Now().Add(restartWait); s.clients.count() > 0 && time.Now().Before(deadline); {
+		time.Sleep(time.Millisecond)
+	}
+	s.lns, s.servers = nil, nil
+	for _, ln := range old {
+		nl, err := net.Listen("tcp", ln.Addr().String())
+		if err != nil {
+			s.closeListeners()
+			return err
+		}
+		s.lns = append(s.lns, newServerListener(nl, ln.limits))
+	}
+	s.ks.DoFunc(func() {
+		s.lua.Flush()
+		s.writableAt = s.ks.Now() + s.cfg.RestartDelay.Milliseconds()
+	})
+	for _, ln := range s.lns {
+		s.serve(ln)
+	}
+	return nil
+}
+
+// serve serves ln with a new redcon server in the background.
+// TODO(lead): Start's loop body is the same code; have it call s.serve(ln).
+func (s *Server) serve(ln *serverListener) {
+	rs := redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
+	if s.cfg.IdleTimeout > 0 {
+		rs.SetIdleClose(s.cfg.IdleTimeout)
+	}
+	rs.AcceptError = func(err error) {
+		// Out of file descriptors and the like: back off instead of
+		// spinning on Accept, as net/http does.
+		s.log.Warn("accept", "err", err)
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.servers = append(s.servers, rs)
+	go rs.Serve(ln)
 }
 
 // DB is direct access to one database of a Server.
@@ -130,6 +244,12 @@ func (d DB) Set(key, value string, ttl time.Duration) {
 func (d DB) TTL(key string) (ttl time.Duration, ok bool) {
 	d.s.ks.DoFunc(func() { ttl, ok = d.s.ks.TTL(d.n, key) })
 	return ttl, ok
+}
+
+// Exists reports whether key exists.
+func (d DB) Exists(key string) bool {
+	_, ok := d.Get(key)
+	return ok
 }
 
 // Del deletes key and reports whether it existed.

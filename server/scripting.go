@@ -12,7 +12,9 @@ import (
 
 func init() {
 	register(
-		// MONITOR shows the commands a script runs, not EVAL itself.
+		// skip_monitor: eval() feeds MONITOR itself, before the script
+		// runs, so the script's own commands ("[0 lua] ...") follow it, as
+		// eval.c:evalCommand does.
 		&command{name: "eval", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdEval},
 		&command{name: "evalsha", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdEvalSHA},
 		&command{name: "eval_ro", arity: -3, flags: fNoScript | fReadOnly | fSkipMonitor, run: cmdEvalRO},
@@ -23,6 +25,8 @@ func init() {
 		&command{name: "exists", arity: -3, flags: fNoScript, run: cmdScriptExists},
 		&command{name: "flush", arity: -2, flags: fNoScript, run: cmdScriptFlush},
 		&command{name: "kill", arity: 2, flags: fNoScript | fAllowBusy, run: cmdScriptKill},
+		&command{name: "debug", arity: 3, flags: fNoScript, run: cmdScriptDebug},
+		&command{name: "help", arity: 2, run: cmdScriptHelp},
 	)
 }
 
@@ -34,6 +38,8 @@ type scriptHost struct {
 	caller *client
 	db     int
 	now    int64
+	x      call     // the command being run for the script (see eval)
+	cmds   cmdCache // kept from script to script
 }
 
 var (
@@ -46,7 +52,7 @@ var (
 // Call runs one command for the script (script.c:scriptCall's checks, in
 // its order) and reports whether it was a write command.
 func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
-	cmd := find(commands, args[0])
+	cmd := h.cmds.find(args[0])
 	if cmd != nil && cmd.subs != nil && len(args) >= 2 {
 		cmd = find(cmd.subs, args[1])
 	}
@@ -67,20 +73,78 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 		w.Err(err)
 		return false
 	}
-	x := call{s: h.s, c: h.caller, script: h, Ctx: keyspace.Ctx{W: w, DB: h.db, Now: h.now}}
-	h.s.run(&x, cmd, args)
+	// Calls never nest (no command a script may call runs a script), so
+	// one call value, kept in the host and filled in by eval, serves them
+	// all without an allocation each.
+	x := &h.x
+	x.W, x.DB = w, h.db
+	h.s.run(x, cmd, args)
 	h.db = x.DB
 	return cmd.flags&fWrite != 0
 }
 
-// eval runs one EVAL-family command through f.
-func (x *call) eval(args [][]byte, readOnly bool, sha bool) error {
-	h := &x.s.host // scripts never nest, so one host serves them all
-	*h = scriptHost{s: x.s, caller: x.c, db: x.DB, now: x.Now}
-	if sha {
-		return x.s.lua.EvalSHA(x.W, args[1:], readOnly, h)
+// cmdCache remembers the last few command names scripts called, exactly as
+// they spelled them ("get", "DEL" ...), so a script's redis.call finds its
+// command without lower-casing and hashing the name each time. Owner
+// goroutine only.
+type cmdCache struct {
+	entries [4]struct {
+		name string
+		cmd  *command
 	}
-	return x.s.lua.Eval(x.W, args[1:], readOnly, h)
+	next int
+}
+
+// find is find(commands, name) through the cache.
+func (cc *cmdCache) find(name []byte) *command {
+	for i := range cc.entries {
+		if e := &cc.entries[i]; e.cmd != nil && e.name == string(name) {
+			return e.cmd
+		}
+	}
+	cmd := find(commands, name)
+	if cmd != nil {
+		cc.entries[cc.next] = struct {
+			name string
+			cmd  *command
+		}{string(name), cmd}
+		cc.next = (cc.next + 1) % len(cc.entries)
+	}
+	return cmd
+}
+
+// Known reports whether args name a command, for redis.acl_check_cmd
+// (luaeval.CommandChecker): an unknown command, or an unknown subcommand of
+// a container, is "Invalid command passed to redis.acl_check_cmd()".
+func (h *scriptHost) Known(args [][]byte) bool {
+	cmd := find(commands, args[0])
+	if cmd != nil && cmd.subs != nil && len(args) >= 2 {
+		cmd = find(cmd.subs, args[1])
+	}
+	return cmd != nil
+}
+
+// eval runs one EVAL-family command.
+func (x *call) eval(args [][]byte, readOnly bool, sha bool) error {
+	x.s.feedMonitors(x, args)
+	h := &x.s.host // scripts never nest, so one host serves them all
+	h.s, h.caller, h.db, h.now = x.s, x.c, x.DB, x.Now
+	h.x = call{s: x.s, c: x.c, script: h, Ctx: keyspace.Ctx{Now: x.Now}}
+	var err error
+	if sha {
+		err = x.s.lua.EvalSHA(x.W, args[1:], readOnly, h)
+	} else {
+		err = x.s.lua.Eval(x.W, args[1:], readOnly, h)
+	}
+	h.caller, h.x = nil, call{} // keep no client past the script
+	if err != nil && x.s.closing.Load() {
+		// SHUTDOWN NOSAVE (or Close) stopped the script. redis-server
+		// exits without answering the script's caller: its connection
+		// just closes, and so does this one.
+		x.c.closeNow = true
+		return errNoReply
+	}
+	return err
 }
 
 // EVAL script numkeys [key ...] [arg ...]
@@ -138,5 +202,59 @@ func cmdScriptKill(x *call, args [][]byte) error {
 		return err
 	}
 	x.W.OK()
+	return nil
+}
+
+var (
+	errScriptDebugArgs  = resp.NewError("Use SCRIPT DEBUG YES/SYNC/NO")
+	errScriptDebugMulti = resp.NewError("SCRIPT DEBUG must be called outside a pipeline")
+	errScriptDebugNone  = resp.NewError("SCRIPT DEBUG YES and SYNC are not supported: minilock has no Lua debugger")
+)
+
+// SCRIPT DEBUG YES|SYNC|NO. Only NO, which leaves scripts running normally,
+// is accepted: minilock has no Lua debugger (a deliberate difference).
+// Redis refuses the command while replies are pending (in EXEC, or after
+// other pipelined commands), and so does this.
+func cmdScriptDebug(x *call, args [][]byte) error {
+	if x.inExec || len(x.W.B) > 0 {
+		return errScriptDebugMulti
+	}
+	switch {
+	case keyspace.Option(args[2], "no"):
+		x.W.OK()
+		return nil
+	case keyspace.Option(args[2], "yes"), keyspace.Option(args[2], "sync"):
+		return errScriptDebugNone
+	}
+	return errScriptDebugArgs
+}
+
+// scriptHelp is Redis 7.0.15's SCRIPT HELP text.
+var scriptHelp = []string{
+	"SCRIPT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"DEBUG (YES|SYNC|NO)",
+	"    Set the debug mode for subsequent scripts executed.",
+	"EXISTS <sha1> [<sha1> ...]",
+	"    Return information about the existence of the scripts in the script cache.",
+	"FLUSH [ASYNC|SYNC]",
+	"    Flush the Lua scripts cache. Very dangerous on replicas.",
+	"    When called without the optional mode argument, the behavior is determined by the",
+	"    lazyfree-lazy-user-flush configuration directive. Valid modes are:",
+	"    * ASYNC: Asynchronously flush the scripts cache.",
+	"    * SYNC: Synchronously flush the scripts cache.",
+	"KILL",
+	"    Kill the currently executing Lua script.",
+	"LOAD <script>",
+	"    Load a script into the scripts cache without executing it.",
+	"HELP",
+	"    Prints this help.",
+}
+
+// SCRIPT HELP
+func cmdScriptHelp(x *call, args [][]byte) error {
+	x.W.Array(len(scriptHelp))
+	for _, l := range scriptHelp {
+		x.W.Status(l)
+	}
 	return nil
 }

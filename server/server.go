@@ -48,6 +48,21 @@ type Config struct {
 	// IdleTimeout closes a connection that sends nothing for this long, as
 	// redis.conf's timeout. Zero means never.
 	IdleTimeout time.Duration
+	// WriteTimeout bounds how long writing replies to a client may block.
+	// A client that stops reading is disconnected once its replies have
+	// waited this long (at least half of it: the deadline is renewed
+	// lazily), instead of holding its connection forever. Memory is bounded
+	// either way: a connection holds at most 64 KiB of replies plus one
+	// command's reply while it waits. Redis has no such limit for normal
+	// clients. Zero means 60 s; negative means never.
+	WriteTimeout time.Duration
+	// MaxBulkLen is proto-max-bulk-len: a longer bulk string in a request
+	// is a protocol error. Zero means 512 MiB.
+	MaxBulkLen int64
+	// QueryBufferLimit is client-query-buffer-limit: a connection whose
+	// command being read grows past it is closed without a reply. Zero
+	// means 1 GiB.
+	QueryBufferLimit int64
 	// BusyThreshold is busy-reply-threshold (lua-time-limit): how long a
 	// script runs before other clients get -BUSY. Zero means 5 s.
 	BusyThreshold time.Duration
@@ -111,6 +126,9 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.MaxClients <= 0 {
 		cfg.MaxClients = 10000
 	}
+	if cfg.WriteTimeout == 0 {
+		cfg.WriteTimeout = defaultWriteTimeout
+	}
 	if cfg.BusyThreshold <= 0 {
 		cfg.BusyThreshold = 5 * time.Second
 	}
@@ -141,7 +159,8 @@ func Start(cfg Config) (*Server, error) {
 			s.closeListeners()
 			return nil, fmt.Errorf("listen %s: %w", addr, err)
 		}
-		s.lns = append(s.lns, newServerListener(ln, guardLimits{}))
+		lim := guardLimits{MaxBulkLen: cfg.MaxBulkLen, MaxQueryLen: cfg.QueryBufferLimit}
+		s.lns = append(s.lns, newServerListener(ln, lim))
 	}
 	if len(s.lns) == 0 {
 		return nil, errors.New("server: no address to listen on")

@@ -310,13 +310,21 @@ var errShutdownArgs = resp.ErrSyntax
 // form stops the server at once. Like Redis, it sends no reply: the client
 // sees the connection close.
 func cmdShutdown(x *call, args [][]byte) error {
+	nosave := false
 	for _, a := range args[1:] {
 		switch {
-		case keyspace.Option(a, "nosave"), keyspace.Option(a, "save"),
+		case keyspace.Option(a, "nosave"):
+			nosave = true
+		case keyspace.Option(a, "save"),
 			keyspace.Option(a, "now"), keyspace.Option(a, "force"):
 		default:
 			return errShutdownArgs
 		}
+	}
+	if !nosave && x.s.lua.Running() {
+		// A script is busy (this runs from serveWhileBusy): only SHUTDOWN
+		// NOSAVE may stop the server then (server.c:shutdownCommand).
+		return resp.ErrBusy
 	}
 	x.c.closeNow = true
 	x.s.shutdownAsync()
