@@ -147,7 +147,12 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 			c.feed.start()
 		}
 	} else {
-		s.armWriteDeadline(c) // redcon flushes once handle returns
+		// Flushed here rather than by redcon after handle returns, so the
+		// write is counted in inflight and Close's drain waits for it.
+		s.armWriteDeadline(c)
+		if err := redcon.BaseWriter(conn).Flush(); err != nil {
+			c.closeNow = true
+		}
 	}
 	if cap(c.w.B) > maxIdleBuffer {
 		c.w.B = nil

@@ -150,6 +150,15 @@ func newGuardConn(c net.Conn, lim guardLimits) *guardConn {
 	return &guardConn{Conn: c, lim: lim}
 }
 
+// Write skips empty writes: handle flushes its replies itself, and the
+// flush redcon then makes of its empty buffer would cost a syscall.
+func (g *guardConn) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	return g.Conn.Write(p)
+}
+
 // SetAuthPending tells the guard whether the connection must still
 // authenticate (a password is set and AUTH has not succeeded). The server
 // calls it at accept and after AUTH, HELLO AUTH and RESET, possibly from

@@ -269,9 +269,15 @@ func TestShutdownIsBounded(t *testing.T) {
 				pipeline.Write(redistest.Encode("GET", "big"))
 			}
 			go hog.Write(pipeline.Bytes())
-			// The hog is stuck once the server cannot write to it: a
-			// command from it never completes. (A second client still is
-			// answered, as PING shows.)
+			// The first reply's header shows the server is writing the
+			// hog 1000 MiB it will not read: its goroutine is stuck with
+			// replies in flight. (A second client still is answered, as
+			// PING shows.)
+			hog.SetReadDeadline(time.Now().Add(10 * time.Second))
+			header := make([]byte, len("$1048576\r\n"))
+			if _, err := io.ReadFull(hog, header); err != nil || string(header) != "$1048576\r\n" {
+				t.Fatalf("the hog's first reply: %q, %v", header, err)
+			}
 			if got, err := setter.Do("PING"); err != nil || string(got) != "+PONG\r\n" {
 				t.Fatalf("PING: %q, %v", got, err)
 			}
