@@ -394,3 +394,88 @@ func TestRestartDelayFlag(t *testing.T) {
 		t.Fatalf("INFO after the delay: %q", got)
 	}
 }
+
+// TestBadFramesLeaveTheBinaryServing sends each hostile frame of the
+// frame guard's brief to the built binary, on a connection of its own, and
+// the same bytes to redis-server 7.0.15: both must send the same bytes back
+// before closing (or both keep the connection open, waiting for the rest).
+// After every frame another client is still served and the key it set
+// first is still there. A frame redcon alone would trust kills the process
+// (the first two) or spins a core.
+func TestBadFramesLeaveTheBinaryServing(t *testing.T) {
+	const pw = "s3cret"
+	long := strings.Repeat("9", 70<<10) // past the 64 KiB line limits
+	frames := []struct {
+		name  string
+		frame string
+		auth  bool // sent to servers that require a password, before AUTH
+	}{
+		{"bulk length past int64", "*1\r\n$9223372036854775807\r\n", false},
+		{"multibulk count INT_MAX", "*2147483647\r\n", false},
+		{"multibulk count past INT_MAX", "*2147483648\r\n", false},
+		{"multibulk count not a number", "*abc\r\n", false},
+		{"bulk length not a number", "*1\r\n$abc\r\n", false},
+		{"negative bulk length", "*1\r\n$-5\r\n", false},
+		{"bulk length past proto-max-bulk-len", "*1\r\n$536870913\r\n", false},
+		{"expected '$'", "*1\r\n+PING\r\n", false},
+		{"too big inline request", strings.Repeat("x", 70<<10), false},
+		{"too big mbulk count string", "*" + long, false},
+		{"too big bulk count string", "*1\r\n$" + long, false},
+		{"unbalanced quotes inline", "SET a \"hello\r\n", false},
+		{"commands before the bad frame run", "*2\r\n$4\r\nECHO\r\n$2\r\nhi\r\nPING\r\n*x\r\n", false},
+		{"zero and negative counts are ignored", "*0\r\n*-1\r\nPING\r\n", false},
+		{"unauthenticated multibulk length", "*11\r\n", true},
+		{"unauthenticated bulk length", "*1\r\n$16385\r\n", true},
+	}
+	mini := startMinilock(t)
+	miniAuth := startMinilock(t, "--requirepass", pw)
+	redis := redistest.Start(t)
+	redisAuth := redistest.Start(t, "--requirepass", pw)
+	for _, srv := range []struct {
+		addr, pw string
+	}{{mini.addr, ""}, {miniAuth.addr, pw}} {
+		c := redistest.Dial(t, srv.addr)
+		if srv.pw != "" {
+			c.Do("AUTH", srv.pw)
+		}
+		if got, err := c.Do("SET", "kept", "yes"); err != nil || string(got) != "+OK\r\n" {
+			t.Fatalf("SET: %q, %v", got, err)
+		}
+	}
+	// send returns what addr answered to frame before closing, or before
+	// a short wait if it keeps the connection open.
+	send := func(t *testing.T, addr, frame string) (string, bool) {
+		c := redistest.Dial(t, addr)
+		c.Timeout = 500 * time.Millisecond
+		if err := c.Send([]byte(frame)); err != nil {
+			t.Fatalf("send to %s: %v", addr, err)
+		}
+		got, err := c.ReadUntilEOF()
+		return string(got), err == nil
+	}
+	for _, tt := range frames {
+		t.Run(tt.name, func(t *testing.T) {
+			m, r := mini.addr, redis.Addr
+			if tt.auth {
+				m, r = miniAuth.addr, redisAuth.Addr
+			}
+			got, gotClosed := send(t, m, tt.frame)
+			t.Logf("minilock answered %.120q (closed %v)", got, gotClosed)
+			want, wantClosed := send(t, r, tt.frame)
+			if got != want || gotClosed != wantClosed {
+				t.Fatalf("minilock: %.200q (closed %v)\nredis:    %.200q (closed %v)", got, gotClosed, want, wantClosed)
+			}
+			for _, srv := range []struct {
+				addr, pw string
+			}{{mini.addr, ""}, {miniAuth.addr, pw}} {
+				c := redistest.Dial(t, srv.addr)
+				if srv.pw != "" {
+					c.Do("AUTH", srv.pw)
+				}
+				if got, err := c.Do("GET", "kept"); err != nil || string(got) != "$3\r\nyes\r\n" {
+					t.Fatalf("after the frame, GET kept: %q, %v", got, err)
+				}
+			}
+		})
+	}
+}
