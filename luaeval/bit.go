@@ -78,6 +78,11 @@ func bitTohex(L *lua.LState) int {
 		n = int32(barg(L, 2))
 	}
 	digits := "0123456789abcdef"
+	if n == math.MinInt32 {
+		// -n would stay negative; patched Redis (CVE-2024-31449) does
+		// the same.
+		n++
+	}
 	if n < 0 {
 		n = -n
 		digits = "0123456789ABCDEF"

@@ -2,6 +2,7 @@ package luaeval
 
 import (
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -163,12 +164,14 @@ func (j *jsonEncoder) fail(v lua.LValue, reason string) {
 }
 
 func (j *jsonEncoder) value(v lua.LValue, depth int) {
+	// Strings are checked before they grow the buffer (see str); the
+	// rest adds a few bytes per value.
 	if len(j.b) > j.sb.e.cfg.MaxStringBytes {
 		j.L.Error(lua.LString(errNoMemory), 0)
 	}
 	switch x := v.(type) {
 	case lua.LString:
-		j.b = appendJSONString(j.b, string(x))
+		j.str(string(x))
 	case lua.LNumber:
 		j.number(v, float64(x))
 	case lua.LBool:
@@ -209,7 +212,7 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 				j.number(k, float64(kk))
 				j.b = append(j.b, '"', ':')
 			case lua.LString:
-				j.b = appendJSONString(j.b, string(kk))
+				j.str(string(kk))
 				j.b = append(j.b, ':')
 			default:
 				j.fail(k, "table key must be a number or string")
@@ -293,8 +296,20 @@ var jsonEscapes = func() [256]string {
 	return e
 }()
 
-func appendJSONString(b []byte, s string) []byte {
-	b = append(b, '"')
+// str appends s quoted, or raises "not enough memory" when that would take
+// the output past MaxStringBytes. Escaping can make s six times longer
+// ("\u0000"), so the size is counted before the buffer grows, once.
+func (j *jsonEncoder) str(s string) {
+	n := len(s) + 2
+	for i := 0; i < len(s); i++ {
+		if esc := jsonEscapes[s[i]]; esc != "" {
+			n += len(esc) - 1
+		}
+	}
+	if len(j.b)+n > j.sb.e.cfg.MaxStringBytes {
+		j.L.Error(lua.LString(errNoMemory), 0)
+	}
+	b := append(slices.Grow(j.b, n), '"')
 	for i := 0; i < len(s); i++ {
 		if esc := jsonEscapes[s[i]]; esc != "" {
 			b = append(b, esc...)
@@ -302,7 +317,7 @@ func appendJSONString(b []byte, s string) []byte {
 			b = append(b, s[i])
 		}
 	}
-	return append(b, '"')
+	j.b = append(b, '"')
 }
 
 // ---- decode (lua_cjson.c:json_decode) ----

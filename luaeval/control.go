@@ -39,7 +39,7 @@ var (
 //
 // The owner goroutine pays two atomic stores per run and one CAS pair per
 // redis.call; the mutex is only taken on the rare paths (a kill, a busy
-// script, a coroutine created).
+// script).
 type control struct {
 	e     *Engine
 	state atomic.Int32
@@ -50,7 +50,6 @@ type control struct {
 
 	mu        sync.Mutex
 	killCh    chan struct{} // closed to stop the current run; replaced after
-	afterFns  map[*afterFn]struct{}
 	busyCh    chan struct{}
 	busyShut  bool        // busyCh is closed
 	busyFlag  atomic.Bool // the watchdog may have closed busyCh
@@ -63,8 +62,6 @@ type control struct {
 	threshold time.Duration
 	memLimit  int64
 }
-
-type afterFn struct{ f func() }
 
 func (c *control) init(e *Engine) {
 	c.e = e
@@ -100,12 +97,9 @@ func (c *control) begin() {
 func (c *control) end() {
 	old := c.state.Swap(stIdle)
 	c.gen.Add(1)
-	if old == stKilled || c.afterFns != nil {
+	if old == stKilled {
 		c.mu.Lock()
-		if old == stKilled {
-			c.killCh = make(chan struct{})
-		}
-		c.afterFns = nil
+		c.killCh = make(chan struct{})
 		c.mu.Unlock()
 	}
 	if c.busyFlag.Load() {
@@ -182,10 +176,6 @@ func (c *control) stopRun(force bool, reason int32, gen uint64) error {
 		}
 		c.reason.Store(reason)
 		close(c.killCh)
-		for a := range c.afterFns {
-			go a.f()
-		}
-		c.afterFns = nil
 		c.mu.Unlock()
 		return nil
 	}
@@ -293,9 +283,10 @@ func (c *control) setBusy(gen uint64) {
 }
 
 // runCtx is the context.Context gopher-lua polls between instructions. Done
-// is the current kill channel, read on the owner goroutine only; coroutine
-// threads derive child contexts through AfterFunc, so a kill reaches them
-// without a goroutine per coroutine.
+// is the current kill channel, read on the owner goroutine only. Coroutine
+// threads are given this very context (coroutineLib), never one derived from
+// it: context.WithCancel would start a goroutine, or call back after the run
+// when Err is nil again.
 type runCtx struct{ c *control }
 
 func (r runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
@@ -306,30 +297,6 @@ func (r runCtx) Err() error {
 		return errScriptKilled
 	}
 	return nil
-}
-
-// AfterFunc makes context.WithCancel(runCtx) register a callback instead of
-// starting a goroutine (context.afterFuncer).
-func (r runCtx) AfterFunc(f func()) func() bool {
-	c := r.c
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.state.Load() == stKilled {
-		go f()
-		return func() bool { return false }
-	}
-	a := &afterFn{f: f}
-	if c.afterFns == nil {
-		c.afterFns = make(map[*afterFn]struct{})
-	}
-	c.afterFns[a] = struct{}{}
-	return func() bool {
-		c.mu.Lock()
-		defer c.mu.Unlock()
-		_, ok := c.afterFns[a]
-		delete(c.afterFns, a)
-		return ok
-	}
 }
 
 var _ context.Context = runCtx{}

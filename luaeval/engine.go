@@ -62,11 +62,19 @@ type Config struct {
 	// and not yet collected objects) before it is stopped with
 	// "not enough memory". 256 MiB when 0; negative disables the check.
 	MemoryLimit int64
-	// MaxStringBytes caps a single string built in one builtin call
-	// (string.rep, string.format, table.concat, cjson.encode, load), so no
-	// single call can allocate without bound before the watchdog looks.
-	// Lua's own limit is the memory. 128 MiB when 0.
+	// MaxStringBytes caps a single string built in one step (`..`,
+	// string.rep, string.format, table.concat, cjson.encode, load), so no
+	// single step can allocate without bound before the watchdog looks: it
+	// fails with "not enough memory" first. Lua's own limit is the memory.
+	// 128 MiB when 0.
 	MaxStringBytes int
+	// MaxReplyBytes caps the reply a script returns; past it the script
+	// (which has run) is answered "not enough memory for the script's
+	// reply". A small table can stand for a reply of any size (one string
+	// or table referenced many times); Redis builds it whole. Building a
+	// reply takes about three times its size in heap, so the default keeps
+	// it within the default MemoryLimit. 64 MiB when 0.
+	MaxReplyBytes int
 }
 
 const (
@@ -74,6 +82,7 @@ const (
 	defaultMaxScripts     = 10000
 	defaultMemoryLimit    = 256 << 20
 	defaultMaxStringBytes = 128 << 20
+	defaultMaxReplyBytes  = 64 << 20
 )
 
 // Engine is the scripting engine: a sandboxed Lua state, the script cache and
@@ -124,6 +133,9 @@ func New(cfg Config) *Engine {
 	}
 	if cfg.MaxStringBytes <= 0 {
 		cfg.MaxStringBytes = defaultMaxStringBytes
+	}
+	if cfg.MaxReplyBytes <= 0 {
+		cfg.MaxReplyBytes = defaultMaxReplyBytes
 	}
 	e := &Engine{cfg: cfg, rng: newLrand48()}
 	e.cache.init(cfg.MaxScripts)

@@ -1,6 +1,8 @@
 package luaeval
 
 import (
+	"math"
+
 	"github.com/minilock/minilock/resp"
 )
 
@@ -65,7 +67,7 @@ func nativeCompareAndDelete(get, del string) nativeScript {
 		} else {
 			// Not what DEL answers; convert it as Lua would.
 			v, _ := e.replyToLua(e.sb.L, e.callW.B)
-			luaToReply(w, v, 2, 2)
+			luaToReply(w, v, 2, 2, math.MaxInt) // one reply of the host's
 		}
 		return true, nil
 	}

@@ -65,7 +65,12 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 	}
 	v := L.Get(-1)
 	L.SetTop(0)
-	luaToReply(w, v, e.run.resp, 2)
+	start := len(w.B)
+	if !luaToReply(w, v, e.run.resp, 2, start+e.cfg.MaxReplyBytes) {
+		// A copy of what came before, so the partial reply's array can go.
+		w.B = append([]byte(nil), w.B[:start]...)
+		return resp.NewError("not enough memory for the script's reply (limit " + itoa(e.cfg.MaxReplyBytes) + " bytes)")
+	}
 	return nil
 }
 

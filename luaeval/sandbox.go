@@ -225,10 +225,24 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 			saved := L.Options
 			L.Options.CallStackSize = coMaxCalls
 			L.Options.RegistrySize = coRegInitial
-			defer func() { L.Options = saved }()
+			// NewThread would derive the thread's context from L's with
+			// context.WithCancel, whose cancel can run after the run has
+			// ended and then panics (see runCtx). Without a context it
+			// derives none, and the thread is given the run's context
+			// itself: a kill reaches it with nothing to cancel.
+			ctx := L.RemoveContext()
+			defer func() {
+				L.Options = saved
+				L.SetContext(ctx)
+			}()
 			L.Push(orig)
 			L.Push(fn)
 			L.Call(1, 1)
+			co := L.Get(-1)
+			if f, ok := co.(*lua.LFunction); ok {
+				co = f.Upvalues[0].Value() // wrap's thread
+			}
+			co.(*lua.LState).SetContext(ctx)
 			return 1
 		}))
 	}

@@ -432,22 +432,35 @@ func (sb *sandbox) tabConcat(L *lua.LState) int {
 	} else {
 		last = luaCheckInt(L, 4)
 	}
-	var b strings.Builder
-	for k := i; k <= last; k++ {
-		sb.pollKill(L, k)
-		var s string
+	item := func(k int) string {
 		switch v := t.RawGetInt(k).(type) {
 		case lua.LString:
-			s = string(v)
+			return string(v)
 		case lua.LNumber:
-			s = fmtNumber(float64(v))
+			return fmtNumber(float64(v))
 		default:
 			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
 		}
-		if b.Len()+len(s)+len(sep) > sb.e.cfg.MaxStringBytes {
+		return ""
+	}
+	// The length is summed first, so the limit acts before anything is
+	// allocated and the result is allocated once: a buffer grown step by
+	// step to MaxStringBytes leaves about three times that in garbage.
+	n := 0
+	for k := i; k <= last; k++ {
+		sb.pollKill(L, k)
+		n += len(item(k))
+		if k != last {
+			n += len(sep)
+		}
+		if n > sb.e.cfg.MaxStringBytes {
 			L.Error(lua.LString(errNoMemory), 0)
 		}
-		b.WriteString(s)
+	}
+	var b strings.Builder
+	b.Grow(n)
+	for k := i; k <= last; k++ {
+		b.WriteString(item(k))
 		if k != last {
 			b.WriteString(sep)
 		}
