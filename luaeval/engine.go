@@ -90,7 +90,7 @@ const (
 type Engine struct {
 	cfg Config
 
-	sb    *sandbox
+	sb    *sandbox // made by the first script run (see sandbox)
 	cache scriptCache
 
 	// run is the state of the script being run; valid while running.
@@ -140,9 +140,19 @@ func New(cfg Config) *Engine {
 	e := &Engine{cfg: cfg, rng: newLrand48()}
 	e.cache.init(cfg.MaxScripts)
 	e.ctl.init(e)
-	e.sb = newSandbox(e)
 	go e.ctl.monitor()
 	return e
+}
+
+// sandbox returns the Lua state, made on first use: building it (the
+// libraries, the read-only proxies) is most of what starting a server
+// costs, and a server embedded in a test may never run a script. Owner
+// goroutine only.
+func (e *Engine) sandbox() *sandbox {
+	if e.sb == nil {
+		e.sb = newSandbox(e)
+	}
+	return e.sb
 }
 
 // Close stops the watchdog and releases the Lua state. The Engine must not be
@@ -150,7 +160,9 @@ func New(cfg Config) *Engine {
 func (e *Engine) Close() {
 	e.closeMu.Do(func() {
 		e.ctl.stop()
-		e.sb.L.Close()
+		if e.sb != nil {
+			e.sb.L.Close()
+		}
 		e.cache.flush()
 	})
 }

@@ -66,7 +66,7 @@ func nativeCompareAndDelete(get, del string) nativeScript {
 			w.Int(it.Int)
 		} else {
 			// Not what DEL answers; convert it as Lua would.
-			v, _ := e.replyToLua(e.sb.L, e.callW.B)
+			v, _ := e.replyToLua(e.sandbox().L, e.callW.B)
 			luaToReply(w, v, 2, 2, math.MaxInt) // one reply of the host's
 		}
 		return true, nil

@@ -23,7 +23,7 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 			return err
 		}
 	}
-	sb := e.sb
+	sb := e.sandbox()
 	L := sb.L
 	// KEYS and ARGV first: replacing one makes every script anew (below).
 	sb.fillArgs(&sb.keys, "KEYS", keys)
