@@ -43,16 +43,17 @@ const (
 	poolCap  = 2 * protoIOBufLen
 )
 
-// bufPool holds the guard's working buffers (poolCap bytes).
-var bufPool = sync.Pool{New: func() any { b := make([]byte, 0, poolCap); return &b }}
+// bufPool holds the guard's working buffers. It stores array pointers,
+// which go into an interface without an allocation (a *[]byte would need a
+// new slice header per Put, that is per request).
+var bufPool = sync.Pool{New: func() any { return new([poolCap]byte) }}
 
-func getBuf() []byte { return (*bufPool.Get().(*[]byte))[:0] }
+func getBuf() []byte { return bufPool.Get().(*[poolCap]byte)[:0] }
 
 // putBuf returns b to the pool if it came from there.
 func putBuf(b []byte) {
 	if cap(b) == poolCap {
-		b = b[:0]
-		bufPool.Put(&b)
+		bufPool.Put((*[poolCap]byte)(b[:poolCap]))
 	}
 }
 
