@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tidwall/redcon"
-
 	"github.com/minilock/minilock/expiry"
 )
 
@@ -200,23 +198,6 @@ func (s *Server) Restart() error {
 		s.serve(ln)
 	}
 	return nil
-}
-
-// serve serves ln with a new redcon server in the background.
-// TODO(lead): Start's loop body is the same code; have it call s.serve(ln).
-func (s *Server) serve(ln *serverListener) {
-	rs := redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
-	if s.cfg.IdleTimeout > 0 {
-		rs.SetIdleClose(s.cfg.IdleTimeout)
-	}
-	rs.AcceptError = func(err error) {
-		// Out of file descriptors and the like: back off instead of
-		// spinning on Accept, as net/http does.
-		s.log.Warn("accept", "err", err)
-		time.Sleep(5 * time.Millisecond)
-	}
-	s.servers = append(s.servers, rs)
-	go rs.Serve(ln)
 }
 
 // DB is direct access to one database of a Server.

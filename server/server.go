@@ -169,18 +169,7 @@ func Start(cfg Config) (*Server, error) {
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog})
 	for _, ln := range s.lns {
-		rs := redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
-		if cfg.IdleTimeout > 0 {
-			rs.SetIdleClose(cfg.IdleTimeout)
-		}
-		rs.AcceptError = func(err error) {
-			// Out of file descriptors and the like: back off instead of
-			// spinning on Accept, as net/http does.
-			log.Warn("accept", "err", err)
-			time.Sleep(5 * time.Millisecond)
-		}
-		s.servers = append(s.servers, rs)
-		go rs.Serve(ln)
+		s.serve(ln)
 	}
 	return s, nil
 }
@@ -201,6 +190,22 @@ func (s *Server) Addrs() []string {
 // Done returns a channel that is closed once the server has stopped, by
 // Close or by a client's SHUTDOWN.
 func (s *Server) Done() <-chan struct{} { return s.done }
+
+// serve serves ln with a new redcon server in the background.
+func (s *Server) serve(ln *serverListener) {
+	rs := redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
+	if s.cfg.IdleTimeout > 0 {
+		rs.SetIdleClose(s.cfg.IdleTimeout)
+	}
+	rs.AcceptError = func(err error) {
+		// Out of file descriptors and the like: back off instead of
+		// spinning on Accept, as net/http does.
+		s.log.Warn("accept", "err", err)
+		time.Sleep(5 * time.Millisecond)
+	}
+	s.servers = append(s.servers, rs)
+	go rs.Serve(ln)
+}
 
 // drainTimeout bounds how long Close waits for replies in flight.
 const drainTimeout = 5 * time.Second
