@@ -45,6 +45,9 @@ type options struct {
 	release     string
 	memory      bool
 	embedded    bool
+	// ratioTo names the server the ratio columns divide by; empty: the
+	// first server divided by each of the others.
+	ratioTo string
 
 	idle     int
 	active   int
@@ -84,7 +87,7 @@ func main() {
 	fs.IntVar(&o.profSeconds, "profile-seconds", 8, "profile: seconds of CPU profile per workload")
 	fs.StringVar(&o.profDir, "profile-dir", "", "profile: where to keep the profiles (default: a new temp dir)")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|manyclients|profile] [flags]\n")
+		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|manyclients|profile] [flags]\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(args)
@@ -105,6 +108,23 @@ func main() {
 				f()
 			}
 		}
+	}
+	if mode == "ceiling" {
+		// The side-by-side workloads against the no-work servers of
+		// bench/cmd/ceiling, every server divided by redis-server.
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["memory"] {
+			o.memory = false
+		}
+		if !set["embedded"] {
+			o.embedded = false
+		}
+		if o.servers == "" {
+			o.servers = "redis,minilock,minilock-1p,ceiling-epoll,ceiling-goroutine,ceiling-handoff"
+		}
+		o.ratioTo = "redis"
+		mode = "sidebyside"
 	}
 	if o.servers == "" {
 		o.servers = "minilock,redis,miniredis"
@@ -173,13 +193,20 @@ func build(bin, dir, pkg string) (string, error) {
 func kinds(o *options, dir string) ([]kind, error) {
 	var ks []kind
 	for _, name := range strings.Split(o.servers, ",") {
-		switch strings.TrimSpace(name) {
-		case "minilock":
+		name = strings.TrimSpace(name)
+		switch name {
+		case "minilock", "minilock-1p":
 			bin, err := build(o.minilock, dir, "cmd/minilock")
 			if err != nil {
 				return nil, err
 			}
-			ks = append(ks, minilockKind(bin))
+			k := minilockKind(bin)
+			if name == "minilock-1p" {
+				// The Go scheduler on one thread, as redis-server's
+				// event loop runs on one.
+				k.name, k.env = name, []string{"GOMAXPROCS=1"}
+			}
+			ks = append(ks, k)
 		case "redis":
 			if _, err := exec.LookPath(o.redisServer); err != nil {
 				return nil, fmt.Errorf("redis-server: %w (apt-get install -y redis-server)", err)
@@ -191,8 +218,14 @@ func kinds(o *options, dir string) ([]kind, error) {
 				return nil, err
 			}
 			ks = append(ks, miniredisKind(bin))
+		case "ceiling-goroutine", "ceiling-handoff", "ceiling-epoll":
+			bin, err := build("", dir, "bench/cmd/ceiling")
+			if err != nil {
+				return nil, err
+			}
+			ks = append(ks, ceilingKind(bin, strings.TrimPrefix(name, "ceiling-")))
 		default:
-			return nil, fmt.Errorf("unknown server %q (minilock, redis, miniredis)", name)
+			return nil, fmt.Errorf("unknown server %q (minilock, minilock-1p, redis, miniredis, ceiling-goroutine, ceiling-handoff, ceiling-epoll)", name)
 		}
 	}
 	return ks, nil

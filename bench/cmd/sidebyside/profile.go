@@ -43,7 +43,7 @@ func profile(o *options) error {
 	ml := &target{pprof: fmt.Sprintf("127.0.0.1:%d", pport), bin: bin}
 	k := kind{"minilock", bin, func(port, _ int) []string {
 		return []string{"--port", strconv.Itoa(port), "--pprof", ml.pprof}
-	}}
+	}, nil}
 	if ml.proc, err = start(k, 0); err != nil {
 		return err
 	}

@@ -20,6 +20,7 @@ type kind struct {
 	name string
 	bin  string
 	args func(port, maxClients int) []string
+	env  []string // added to the harness's environment
 }
 
 func minilockKind(bin string) kind {
@@ -29,7 +30,7 @@ func minilockKind(bin string) kind {
 			a = append(a, "--maxclients", strconv.Itoa(maxClients))
 		}
 		return a
-	}}
+	}, nil}
 }
 
 func redisKind(bin string) kind {
@@ -40,13 +41,21 @@ func redisKind(bin string) kind {
 			a = append(a, "--maxclients", strconv.Itoa(maxClients))
 		}
 		return a
-	}}
+	}, nil}
 }
 
 func miniredisKind(bin string) kind {
 	return kind{"miniredis", bin, func(port, _ int) []string {
 		return []string{"--port", strconv.Itoa(port)}
-	}}
+	}, nil}
+}
+
+// ceilingKind is bench/cmd/ceiling in one of its modes: the network edge
+// alone, with no command work.
+func ceilingKind(bin, mode string) kind {
+	return kind{"ceiling-" + mode, bin, func(port, _ int) []string {
+		return []string{"--mode", mode, "--port", strconv.Itoa(port)}
+	}, nil}
 }
 
 // proc is a running server process.
@@ -78,6 +87,7 @@ func start(k kind, maxClients int) (*proc, error) {
 	cmd := exec.Command(k.bin, k.args(port, maxClients)...)
 	p := &proc{name: k.name, addr: fmt.Sprintf("127.0.0.1:%d", port), cmd: cmd,
 		stderr: &tailBuffer{max: 4096}, exited: make(chan struct{})}
+	cmd.Env = append(os.Environ(), k.env...)
 	cmd.Stdout = p.stderr
 	cmd.Stderr = p.stderr
 	// The servers die with the harness, even if it is killed.

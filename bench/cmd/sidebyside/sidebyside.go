@@ -141,7 +141,7 @@ func sideBySide(o *options) error {
 	rep.line("redis-benchmark -c %d -n %d (-P 16: 4x that; EVALSHA: a quarter at either -P), --csv; go-redis lock cycle: %d goroutines, %d cycles. %d interleaved round(s) (%s), FLUSHALL before each run; medians.",
 		o.clients, o.n, o.clients, o.cycles, o.rounds, strings.ReplaceAll(o.servers, ",", ", "))
 	rep.line("")
-	throughputTable(&rep, ks, rows, data)
+	throughputTable(&rep, ks, rows, data, o.ratioTo)
 	latencyTable(&rep, ks, rows, data)
 	for i, k := range ks {
 		if scriptErr[i] != "" {
@@ -171,15 +171,28 @@ func sideBySide(o *options) error {
 	return rep.finish(o)
 }
 
-func throughputTable(rep *report, ks []kind, rows []string, data map[string][]samples) {
+func throughputTable(rep *report, ks []kind, rows []string, data map[string][]samples, ratioTo string) {
+	// ratios lists the pairs the ratio columns divide: the first server by
+	// each other one, or, with ratioTo, each other server by that one.
+	var ratios [][2]int
+	for i := range ks {
+		if ratioTo == "" && i > 0 {
+			ratios = append(ratios, [2]int{0, i})
+		}
+		for j, k := range ks {
+			if ratioTo != "" && k.name == ratioTo && i != j {
+				ratios = append(ratios, [2]int{i, j})
+			}
+		}
+	}
 	head := "| workload |"
 	sep := "|---|"
 	for _, k := range ks {
 		head += " " + k.name + " ops/s |"
 		sep += "---:|"
 	}
-	for _, k := range ks[1:] {
-		head += fmt.Sprintf(" %s/%s |", ks[0].name, k.name)
+	for _, r := range ratios {
+		head += fmt.Sprintf(" %s/%s |", ks[r[0]].name, ks[r[1]].name)
 		sep += "---:|"
 	}
 	rep.line("%s", head)
@@ -196,12 +209,12 @@ func throughputTable(rep *report, ks []kind, rows []string, data map[string][]sa
 			med[i] = s.median(func(r result) float64 { return r.ops })
 			line += " " + thousands(med[i]) + " |"
 		}
-		for i := range ks[1:] {
-			if med[0] == 0 || med[i+1] == 0 {
+		for _, r := range ratios {
+			if med[r[0]] == 0 || med[r[1]] == 0 {
 				line += " n/a |"
 				continue
 			}
-			line += fmt.Sprintf(" %.2f |", med[0]/med[i+1])
+			line += fmt.Sprintf(" %.2f |", med[r[0]]/med[r[1]])
 		}
 		rep.line("%s", line)
 	}
