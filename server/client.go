@@ -19,8 +19,7 @@ type client struct {
 	call  call // the command being executed; see execute
 	srv   *Server
 	id    int64
-	conn  redcon.Conn
-	guard *guardConn
+	conn  *guardConn
 	addr  string
 	laddr string
 	born  time.Time
@@ -41,8 +40,10 @@ type client struct {
 	closeNow    bool // QUIT or SHUTDOWN: close once the replies are out
 
 	// The batch handed to the owner, and the channel it signals when done.
-	// Reused from batch to batch so a round trip allocates nothing.
+	// Reused from batch to batch so a round trip allocates nothing. The
+	// arguments point into the guard's buffer until the next read.
 	batch []redcon.Command
+	args  [][]byte // every argument of the batch; batch[i].Args are windows on it
 	done  chan struct{}
 	// next is the index in batch of the first command not run yet: the
 	// owner stops early when the replies pass replyChunk.
@@ -52,24 +53,20 @@ type client struct {
 	writeBy time.Time
 }
 
-func newClient(s *Server, conn redcon.Conn) *client {
+func newClient(s *Server, conn *guardConn) *client {
 	c := &client{
 		srv:    s,
 		id:     s.nextID.Add(1) - 1,
 		conn:   conn,
-		addr:   conn.RemoteAddr(),
+		addr:   conn.RemoteAddr().String(),
 		born:   time.Now(),
 		authed: s.cfg.Password == "",
 		done:   make(chan struct{}, 1),
 	}
 	c.lastAt = c.born
 	c.w.Proto = 2
-	nc := conn.NetConn()
-	if g, ok := nc.(*guardConn); ok {
-		c.guard = g
-		g.SetAuthPending(!c.authed)
-	}
-	if a := nc.LocalAddr(); a != nil {
+	conn.SetAuthPending(!c.authed)
+	if a := conn.LocalAddr(); a != nil {
 		c.laddr = a.String()
 	}
 	return c
@@ -79,9 +76,7 @@ func newClient(s *Server, conn redcon.Conn) *client {
 // frame guard whether Redis's tighter unauthenticated limits still apply.
 func (c *client) setAuthed(ok bool) {
 	c.authed = ok
-	if c.guard != nil {
-		c.guard.SetAuthPending(!ok)
-	}
+	c.conn.SetAuthPending(!ok)
 }
 
 // maxIdleBuffer is the reply buffer a connection keeps between batches;
@@ -99,23 +94,39 @@ const replyChunk = 64 << 10
 // defaultWriteTimeout is Config.WriteTimeout's zero value.
 const defaultWriteTimeout = 60 * time.Second
 
-// handle serves one pipeline: redcon calls it for the first command it has
-// read; the rest are taken with ReadPipeline, and the whole batch goes to
-// the owner in one hand-off (several, when its replies pass replyChunk).
-func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
-	c, ok := conn.Context().(*client)
-	if !ok {
-		conn.Close()
+// serveConn serves one connection until it closes: the guard reads complete
+// commands, redcon's parser cuts them into arguments, and handle runs each
+// read's commands as one batch.
+func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
+	c := s.admit(ln, conn)
+	if c == nil {
 		return
 	}
+	defer s.forget(c)
+	for {
+		if s.cfg.IdleTimeout > 0 {
+			conn.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		}
+		cmds, err := conn.Commands()
+		if err != nil || !s.handle(c, cmds) {
+			return
+		}
+	}
+}
+
+// handle serves one read's worth of commands: the whole batch goes to the
+// owner in one hand-off (several, when its replies pass replyChunk), and
+// the replies go out in one write. It reports whether the connection stays
+// open.
+func (s *Server) handle(c *client, cmds []byte) bool {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	if s.closing.Load() {
-		conn.Close()
-		return
+		return false
 	}
-	c.batch = append(c.batch[:0], cmd)
-	c.batch = append(c.batch, conn.ReadPipeline()...)
+	if !c.parse(cmds) {
+		return false
+	}
 	c.next = 0
 	for {
 		s.serveBatch(c)
@@ -123,46 +134,71 @@ func (s *Server) handle(conn redcon.Conn, cmd redcon.Command) {
 			break
 		}
 		// The rest waits until this part's replies are on their way.
-		conn.WriteRaw(c.w.B)
-		c.w.B = c.w.B[:0]
-		s.armWriteDeadline(c)
-		if err := redcon.BaseWriter(conn).Flush(); err != nil {
+		if !s.write(c) {
 			c.closeNow = true // the client stopped reading or went away
 			break
 		}
 	}
-	conn.WriteRaw(c.w.B)
 	if c.feed != nil {
 		// A monitor's feed writes from its own goroutine and may be quiet
 		// for hours: its connection gets no write deadline (the feed has
 		// its own limit, monitorLimit).
 		if !c.writeBy.IsZero() {
-			conn.NetConn().SetWriteDeadline(time.Time{})
+			c.conn.SetWriteDeadline(time.Time{})
 			c.writeBy = time.Time{}
 		}
+		// MONITOR's +OK must reach the client before the first line.
+		c.conn.Write(c.w.B)
+		c.w.B = c.w.B[:0]
 		if !c.feedStarted {
-			// MONITOR's +OK must reach the client before the first line.
-			redcon.BaseWriter(conn).Flush()
 			c.feedStarted = true
 			c.feed.start()
 		}
-	} else {
-		// Flushed here rather than by redcon after handle returns, so the
-		// write is counted in inflight and Close's drain waits for it.
-		s.armWriteDeadline(c)
-		if err := redcon.BaseWriter(conn).Flush(); err != nil {
-			c.closeNow = true
-		}
+	} else if !s.write(c) {
+		c.closeNow = true
 	}
 	if cap(c.w.B) > maxIdleBuffer {
 		c.w.B = nil
-	} else {
-		c.w.B = c.w.B[:0]
 	}
 	clear(c.batch)
-	if c.closeNow || s.closing.Load() {
-		conn.Close() // flushes first
+	clear(c.args)
+	return !c.closeNow && !s.closing.Load()
+}
+
+// parse cuts the guard's canonical commands into c.batch with redcon's
+// parser, which allocates nothing here: the arguments are windows on cmds.
+func (c *client) parse(cmds []byte) bool {
+	c.batch, c.args = c.batch[:0], c.args[:0]
+	for len(cmds) > 0 {
+		// Parsing into c.args's spare capacity and appending what came
+		// back keeps the arguments in place once c.args has grown to the
+		// largest batch.
+		ok, args, _, rest, err := redcon.ReadNextCommand(cmds, c.args[len(c.args):])
+		cmds = rest
+		if !ok || err != nil {
+			// The guard hands over complete canonical commands only.
+			c.srv.log.Error("unparsable command from the frame guard", "client", c.addr, "err", err)
+			return false
+		}
+		if len(args) == 0 {
+			continue // *0: Redis ignores it
+		}
+		from := len(c.args)
+		c.args = append(c.args, args...)
+		c.batch = append(c.batch, redcon.Command{Args: c.args[from:len(c.args):len(c.args)]})
 	}
+	return true
+}
+
+// write sends the replies gathered so far, under the write deadline.
+func (s *Server) write(c *client) bool {
+	if len(c.w.B) == 0 {
+		return true
+	}
+	s.armWriteDeadline(c)
+	_, err := c.conn.Write(c.w.B)
+	c.w.B = c.w.B[:0]
+	return err == nil
 }
 
 // armWriteDeadline bounds the write of the replies about to be flushed by
@@ -179,7 +215,7 @@ func (s *Server) armWriteDeadline(c *client) {
 		return
 	}
 	c.writeBy = now.Add(s.cfg.WriteTimeout)
-	c.conn.NetConn().SetWriteDeadline(c.writeBy)
+	c.conn.SetWriteDeadline(c.writeBy)
 }
 
 // serveBatch runs c.batch on the owner and waits for it. When a script has

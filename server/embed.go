@@ -169,19 +169,14 @@ func (s *Server) Restart() error {
 	for _, ln := range old {
 		ln.stopAccepting()
 	}
-	for _, rs := range s.servers {
-		rs.Close()
-	}
-	for _, ln := range old {
-		ln.release() // redcon now closes every connection it served
-	}
-	// Wait until every old connection's goroutine has finished (redcon's
-	// closed callback removes its client last), so no command from before
-	// the restart runs after it.
+	s.closeConns()
+	// Wait until every old connection's goroutine has finished (forget
+	// removes its client), so no command from before the restart runs
+	// after it.
 	for deadline := time.Now().Add(restartWait); s.clients.count() > 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
-	s.lns, s.servers = nil, nil
+	s.lns = nil
 	for _, ln := range old {
 		nl, err := net.Listen("tcp", ln.Addr().String())
 		if err != nil {

@@ -78,9 +78,9 @@ func (fs *fuzzServer) get(t testing.TB) *Server {
 			t.Fatal(err)
 		}
 		// As Start serves its TCP listeners; Close stops this one too.
-		rs := redcon.NewServerNetwork("unix", fs.path, s.handle, s.accept, s.closed)
-		s.servers = append(s.servers, rs)
-		go rs.Serve(newServerListener(ln, guardLimits{MaxBulkLen: fs.cfg.MaxBulkLen, MaxQueryLen: fs.cfg.QueryBufferLimit}))
+		sl := newServerListener(ln, guardLimits{MaxBulkLen: fs.cfg.MaxBulkLen, MaxQueryLen: fs.cfg.QueryBufferLimit})
+		s.lns = append(s.lns, sl)
+		s.serve(sl)
 		fs.s = s
 	}
 	return fs.s

@@ -114,7 +114,7 @@ const (
 )
 
 // guardConn is a net.Conn whose Read returns only complete canonical
-// commands. Read runs on the connection's goroutine (redcon's handle loop);
+// commands. Commands and Read run on the connection's goroutine (serveConn);
 // Write and the deadlines pass through to the socket.
 type guardConn struct {
 	net.Conn
@@ -151,15 +151,6 @@ func newGuardConn(c net.Conn, lim guardLimits) *guardConn {
 	return &guardConn{Conn: c, lim: lim}
 }
 
-// Write skips empty writes: handle flushes its replies itself, and the
-// flush redcon then makes of its empty buffer would cost a syscall.
-func (g *guardConn) Write(p []byte) (int, error) {
-	if len(p) == 0 {
-		return 0, nil
-	}
-	return g.Conn.Write(p)
-}
-
 // SetAuthPending tells the guard whether the connection must still
 // authenticate (a password is set and AUTH has not succeeded). The server
 // calls it at accept and after AUTH, HELLO AUTH and RESET, possibly from
@@ -178,26 +169,50 @@ func (g *guardConn) ProtocolError() error {
 	return g.err
 }
 
-// Read returns complete commands only, each as *N\r\n$len\r\narg\r\n...,
-// copying as many bytes as fit in p and keeping the rest for the next call.
+// Commands returns the complete canonical commands (*N\r\n$len\r\narg\r\n...)
+// read so far, reading from the socket until there is at least one. The
+// bytes stay valid until the next call, which reuses the buffer: the
+// connection's goroutine runs and answers them all before it asks again.
 //
 // Redis runs the commands before a bad frame and then replies with the
-// protocol error, so the guard returns those commands first. redcon runs
-// and flushes every command it holds before it calls Read again (its handle
-// loop), so the next Read, finding nothing left to return, writes the error
-// to the socket and fails, and redcon closes the connection.
+// protocol error, so the guard returns those commands first; the next
+// call, finding nothing left to return, writes the error to the socket and
+// fails, and the connection closes.
+func (g *guardConn) Commands() ([]byte, error) {
+	if err := g.ready(); err != nil {
+		return nil, err
+	}
+	b := g.out[g.outR:g.outDone]
+	g.outR = g.outDone
+	return b, nil
+}
+
+// Read is Commands as an io.Reader, copying as many bytes as fit in p and
+// keeping the rest for the next call; the fuzzers and tests read through
+// it.
 func (g *guardConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
+	if err := g.ready(); err != nil {
+		return 0, err
+	}
+	n := copy(p, g.out[g.outR:g.outDone])
+	g.outR += n
+	return n, nil
+}
+
+// ready parses and reads until a complete command is waiting in out, or
+// returns the error that ends the connection.
+func (g *guardConn) ready() error {
 	for g.outR == g.outDone {
 		if g.err != nil {
-			return 0, g.err
+			return g.err
 		}
 		if g.perr != nil {
 			g.err = g.perr
 			g.reply(g.perr)
-			return 0, g.err
+			return g.err
 		}
 		g.compactOut()
 		g.parse()
@@ -207,13 +222,11 @@ func (g *guardConn) Read(p []byte) (int, error) {
 		if g.readErr != nil {
 			err := g.readErr
 			g.readErr = nil
-			return 0, err
+			return err
 		}
 		g.fill()
 	}
-	n := copy(p, g.out[g.outR:g.outDone])
-	g.outR += n
-	return n, nil
+	return nil
 }
 
 // reply writes Redis's reply to a protocol error. Redis turns CR and LF in

@@ -409,6 +409,20 @@ func guardHandler(password string) (func(redcon.Conn, redcon.Command), func(redc
 	return handler, accept
 }
 
+// guardListener hands redcon guarded connections, whose Read it uses.
+type guardListener struct {
+	net.Listener
+	lim guardLimits
+}
+
+func (l guardListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err != nil {
+		return nil, err
+	}
+	return newGuardConn(c, l.lim), nil
+}
+
 // guardStartRedcon serves guardHandler through the guard on a loopback
 // port. closed receives each connection's end error.
 func guardStartRedcon(t *testing.T, lim guardLimits, password string) (addr string, closed <-chan error) {
@@ -429,7 +443,7 @@ func guardStartRedcon(t *testing.T, lim guardLimits, password string) (addr stri
 		}
 	})
 	done := make(chan error, 1)
-	go func() { done <- srv.Serve(newServerListener(ln, lim)) }()
+	go func() { done <- srv.Serve(guardListener{ln, lim}) }()
 	t.Cleanup(func() {
 		srv.Close()
 		<-done

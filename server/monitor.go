@@ -41,7 +41,7 @@ func cmdMonitor(x *call, args [][]byte) error {
 		return errNoReply // Redis ignores a repeated MONITOR without a reply
 	}
 	c.monitor = true
-	c.feed = newMonitorFeed(c.conn.NetConn())
+	c.feed = newMonitorFeed(c.conn)
 	x.s.monitors = append(x.s.monitors, c)
 	x.W.OK()
 	return nil

@@ -23,8 +23,20 @@ type queued struct {
 	args [][]byte
 }
 
+// queue keeps a copy of args: they point into the connection's read
+// buffer, which the next read reuses, and EXEC may come batches later.
 func (m *multiState) queue(cmd *command, args [][]byte) {
-	m.cmds = append(m.cmds, queued{cmd, args})
+	n := 0
+	for _, a := range args {
+		n += len(a)
+	}
+	buf := make([]byte, 0, n)
+	kept := make([][]byte, len(args))
+	for i, a := range args {
+		buf = append(buf, a...)
+		kept[i] = buf[len(buf)-len(a) : len(buf) : len(buf)]
+	}
+	m.cmds = append(m.cmds, queued{cmd, kept})
 }
 
 // controlsMulti reports whether cmd runs at once inside MULTI instead of

@@ -19,8 +19,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tidwall/redcon"
-
 	"github.com/minilock/minilock/expiry"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/luaeval"
@@ -88,15 +86,14 @@ type Config struct {
 
 // Server is a running minilock.
 type Server struct {
-	cfg     Config
-	ks      *keyspace.Keyspace
-	lua     *luaeval.Engine
-	log     *slog.Logger
-	start   time.Time
-	runID   string
-	servers []*redcon.Server
-	lns     []*serverListener
-	done    chan struct{} // closed when the server has stopped
+	cfg   Config
+	ks    *keyspace.Keyspace
+	lua   *luaeval.Engine
+	log   *slog.Logger
+	start time.Time
+	runID string
+	lns   []*serverListener
+	done  chan struct{} // closed when the server has stopped
 
 	host scriptHost // the one script host; scripts never nest
 	// writableAt is when RestartDelay ends, in Unix ms on cfg.Clock.
@@ -191,20 +188,25 @@ func (s *Server) Addrs() []string {
 // Close or by a client's SHUTDOWN.
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// serve serves ln with a new redcon server in the background.
+// serve accepts ln's connections in the background, each served by
+// serveConn on its own goroutine, until ln stops accepting.
 func (s *Server) serve(ln *serverListener) {
-	rs := redcon.NewServerNetwork("tcp", ln.Addr().String(), s.handle, s.accept, s.closed)
-	if s.cfg.IdleTimeout > 0 {
-		rs.SetIdleClose(s.cfg.IdleTimeout)
-	}
-	rs.AcceptError = func(err error) {
-		// Out of file descriptors and the like: back off instead of
-		// spinning on Accept, as net/http does.
-		s.log.Warn("accept", "err", err)
-		time.Sleep(5 * time.Millisecond)
-	}
-	s.servers = append(s.servers, rs)
-	go rs.Serve(ln)
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				if ln.stopped.Load() {
+					return
+				}
+				// Out of file descriptors and the like: back off instead
+				// of spinning on Accept, as net/http does.
+				s.log.Warn("accept", "err", err)
+				time.Sleep(5 * time.Millisecond)
+				continue
+			}
+			go s.serveConn(ln, newGuardConn(conn, ln.limits))
+		}
+	}()
 }
 
 // drainTimeout bounds how long Close waits for replies in flight.
@@ -220,17 +222,14 @@ func (s *Server) Close() error {
 		for _, ln := range s.lns {
 			ln.stopAccepting()
 		}
+		// From here on no command of a new batch runs.
+		s.log.Info("closing: no new connections or commands; letting replies in flight go out")
 		s.lua.KillForShutdown()
 		deadline := time.Now().Add(drainTimeout)
 		for s.inflight.Load() > 0 && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
-		for _, rs := range s.servers {
-			rs.Close()
-		}
-		for _, ln := range s.lns {
-			ln.release()
-		}
+		s.closeConns()
 		s.ks.Close()
 		s.lua.Close()
 		close(s.done)
@@ -240,7 +239,16 @@ func (s *Server) Close() error {
 
 func (s *Server) closeListeners() {
 	for _, ln := range s.lns {
-		ln.release()
+		ln.stopAccepting()
+	}
+}
+
+// closeConns closes every client's connection; their goroutines then
+// notice and forget them. A connection accepted meanwhile closes itself
+// in admit, which finds its listener stopped.
+func (s *Server) closeConns() {
+	for _, c := range s.clients.snapshot() {
+		c.conn.Close()
 	}
 }
 
@@ -248,36 +256,43 @@ func (s *Server) closeListeners() {
 // mode (networking.c:clientAcceptHandler).
 const deniedProtected = "-DENIED Redis is running in protected mode because protected mode is enabled and no password is set for the default user. In this mode connections are only accepted from the loopback interface. If you want to connect from external computers to Redis you may adopt one of the following solutions: 1) Just disable protected mode sending the command 'CONFIG SET protected-mode no' from the loopback interface by connecting to Redis from the same host the server is running, however MAKE SURE Redis is not publicly accessible from internet if you do so. Use CONFIG REWRITE to make this change permanent. 2) Alternatively you can just disable the protected mode by editing the Redis configuration file, and setting the protected mode option to 'no', and then restarting the server. 3) If you started the server manually just for testing, restart it with the '--protected-mode no' option. 4) Setup a an authentication password for the default user. NOTE: You only need to do one of the above things in order for the server to start accepting connections from the outside.\r\n"
 
-// accept admits a new connection (redcon's accept callback).
-func (s *Server) accept(conn redcon.Conn) bool {
+// admit registers a new connection, or refuses it as Redis would and
+// closes it.
+func (s *Server) admit(ln *serverListener, conn *guardConn) *client {
 	s.stats.connections.Add(1)
+	refuse := func(reply string) *client {
+		if reply != "" {
+			s.stats.rejected.Add(1)
+			conn.Write([]byte(reply))
+		}
+		conn.Close()
+		return nil
+	}
 	if s.closing.Load() {
-		return false
+		return refuse("")
 	}
 	if s.clients.count() >= s.cfg.MaxClients {
-		s.stats.rejected.Add(1)
-		conn.NetConn().Write([]byte("-ERR max number of clients reached\r\n"))
-		return false
+		return refuse("-ERR max number of clients reached\r\n")
 	}
-	if !s.cfg.DisableProtectedMode && s.cfg.Password == "" && !remoteHostIsLoopback(conn.NetConn()) {
-		s.stats.rejected.Add(1)
-		conn.NetConn().Write([]byte(deniedProtected))
-		return false
+	if !s.cfg.DisableProtectedMode && s.cfg.Password == "" && !remoteHostIsLoopback(conn) {
+		return refuse(deniedProtected)
 	}
 	c := newClient(s, conn)
-	conn.SetContext(c)
 	s.clients.add(c)
-	return true
+	// Close and Restart stop the listener before they close the clients
+	// they know of: one added after that closes itself here.
+	if ln.stopped.Load() {
+		s.clients.remove(c)
+		return refuse("")
+	}
+	return c
 }
 
-// closed forgets a connection (redcon's closed callback).
-func (s *Server) closed(conn redcon.Conn, err error) {
-	c, ok := conn.Context().(*client)
-	if !ok {
-		return
-	}
+// forget closes a connection and drops its client.
+func (s *Server) forget(c *client) {
+	c.conn.Close()
 	s.clients.remove(c)
-	if perr := c.guard.ProtocolError(); perr != nil {
+	if perr := c.conn.ProtocolError(); perr != nil {
 		s.log.Debug("protocol error", "client", c.addr, "err", perr)
 	}
 	if c.needsCleanup() {

@@ -179,6 +179,9 @@ func (p *proc) wait(since time.Time, bound time.Duration) (int, time.Duration) {
 
 var signalLine = regexp.MustCompile(`msg="received signal, shutting down"`)
 
+// closingLine is logged once the server serves no new command.
+var closingLine = regexp.MustCompile(`msg="closing: no new connections`)
+
 // TestSignalShutsDownGracefully interrupts a long pipeline with SIGTERM (or
 // SIGINT): the client gets whole replies for a prefix of its commands, in
 // order, then the close; idle clients see the close; the process exits 0
@@ -284,6 +287,7 @@ func TestShutdownIsBounded(t *testing.T) {
 			sent := time.Now()
 			p.signal(syscall.SIGTERM)
 			p.waitLine(signalLine)
+			p.waitLine(closingLine)
 			if c, err := net.DialTimeout("tcp", p.addr, time.Second); err == nil {
 				// Accepted by the kernel before the listener closed, at
 				// most: the server must not serve it.
