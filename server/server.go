@@ -1,7 +1,14 @@
-// Package server is minilock's network face: it serves the Redis protocol
-// through redcon, guards frames before redcon parses them, keeps each
-// connection's state, runs the connection and server commands, and hands
-// every batch of commands to the keyspace owner goroutine.
+// Package server is minilock's network face: it serves each connection on
+// its own goroutine, guards frames before redcon's parser cuts them into
+// arguments, keeps each connection's state, runs the connection and server
+// commands, and hands every batch of commands to the keyspace owner
+// goroutine.
+//
+// It parses with redcon.ReadNextCommand rather than serving through
+// redcon.Server: the server copies every command and allocates its
+// arguments (about a fifth of minilock's CPU at -P 16, with the garbage it
+// leaves), while the guard already holds complete commands that can be
+// parsed in place.
 //
 // It is also the package to embed: Start (or RunT in a test) serves on a
 // loopback port, and the Server's methods move its clock and read or change
