@@ -83,6 +83,10 @@ func (c *client) setAuthed(ok bool) {
 // a larger one (a big GET) is dropped rather than held while idle.
 const maxIdleBuffer = 64 << 10
 
+// maxIdleArgs is the most arguments' room a connection keeps between
+// batches (24 bytes each); after a bigger pipeline it is dropped.
+const maxIdleArgs = 4096
+
 // replyChunk bounds the replies one batch accumulates before they are
 // written: past it, the owner stops running the batch, the connection
 // writes what it has and then hands the owner the rest. A client that
@@ -127,6 +131,9 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 	if !c.parse(cmds) {
 		return false
 	}
+	if len(c.batch) == 0 {
+		return true // only *0 frames, which Redis ignores
+	}
 	c.next = 0
 	for {
 		s.serveBatch(c)
@@ -148,8 +155,10 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 			c.writeBy = time.Time{}
 		}
 		// MONITOR's +OK must reach the client before the first line.
-		c.conn.Write(c.w.B)
-		c.w.B = c.w.B[:0]
+		if len(c.w.B) > 0 {
+			c.conn.Write(c.w.B)
+			c.w.B = c.w.B[:0]
+		}
 		if !c.feedStarted {
 			c.feedStarted = true
 			c.feed.start()
@@ -162,6 +171,9 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 	}
 	clear(c.batch)
 	clear(c.args)
+	if cap(c.args) > maxIdleArgs {
+		c.batch, c.args = nil, nil
+	}
 	return !c.closeNow && !s.closing.Load()
 }
 
