@@ -188,8 +188,9 @@ func (g *guardConn) Commands() ([]byte, error) {
 }
 
 // Read is Commands as an io.Reader, copying as many bytes as fit in p and
-// keeping the rest for the next call; the fuzzers and tests read through
-// it.
+// keeping the rest for the next call. The server uses Commands; Read keeps
+// guardConn a net.Conn whose reads all pass the guard (the embedded
+// Conn's Read would bypass it), and the guard's tests read through it.
 func (g *guardConn) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil

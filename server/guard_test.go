@@ -3,12 +3,12 @@ package server
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
-	"os"
-	"os/exec"
 	"runtime"
 	"strconv"
 	"strings"
@@ -16,10 +16,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/tidwall/redcon"
+	"github.com/minilock/minilock/internal/redistest"
 )
 
-// guardCmd encodes args as the canonical multibulk the guard hands redcon.
+// guardCmd encodes args as the canonical multibulk the guard hands over.
 func guardCmd(args ...string) string {
 	s := "*" + strconv.Itoa(len(args)) + "\r\n"
 	for _, a := range args {
@@ -52,7 +52,7 @@ func (c *guardScriptConn) Write(p []byte) (int, error) { return c.written.Write(
 
 // guardRun is what one connection made of the guard.
 type guardRun struct {
-	out     string   // bytes handed to redcon
+	out     string   // bytes handed over
 	reads   []string // the same, Read by Read
 	written string   // what the guard wrote to the client itself
 	err     error    // the error that ended the reads
@@ -145,7 +145,7 @@ var guardTests = []struct {
 	in      []string // what the client sends, as its reads deliver it
 	pending bool     // auth pending for the whole connection
 	lim     guardLimits
-	out     string // the commands handed to redcon
+	out     string // the commands handed over
 	err     string // the error that ends the connection, "" if the client hangs up
 }{
 	// Multibulk requests.
@@ -372,83 +372,39 @@ func TestGuardReleasesBigBuffers(t *testing.T) {
 	}
 }
 
-// guardHandler answers the few commands the end-to-end and differential
-// tests send, byte for byte as Redis 7.0 does, and keeps the guard's auth
-// state as the real server does.
-func guardHandler(password string) (func(redcon.Conn, redcon.Command), func(redcon.Conn) bool) {
-	guard := func(c redcon.Conn) *guardConn { return c.NetConn().(*guardConn) }
-	authed := func(c redcon.Conn) bool { return password == "" || c.Context() != nil }
-	accept := func(c redcon.Conn) bool {
-		guard(c).SetAuthPending(!authed(c))
-		return true
-	}
-	handler := func(c redcon.Conn, cmd redcon.Command) {
-		name := strings.ToLower(string(cmd.Args[0]))
-		argc := len(cmd.Args)
-		switch {
-		case name == "ping" && argc > 2, name == "echo" && argc != 2, name == "auth" && argc != 2:
-			c.WriteError("ERR wrong number of arguments for '" + name + "' command")
-		case name == "auth":
-			if string(cmd.Args[1]) != password {
-				c.WriteError("WRONGPASS invalid username-password pair or user is disabled.")
-				return
-			}
-			c.SetContext(true)
-			guard(c).SetAuthPending(false)
-			c.WriteString("OK")
-		case !authed(c):
-			c.WriteError("NOAUTH Authentication required.")
-		case name == "ping" && argc == 1:
-			c.WriteString("PONG")
-		case name == "ping", name == "echo":
-			c.WriteBulk(cmd.Args[1])
-		default:
-			c.WriteError("ERR the test server does not know " + name)
-		}
-	}
-	return handler, accept
-}
-
-// guardListener hands redcon guarded connections, whose Read it uses.
-type guardListener struct {
-	net.Listener
-	lim guardLimits
-}
-
-func (l guardListener) Accept() (net.Conn, error) {
-	c, err := l.Listener.Accept()
-	if err != nil {
-		return nil, err
-	}
-	return newGuardConn(c, l.lim), nil
-}
-
-// guardStartRedcon serves guardHandler through the guard on a loopback
-// port. closed receives each connection's end error.
-func guardStartRedcon(t *testing.T, lim guardLimits, password string) (addr string, closed <-chan error) {
+// guardStartServer serves minilock itself, with the guard limits lim, on
+// a loopback port. ended receives the protocol error that ended each
+// connection that had one, read off the server's log.
+func guardStartServer(t *testing.T, lim guardLimits, password string) (addr string, ended <-chan string) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
+	errs := make(chan string, 100)
+	s := RunT(t, Config{MaxBulkLen: lim.MaxBulkLen, QueryBufferLimit: lim.MaxQueryLen,
+		Password: password, Logger: slog.New(protocolErrors(errs))})
+	return s.Addr(), errs
+}
+
+// protocolErrors is a log handler that passes on the err of every
+// "protocol error" line the server logs.
+type protocolErrors chan<- string
+
+func (h protocolErrors) Enabled(context.Context, slog.Level) bool { return true }
+func (h protocolErrors) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h protocolErrors) WithGroup(string) slog.Handler            { return h }
+
+func (h protocolErrors) Handle(_ context.Context, r slog.Record) error {
+	if r.Message != "protocol error" {
+		return nil
 	}
-	ends := make(chan error, 100)
-	handler, accept := guardHandler(password)
-	srv := redcon.NewServerNetwork("tcp", "", handler, accept, func(c redcon.Conn, err error) {
-		if perr := c.NetConn().(*guardConn).ProtocolError(); perr != nil && perr != err {
-			err = fmt.Errorf("ProtocolError %v, Read failed with %v", perr, err)
+	r.Attrs(func(a slog.Attr) bool {
+		if a.Key == "err" {
+			select {
+			case h <- a.Value.String():
+			default:
+			}
 		}
-		select {
-		case ends <- err:
-		default:
-		}
+		return true
 	})
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve(guardListener{ln, lim}) }()
-	t.Cleanup(func() {
-		srv.Close()
-		<-done
-	})
-	return ln.Addr().String(), ends
+	return nil
 }
 
 // guardExchange sends frame on a new connection, hangs up its sending side and
@@ -472,8 +428,8 @@ func guardExchange(t *testing.T, addr, frame string) string {
 	return string(got)
 }
 
-func TestGuardRedconEndToEnd(t *testing.T) {
-	addr, closed := guardStartRedcon(t, guardLimits{}, "")
+func TestGuardEndToEnd(t *testing.T) {
+	addr, ended := guardStartServer(t, guardLimits{}, "")
 	for _, tt := range []struct{ frame, reply, err string }{
 		{"*1\r\n$9223372036854775807\r\n", "", errTextInvalidBulk},
 		{"*3000000000\r\n", "", errTextInvalidMbulk},
@@ -485,12 +441,12 @@ func TestGuardRedconEndToEnd(t *testing.T) {
 			t.Errorf("%q: got %q, want %q", tt.frame, got, want)
 		}
 		select {
-		case err := <-closed:
-			if err == nil || err.Error() != tt.err {
-				t.Errorf("%q: the connection ended with %v, want %q", tt.frame, err, tt.err)
+		case err := <-ended:
+			if err != tt.err {
+				t.Errorf("%q: the connection ended with %q, want %q", tt.frame, err, tt.err)
 			}
 		case <-time.After(2 * time.Second):
-			t.Fatalf("%q: redcon did not close the connection", tt.frame)
+			t.Fatalf("%q: the server logged no protocol error", tt.frame)
 		}
 	}
 
@@ -524,46 +480,7 @@ func TestGuardRedconEndToEnd(t *testing.T) {
 	}
 }
 
-// guardStartRedis starts redis-server on a free loopback port.
-func guardStartRedis(t *testing.T, args ...string) string {
-	t.Helper()
-	bin, err := exec.LookPath("redis-server")
-	if err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("redis-server is not on PATH, and CI needs the differential tests")
-		}
-		t.Skip("redis-server is not on PATH: skipping the comparison with real Redis")
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	_, port, _ := net.SplitHostPort(addr)
-	args = append([]string{"--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-		"--dir", t.TempDir()}, args...)
-	cmd := exec.Command(bin, args...)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		c, err := net.Dial("tcp", addr)
-		if err == nil {
-			c.Close()
-			return addr
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("redis-server did not start: %v", err)
-		}
-	}
-}
-
-// guardDiffFrames are sent to real Redis and to redcon behind the guard;
+// guardDiffFrames are sent to real Redis and to minilock behind the guard;
 // the bytes that come back must be the same.
 var guardDiffFrames = []string{
 	"*1\r\n$9223372036854775807\r\n",
@@ -641,8 +558,8 @@ func TestGuardMatchesRedis(t *testing.T) {
 	}
 	for _, gr := range groups {
 		t.Run(gr.name, func(t *testing.T) {
-			redisAddr := guardStartRedis(t, gr.redisArgs...)
-			guardAddr, _ := guardStartRedcon(t, gr.lim, gr.password)
+			redisAddr := redistest.Start(t, gr.redisArgs...).Addr
+			guardAddr, _ := guardStartServer(t, gr.lim, gr.password)
 			for _, frame := range gr.frames {
 				want := guardExchange(t, redisAddr, frame)
 				if got := guardExchange(t, guardAddr, frame); got != want {
@@ -654,7 +571,7 @@ func TestGuardMatchesRedis(t *testing.T) {
 }
 
 // benchGuard measures the guard alone: conn serves stream over and over,
-// and redcon's side reads readSize bytes at a time.
+// and the reader takes readSize bytes at a time.
 func benchGuard(b *testing.B, stream []byte, readSize int) {
 	conn := &guardLoopConn{stream: stream}
 	g := newGuardConn(conn, guardLimits{})
