@@ -52,10 +52,7 @@ var (
 // Call runs one command for the script (script.c:scriptCall's checks, in
 // its order) and reports whether it was a write command.
 func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
-	cmd := h.cmds.find(args[0])
-	if cmd != nil && cmd.subs != nil && len(args) >= 2 {
-		cmd = find(cmd.subs, args[1])
-	}
+	cmd := h.command(args)
 	var err error
 	switch {
 	case cmd == nil:
@@ -88,11 +85,13 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 // command without lower-casing and hashing the name each time. Owner
 // goroutine only.
 type cmdCache struct {
-	entries [4]struct {
-		name string
-		cmd  *command
-	}
-	next int
+	entries [4]cmdCacheEntry
+	next    int
+}
+
+type cmdCacheEntry struct {
+	name string
+	cmd  *command
 }
 
 // find is find(commands, name) through the cache.
@@ -104,10 +103,7 @@ func (cc *cmdCache) find(name []byte) *command {
 	}
 	cmd := find(commands, name)
 	if cmd != nil {
-		cc.entries[cc.next] = struct {
-			name string
-			cmd  *command
-		}{string(name), cmd}
+		cc.entries[cc.next] = cmdCacheEntry{string(name), cmd}
 		cc.next = (cc.next + 1) % len(cc.entries)
 	}
 	return cmd
@@ -116,12 +112,16 @@ func (cc *cmdCache) find(name []byte) *command {
 // Known reports whether args name a command, for redis.acl_check_cmd
 // (luaeval.CommandChecker): an unknown command, or an unknown subcommand of
 // a container, is "Invalid command passed to redis.acl_check_cmd()".
-func (h *scriptHost) Known(args [][]byte) bool {
-	cmd := find(commands, args[0])
+func (h *scriptHost) Known(args [][]byte) bool { return h.command(args) != nil }
+
+// command finds the command args name, or the subcommand for a container
+// such as SCRIPT; nil if there is none.
+func (h *scriptHost) command(args [][]byte) *command {
+	cmd := h.cmds.find(args[0])
 	if cmd != nil && cmd.subs != nil && len(args) >= 2 {
 		cmd = find(cmd.subs, args[1])
 	}
-	return cmd != nil
+	return cmd
 }
 
 // eval runs one EVAL-family command.
