@@ -38,8 +38,7 @@ func serveEpoll(ln net.Listener) error {
 		syscall.Close(fd) // also leaves the epoll set
 	}
 	events := make([]syscall.EpollEvent, 128)
-	var out []byte
-	var args [][]byte
+	var b batch
 	for {
 		n, err := syscall.EpollWait(ep, events, -1)
 		if err == syscall.EINTR {
@@ -75,14 +74,13 @@ func serveEpoll(ln net.Listener) error {
 				closeFD(fd)
 				continue
 			}
-			buf = buf[:len(buf)+r]
-			complete, perr := completeCommands(buf)
-			out = answerAll(out[:0], buf[:complete], &args)
-			if w, err := syscall.Write(fd, out); perr != nil || err != nil || w < len(out) {
+			b.in = buf[:len(buf)+r]
+			b.answer()
+			if w, err := syscall.Write(fd, b.out); b.err != nil || err != nil || w < len(b.out) {
 				closeFD(fd)
 				continue
 			}
-			bufs[fd] = buf[:copy(buf, buf[complete:])]
+			bufs[fd] = buf[:copy(buf, b.in[b.used:])]
 		}
 	}
 }

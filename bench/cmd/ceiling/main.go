@@ -13,7 +13,8 @@
 // The replies are what the side-by-side workloads need: +OK to SET, a
 // 3-byte value to GET, :0 to EVALSHA, the SHA1 to SCRIPT LOAD, +PONG,
 // and an unknown-command error to anything else (go-redis then falls back
-// to RESP2). Only multibulk requests are understood.
+// to RESP2). Requests are parsed with redcon.ReadNextCommand, as minilock
+// parses them.
 //
 //	ceiling --mode goroutine|handoff|epoll --port 7001
 package main
@@ -22,12 +23,12 @@ import (
 	"bytes"
 	"crypto/sha1"
 	"encoding/hex"
-	"errors"
 	"flag"
 	"fmt"
 	"net"
 	"os"
-	"strconv"
+
+	"github.com/tidwall/redcon"
 )
 
 func main() {
@@ -46,7 +47,7 @@ func main() {
 		owner := make(chan *batch, 1024)
 		go func() {
 			for b := range owner {
-				b.out = answerAll(b.out, b.in, &b.args)
+				b.answer()
 				b.done <- struct{}{}
 			}
 		}()
@@ -60,12 +61,32 @@ func main() {
 	os.Exit(1)
 }
 
-// batch is what one read brought in, answered on the owner in handoff mode.
+// batch is what one read brought in and what answers it; in handoff mode
+// the owner answers it.
 type batch struct {
-	in   []byte // complete commands
-	out  []byte
+	in   []byte // what was read: complete commands, then perhaps part of one
+	out  []byte // the replies
+	used int    // the bytes of in that complete commands took
+	err  error  // a request that is not RESP
 	args [][]byte
 	done chan struct{}
+}
+
+// answer parses the complete commands at the start of b.in with redcon's
+// parser, as minilock does, and appends a reply to each.
+func (b *batch) answer() {
+	b.out, b.used, b.err = b.out[:0], 0, nil
+	for rest := b.in; len(rest) > 0; {
+		ok, args, _, left, err := redcon.ReadNextCommand(rest, b.args[:0])
+		if err != nil || !ok {
+			b.err = err
+			return
+		}
+		b.args = args
+		b.out = reply(b.out, args)
+		b.used += len(rest) - len(left)
+		rest = left
+	}
 }
 
 // serveGoroutines serves each connection on its own goroutine; with owner
@@ -88,94 +109,29 @@ func serveGoroutines(ln net.Listener, owner chan *batch) error {
 				if err != nil {
 					return
 				}
-				buf = buf[:len(buf)+n]
-				complete, err := completeCommands(buf)
-				if err != nil {
-					return
-				}
-				b.in, b.out = buf[:complete], b.out[:0]
+				b.in = buf[:len(buf)+n]
 				if owner != nil {
 					owner <- b
 					<-b.done
 				} else {
-					b.out = answerAll(b.out, b.in, &b.args)
+					b.answer()
+				}
+				if b.err != nil {
+					return
 				}
 				if _, err := c.Write(b.out); err != nil {
 					return
 				}
-				buf = buf[:copy(buf, buf[complete:])]
+				buf = buf[:copy(buf, b.in[b.used:])]
 			}
 		}()
 	}
 }
 
-var errProtocol = errors.New("protocol error")
-
-// completeCommands returns how many bytes of buf hold complete commands.
-func completeCommands(buf []byte) (int, error) {
-	done := 0
-	for {
-		n, _, err := next(buf[done:], nil)
-		if n == 0 || err != nil {
-			return done, err
-		}
-		done += n
-	}
-}
-
-// next parses one multibulk command from buf into args: the bytes it took,
-// 0 when the command is not complete yet.
-func next(buf []byte, args [][]byte) (int, [][]byte, error) {
-	args = args[:0]
-	line := func(i int, kind byte) (int64, int, bool, error) {
-		if i >= len(buf) {
-			return 0, 0, false, nil
-		}
-		if buf[i] != kind {
-			return 0, 0, false, errProtocol
-		}
-		end := bytes.Index(buf[i:], []byte("\r\n"))
-		if end < 0 {
-			return 0, 0, false, nil
-		}
-		v, err := strconv.ParseInt(string(buf[i+1:i+end]), 10, 64)
-		if err != nil || v < 0 || v > 1<<20 {
-			return 0, 0, false, errProtocol
-		}
-		return v, i + end + 2, true, nil
-	}
-	count, i, ok, err := line(0, '*')
-	if !ok {
-		return 0, args, err
-	}
-	for range count {
-		var size int64
-		if size, i, ok, err = line(i, '$'); !ok {
-			return 0, args, err
-		}
-		if int64(len(buf)-i) < size+2 {
-			return 0, args, nil
-		}
-		args = append(args, buf[i:i+int(size)])
-		i += int(size) + 2
-	}
-	return i, args, nil
-}
-
-// answerAll appends the reply to each complete command in in.
-func answerAll(out, in []byte, args *[][]byte) []byte {
-	for len(in) > 0 {
-		n, a, _ := next(in, *args)
-		*args = a
-		out = answer(out, a)
-		in = in[n:]
-	}
-	return out
-}
-
-func answer(out []byte, args [][]byte) []byte {
+// reply appends the fixed reply to args.
+func reply(out []byte, args [][]byte) []byte {
 	if len(args) == 0 {
-		return append(out, "-ERR empty command\r\n"...)
+		return out // *0: Redis ignores it
 	}
 	switch string(bytes.ToUpper(args[0])) {
 	case "PING":
