@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strconv"
+	"strings"
 )
 
 // Scripting, through the whole server: EVAL, EVALSHA, their _RO forms and
@@ -344,7 +345,7 @@ var scriptCases = []diffCase{
 	tc("sandbox loadstring bytecode", ev("local f, e = loadstring(string.dump(function() return 1 end)) return {type(f), e}", 0)),
 	tc("sandbox getmetatable of globals", ev("return type(getmetatable(_G))", 0), ev("return getmetatable('').__index == string", 0)),
 	tc("sandbox globals do not leak", ev("local x = 1 return x", 0), ev("return type(x)", 0)),
-	tc("sandbox string library", ev("return string.format('%d-%s-%5.2f', 3, 'x', 3.14159)", 0), ev("return string.rep('ab', 3)", 0), ev("return {string.find('hello world', 'o w')}", 0), ev("return string.gsub('hello', 'l', 'L')", 0), ev("return string.upperHex('abc') .. string.len('abcd')", 0)),
+	tc("sandbox string library", ev("return string.format('%d-%s-%5.2f', 3, 'x', 3.14159)", 0), ev("return string.rep('ab', 3)", 0), ev("return {string.find('hello world', 'o w')}", 0), ev("return string.gsub('hello', 'l', 'L')", 0), ev("return string.upper('abc') .. string.len('abcd')", 0)),
 	tc("sandbox string patterns", ev("return {string.match('key:123', '(%a+):(%d+)')}", 0), ev("local t = {} for w in string.gmatch('a b c', '%a') do t[#t+1] = w end return t", 0)),
 	tc("sandbox table library", ev("local t = {3, 1, 2} table.sort(t) return t", 0), ev("return table.concat({1, 2, 3}, ',')", 0), ev("local t = {1} table.insert(t, 2) table.remove(t, 1) return t", 0), ev("return table.getn({1, 2, 3})", 0)),
 	tc("sandbox math library", ev("return {math.floor(3.7), math.ceil(3.2), math.max(1, 5, 3), math.abs(-4)}", 0), ev("return tostring(math.pi)", 0), ev("return math.fmod(7, 3)", 0), ev("return tostring(math.huge)", 0)),
@@ -358,7 +359,7 @@ var scriptCases = []diffCase{
 	tc("sandbox ipairs", ev("local s = 0 for i, v in ipairs({5, 6, 7}) do s = s + i * v end return s", 0)),
 	tc("sandbox tostring tonumber", ev("return tostring(nil) .. tostring(true) .. tostring(12)", 0), ev("return tonumber('ff', 16)", 0), ev("return tonumber('z', 36)", 0)),
 	tc("sandbox type of values", ev("return {type(nil), type(1), type('s'), type({}), type(print == nil), type(type)}", 0)),
-	tc("sandbox string methods", ev("local s = 'abc' return s:upperHex() .. s:sub(2) .. s:len()", 0), ev("return ('%d'):format(7)", 0)),
+	tc("sandbox string methods", ev("local s = 'abc' return s:upper() .. s:sub(2) .. s:len()", 0), ev("return ('%d'):format(7)", 0)),
 
 	// KEYS and ARGV
 	tc("keys and argv", ev("return KEYS", 2, "k1", "k2", "a1"), ev("return ARGV", 2, "k1", "k2", "a1", "a2"), ev("return {#KEYS, #ARGV}", 1, "k", "a", "b")),
@@ -384,8 +385,8 @@ var scriptCases = []diffCase{
 	tc("evalsha noscript", evsha("return 'x'", 0), cmd("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"), cmd("EVALSHA", "short", "0"), cmd("EVALSHA", "", "0")),
 	tc("evalsha after eval", ev("return 'cached'", 0), evsha("return 'cached'", 0)),
 	tc("evalsha after load", scriptLoad("return ARGV[1]"), evsha("return ARGV[1]", 0, "arg")),
-	tc("evalsha upper case", scriptLoad("return 7"), cmd("EVALSHA", "6A0D9B2FFE5B6D2A4A3D4D6B8A6E2C2B8E4F6A12", "0"), cmd("EVALSHA", upperHex(sha1hex("return 7")), "0")),
-	tc("evalsha mixed case exists", scriptLoad("return 8"), cmd("SCRIPT", "EXISTS", upperHex(sha1hex("return 8")), sha1hex("return 8"))),
+	tc("evalsha upper case", scriptLoad("return 7"), cmd("EVALSHA", "6A0D9B2FFE5B6D2A4A3D4D6B8A6E2C2B8E4F6A12", "0"), cmd("EVALSHA", strings.ToUpper(sha1hex("return 7")), "0")),
+	tc("evalsha mixed case exists", scriptLoad("return 8"), cmd("SCRIPT", "EXISTS", strings.ToUpper(sha1hex("return 8")), sha1hex("return 8"))),
 	tc("evalsha numkeys before lookup", cmd("EVALSHA", "nosuch", "x"), cmd("EVALSHA", "nosuch", "-1"), cmd("EVALSHA", "nosuch", "5", "a")),
 	tc("evalsha numkeys checked for a sha1-long name", cmd("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "x"), cmd("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "-1"), cmd("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "2", "a")),
 	tc("evalsha arity", c("EVALSHA"), c("EVALSHA abc"), c("EVALSHA_RO abc")),
@@ -510,7 +511,7 @@ var scriptCases = []diffCase{
 	tc("compare and delete odd arguments", c("SET lock tok"), ev(articleRelease, 0, "tok"), ev(articleRelease, 1, "lock"), ev(articleRelease, 2, "lock", "x", "tok"), ev(articleRelease, 1, "lock", "tok", "extra"), c("EXISTS lock")),
 	tc("compare and delete empty and binary", cmd("SET", "l\x00ck", ""), cmd("EVAL", articleRelease, "1", "l\x00ck", ""), cmd("SET", "k", "t\r\nk"), cmd("EVAL", articleRelease, "1", "k", "t\r\nk")),
 	tc("compare and delete read-only", c("SET lock tok"), evRO(articleRelease, 1, "lock", "tok"), evRO(articleRelease, 1, "lock", "other"), cmd("EVALSHA_RO", sha1hex(articleRelease), "1", "lock", "tok"), c("GET lock")),
-	tc("compare and delete evalsha", c("SET lock tok"), evsha(redislockRelease, 1, "lock", "tok"), scriptLoad(redislockRelease), evsha(redislockRelease, 1, "lock", "tok"), cmd("EVALSHA", upperHex(sha1hex(redislockRelease)), "1", "lock", "tok")),
+	tc("compare and delete evalsha", c("SET lock tok"), evsha(redislockRelease, 1, "lock", "tok"), scriptLoad(redislockRelease), evsha(redislockRelease, 1, "lock", "tok"), cmd("EVALSHA", strings.ToUpper(sha1hex(redislockRelease)), "1", "lock", "tok")),
 	tc("compare and delete resp3", hello3, c("SET lock tok"), ev(articleRelease, 1, "lock", "x"), ev(articleRelease, 1, "lock", "tok"), ev(articleRelease, 1, "lock", "tok")),
 	tc("compare and delete in multi", c("SET lock tok"), c("MULTI"), ev(articleRelease, 1, "lock", "tok"), ev(articleRelease, 1, "lock", "tok"), c("EXEC")),
 	tc("compare and delete selected db", c("SELECT 3"), c("SET lock tok"), ev(articleRelease, 1, "lock", "tok"), c("SELECT 0"), c("SET lock tok"), c("SELECT 3"), ev(articleRelease, 1, "lock", "tok")),
@@ -601,14 +602,4 @@ return {redis.call('exists', 'k'), redis.call('get', 'k'), redis.call('ttl', 'k'
 func (dc diffCase) withSetup(setup ...step) diffCase {
 	dc.steps = append(append([]step{}, setup...), dc.steps...)
 	return dc
-}
-
-func upperHex(s string) string {
-	b := []byte(s)
-	for i, ch := range b {
-		if 'a' <= ch && ch <= 'z' {
-			b[i] = ch - 'a' + 'A'
-		}
-	}
-	return string(b)
 }

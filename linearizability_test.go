@@ -1,8 +1,6 @@
 package minilock_test
 
 import (
-	"crypto/sha1"
-	"encoding/hex"
 	"flag"
 	"fmt"
 	"hash/fnv"
@@ -215,10 +213,10 @@ func (r linRun) record(t *testing.T) ([]porcupine.Operation, linStats) {
 	t.Helper()
 	clock := expiry.NewManual(time.Unix(1_700_000_000, 0))
 	s := server.RunT(t, server.Config{Clock: clock})
-	releaseSHA, extendSHA := sha1Hex(linReleaseScript), sha1Hex(linExtendScript)
+	releaseSHA, extendSHA := sha1hex(linReleaseScript), sha1hex(linExtendScript)
 	loader := relDial(t, s.Addr())
 	for _, src := range []string{linReleaseScript, linExtendScript} {
-		if got := loader.do("SCRIPT", "LOAD", src); !strings.Contains(got, sha1Hex(src)) {
+		if got := loader.do("SCRIPT", "LOAD", src); !strings.Contains(got, sha1hex(src)) {
 			t.Fatalf("SCRIPT LOAD: %q", got)
 		}
 	}
@@ -329,11 +327,6 @@ func (r linRun) record(t *testing.T) ([]porcupine.Operation, linStats) {
 	}
 	stats.elapsed = time.Since(start)
 	return history, stats
-}
-
-func sha1Hex(s string) string {
-	sum := sha1.Sum([]byte(s))
-	return hex.EncodeToString(sum[:])
 }
 
 // linClient is one client's connection, redialled after each drop.

@@ -74,7 +74,7 @@ func TestLibGoRedisScriptRun(t *testing.T) {
 	rdb := libClient(t, s)
 	var rec libCommands
 	rdb.AddHook(&rec)
-	release := redis.NewScript(recipeRelease)
+	release := redis.NewScript(articleRelease)
 
 	s.Set("lock", "tok")
 	if n, err := release.Run(ctx, rdb, []string{"lock"}, "other").Int(); err != nil || n != 0 {

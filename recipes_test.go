@@ -196,9 +196,8 @@ func TestRecipeSetNxEx(t *testing.T) {
 	})
 }
 
-// The random token with the Lua compare-and-delete release, sent with EVAL
-// as phpredis does.
-const recipeRelease = `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end`
+// The random token with the Lua compare-and-delete release
+// (articleRelease), sent with EVAL as phpredis does.
 
 func TestRecipeTokenCompareAndDelete(t *testing.T) {
 	s := server.RunT(t)
@@ -212,14 +211,14 @@ func TestRecipeTokenCompareAndDelete(t *testing.T) {
 		t.Fatal("b locked a held lock")
 	}
 	// b may not release a's lock.
-	if n, err := b.Eval(ctx, recipeRelease, []string{"resource"}, tokB).Int(); err != nil || n != 0 {
+	if n, err := b.Eval(ctx, articleRelease, []string{"resource"}, tokB).Int(); err != nil || n != 0 {
 		t.Fatalf("b's release = %d, %v, want 0", n, err)
 	}
 	s.CheckGet(t, "resource", tokA)
-	if n, err := a.Eval(ctx, recipeRelease, []string{"resource"}, tokA).Int(); err != nil || n != 1 {
+	if n, err := a.Eval(ctx, articleRelease, []string{"resource"}, tokA).Int(); err != nil || n != 1 {
 		t.Fatalf("a's release = %d, %v, want 1", n, err)
 	}
-	if n := a.Eval(ctx, recipeRelease, []string{"resource"}, tokA).Val(); n != int64(0) {
+	if n := a.Eval(ctx, articleRelease, []string{"resource"}, tokA).Val(); n != int64(0) {
 		t.Fatalf("a's second release = %v, want 0", n)
 	}
 
@@ -232,7 +231,7 @@ func TestRecipeTokenCompareAndDelete(t *testing.T) {
 	if !b.SetNX(ctx, "resource", tokB, 30*time.Second).Val() {
 		t.Fatal("b could not take the expired lock")
 	}
-	if n := a.Eval(ctx, recipeRelease, []string{"resource"}, tokA).Val(); n != int64(0) {
+	if n := a.Eval(ctx, articleRelease, []string{"resource"}, tokA).Val(); n != int64(0) {
 		t.Fatalf("a's late release = %v, want 0", n)
 	}
 	s.CheckGet(t, "resource", tokB)
@@ -250,7 +249,7 @@ func TestRecipeTokenCompareAndDelete(t *testing.T) {
 		}
 		m.enter(t)
 		m.leave()
-		n, err := rdb.Eval(ctx, recipeRelease, []string{"lock:many"}, tok).Int()
+		n, err := rdb.Eval(ctx, articleRelease, []string{"lock:many"}, tok).Int()
 		if err == nil && n != 1 {
 			err = errors.New("the holder's release deleted nothing")
 		}
@@ -258,12 +257,11 @@ func TestRecipeTokenCompareAndDelete(t *testing.T) {
 	})
 }
 
-// The Lua setnx/expire lock and its ttl/del unlock script: SETNX and EXPIRE
+// The Lua setnx/expire lock (articleAcquire) and its ttl/del unlock script: SETNX and EXPIRE
 // in one script, so a crash between them cannot leave a lock without a TTL
 // (EXPIRE gets the TTL as the string ARGV[2]); the unlock tells an expired
 // lock (0) from someone else's (-1) and deletes only its owner's (1).
 const (
-	recipeLuaLock   = `local ok = redis.call('setnx', KEYS[1], ARGV[1]) if ok == 1 then redis.call('expire', KEYS[1], ARGV[2]) end return ok`
 	recipeLuaUnlock = `
 local ttl = redis.call('ttl', KEYS[1])
 if ttl == -2 then return 0 end
@@ -277,11 +275,11 @@ func TestRecipeLuaSetnxExpire(t *testing.T) {
 	a, b := recipeClients(t, s)
 	tokA, tokB := recipeToken(t), recipeToken(t)
 
-	if n, err := a.Eval(ctx, recipeLuaLock, []string{"lock"}, tokA, "10").Int(); err != nil || n != 1 {
+	if n, err := a.Eval(ctx, articleAcquire, []string{"lock"}, tokA, "10").Int(); err != nil || n != 1 {
 		t.Fatalf("a's lock = %d, %v", n, err)
 	}
 	s.CheckTTL(t, "lock", 10*time.Second) // EXPIRE got the string "10"
-	if n, err := b.Eval(ctx, recipeLuaLock, []string{"lock"}, tokB, "10").Int(); err != nil || n != 0 {
+	if n, err := b.Eval(ctx, articleAcquire, []string{"lock"}, tokB, "10").Int(); err != nil || n != 0 {
 		t.Fatalf("b's lock = %d, %v, want 0", n, err)
 	}
 	s.CheckTTL(t, "lock", 10*time.Second) // b's failed attempt left the TTL alone
@@ -298,18 +296,18 @@ func TestRecipeLuaSetnxExpire(t *testing.T) {
 		t.Fatalf("unlock of a free lock = %v, want 0", n)
 	}
 	// The lock frees at its TTL.
-	if n := b.Eval(ctx, recipeLuaLock, []string{"lock"}, tokB, "10").Val(); n != int64(1) {
+	if n := b.Eval(ctx, articleAcquire, []string{"lock"}, tokB, "10").Val(); n != int64(1) {
 		t.Fatalf("b's lock = %v", n)
 	}
 	s.FastForward(10 * time.Second)
-	if n := a.Eval(ctx, recipeLuaLock, []string{"lock"}, tokA, "10").Val(); n != int64(0) {
+	if n := a.Eval(ctx, articleAcquire, []string{"lock"}, tokA, "10").Val(); n != int64(0) {
 		t.Fatal("a took the lock at its deadline (Redis keeps it until the deadline has passed)")
 	}
 	s.FastForward(time.Millisecond)
 	if n := b.Eval(ctx, recipeLuaUnlock, []string{"lock"}, tokB).Val(); n != int64(0) {
 		t.Fatalf("b's unlock after its TTL = %v, want 0 (expired)", n)
 	}
-	if n := a.Eval(ctx, recipeLuaLock, []string{"lock"}, tokA, "10").Val(); n != int64(1) {
+	if n := a.Eval(ctx, articleAcquire, []string{"lock"}, tokA, "10").Val(); n != int64(1) {
 		t.Fatal("a could not take the lock after its TTL")
 	}
 	if n := b.Eval(ctx, recipeLuaUnlock, []string{"lock"}, tokB).Val(); n != int64(-1) {
@@ -320,7 +318,7 @@ func TestRecipeLuaSetnxExpire(t *testing.T) {
 	recipeContend(t, live, 4, 50, func(rdb *redis.Client, m *recipeMutex) error {
 		tok := recipeToken(t)
 		for {
-			n, err := rdb.Eval(ctx, recipeLuaLock, []string{"lock:many"}, tok, "10").Int()
+			n, err := rdb.Eval(ctx, articleAcquire, []string{"lock:many"}, tok, "10").Int()
 			if err != nil {
 				return err
 			}
