@@ -573,18 +573,3 @@ func FuzzEval(f *testing.F) {
 		fuzzCheckReply(t, open, argv, reply)
 	})
 }
-
-// TestFuzzCommandTableCoverage makes sure FuzzCommandArgs reaches the whole
-// table: every command has an index, and the seeds run.
-func TestFuzzCommandTableCoverage(t *testing.T) {
-	table := fuzzCommands()
-	if len(table) < len(commands) {
-		t.Fatalf("%d entries for %d commands", len(table), len(commands))
-	}
-	for _, c := range table {
-		if find(commands, []byte(c[0])) == nil {
-			t.Fatalf("%q is not in the table", c)
-		}
-	}
-	t.Logf("FuzzCommandArgs covers %d commands and subcommands", len(table))
-}

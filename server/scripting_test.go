@@ -41,12 +41,6 @@ func scrSHA(body string) string {
 	return hex.EncodeToString(h[:])
 }
 
-// scrDial connects to addr with a raw RESP connection.
-func scrDial(t *testing.T, addr string) *redistest.Conn {
-	t.Helper()
-	return redistest.Dial(t, addr)
-}
-
 // scrDo sends args and returns the reply, or the read error's description.
 func scrDo(c *redistest.Conn, args ...string) string {
 	b, err := c.Do(args...)
@@ -78,7 +72,7 @@ func scrErr(err error) string {
 // script's connection and the PING's final reply.
 func scrStartScript(t *testing.T, addr, body string, b *redistest.Conn) (*redistest.Conn, string) {
 	t.Helper()
-	a := scrDial(t, addr)
+	a := redistest.Dial(t, addr)
 	a.Timeout = 10 * time.Second
 	if err := a.Send(redistest.Encode("EVAL", body, "0")); err != nil {
 		t.Fatal(err)
@@ -113,7 +107,7 @@ type scrStep struct {
 // to others, SCRIPT KILL stops it and its caller gets the killed error.
 // It returns the transcript, to compare with redis-server's.
 func busyKillScenario(t *testing.T, addr string) []scrStep {
-	b := scrDial(t, addr)
+	b := redistest.Dial(t, addr)
 	a, first := scrStartScript(t, addr, scrLoop, b)
 	out := []scrStep{{"B PING until not PONG", first}}
 	do := func(args ...string) {
@@ -131,11 +125,11 @@ func busyKillScenario(t *testing.T, addr string) []scrStep {
 	do("GET")                 // arity: checked before BUSY
 	do("SCRIPT", "KILL", "x") // arity of an allowed command
 	do("SCRIPT", "NOSUCH")
-	do("SHUTDOWN")         // only SHUTDOWN NOSAVE may stop a busy server
-	do("SHUTDOWN", "SAVE") // likewise
-	do("SHUTDOWN", "FOO")  // SHUTDOWN runs, and refuses its argument
-	do("AUTH", "x")        // AUTH runs (no password is set)
-	q := scrDial(t, addr)  // QUIT runs: +OK, then the connection closes
+	do("SHUTDOWN")               // only SHUTDOWN NOSAVE may stop a busy server
+	do("SHUTDOWN", "SAVE")       // likewise
+	do("SHUTDOWN", "FOO")        // SHUTDOWN runs, and refuses its argument
+	do("AUTH", "x")              // AUTH runs (no password is set)
+	q := redistest.Dial(t, addr) // QUIT runs: +OK, then the connection closes
 	out = append(out, scrStep{"C QUIT", scrDo(q, "QUIT") + scrRead(q)})
 	if err := b.Send([]byte("PING\r\nGET k\r\n")); err != nil {
 		t.Fatal(err)
@@ -153,7 +147,7 @@ func busyKillScenario(t *testing.T, addr string) []scrStep {
 // unkillableScenario: a looping script that has written cannot be killed;
 // SHUTDOWN NOSAVE stops the server, and both connections see it close.
 func unkillableScenario(t *testing.T, addr string) []scrStep {
-	b := scrDial(t, addr)
+	b := redistest.Dial(t, addr)
 	a, first := scrStartScript(t, addr, scrLoopWrote, b)
 	out := []scrStep{{"B PING until not PONG", first}}
 	do := func(args ...string) {
@@ -266,15 +260,13 @@ func TestBusyThresholdFromConfig(t *testing.T) {
 	for _, threshold := range []time.Duration{150 * time.Millisecond, 400 * time.Millisecond} {
 		t.Run(threshold.String(), func(t *testing.T) {
 			s := RunT(t, Config{BusyThreshold: threshold})
-			a := scrDial(t, s.Addr())
-			b := scrDial(t, s.Addr())
+			a := redistest.Dial(t, s.Addr())
+			b := redistest.Dial(t, s.Addr())
 			start := time.Now()
 			if err := a.Send(redistest.Encode("EVAL", scrLoop, "0")); err != nil {
 				t.Fatal(err)
 			}
-			for !s.lua.Running() {
-				time.Sleep(time.Millisecond)
-			}
+			scrWaitRunning(t, s)
 			if got := scrDo(b, "PING"); got != scrBusy {
 				t.Fatalf("PING = %q, want BUSY", got)
 			}
@@ -296,8 +288,8 @@ func TestBusyThresholdFromConfig(t *testing.T) {
 // threshold makes other clients wait, then they are answered normally.
 func TestBusyShortScriptMakesOthersWait(t *testing.T) {
 	s := RunT(t) // the 5 s default threshold
-	a := scrDial(t, s.Addr())
-	b := scrDial(t, s.Addr())
+	a := redistest.Dial(t, s.Addr())
+	b := redistest.Dial(t, s.Addr())
 	const body = "for i = 1, 200000 do end redis.call('set', 'k', 'v') return 'done'"
 	if err := a.Send(redistest.Encode("EVAL", body, "0")); err != nil {
 		t.Fatal(err)
@@ -317,17 +309,15 @@ func TestBusyShortScriptMakesOthersWait(t *testing.T) {
 // error reads the same.
 func TestBusyScriptKillInResp3(t *testing.T) {
 	s := RunT(t, Config{BusyThreshold: scrBusyThreshold})
-	a := scrDial(t, s.Addr())
+	a := redistest.Dial(t, s.Addr())
 	if got := scrDo(a, "HELLO", "3"); !strings.HasPrefix(got, "%7\r\n") {
 		t.Fatalf("HELLO 3 = %q", got)
 	}
 	if err := a.Send(redistest.Encode("EVAL", scrLoop, "0")); err != nil {
 		t.Fatal(err)
 	}
-	for !s.lua.Running() {
-		time.Sleep(time.Millisecond)
-	}
-	b := scrDial(t, s.Addr())
+	scrWaitRunning(t, s)
+	b := redistest.Dial(t, s.Addr())
 	if got := scrDo(b, "PING"); got != scrBusy {
 		t.Fatalf("PING = %q", got)
 	}
@@ -346,7 +336,7 @@ func TestBusyScriptKillInResp3(t *testing.T) {
 // TIME move on inside a long script.)
 func TestScriptFrozenClock(t *testing.T) {
 	s := RunT(t) // a clock that moves in real time
-	c := scrDial(t, s.Addr())
+	c := redistest.Dial(t, s.Addr())
 	// The script runs for at least 20 ms of real time (TIME is not frozen,
 	// in Redis either).
 	const body = `local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end
@@ -372,7 +362,7 @@ return {redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1])}`
 	// On a manual clock, a key is gone once the clock passes its deadline.
 	clock := expiry.NewManual(time.Unix(1700000000, 0))
 	s = RunT(t, Config{Clock: clock})
-	c = scrDial(t, s.Addr())
+	c = redistest.Dial(t, s.Addr())
 	s.SetTTL("short", "v", 10*time.Millisecond)
 	if got := scrDo(c, "EVAL", "return {redis.call('exists', 'short'), redis.call('pttl', 'short')}", "0"); got != "*2\r\n:1\r\n:10\r\n" {
 		t.Errorf("before the deadline: %q", got)
@@ -391,7 +381,7 @@ return {redis.call('get', KEYS[1]), redis.call('pttl', KEYS[1])}`
 // caller's database nor the next script's.
 func TestScriptSelectStaysInScript(t *testing.T) {
 	s := RunT(t)
-	c := scrDial(t, s.Addr())
+	c := redistest.Dial(t, s.Addr())
 	if got := scrDo(c, "EVAL", "redis.call('select', 7) return redis.call('set', 'k', 'seven')", "0"); got != "+OK\r\n" {
 		t.Fatalf("EVAL = %q", got)
 	}
@@ -544,4 +534,14 @@ func benchCompareAndDelete(b *testing.B, release string) {
 			check(b, c.w.B, 1)
 		}
 	})
+}
+
+// scrWaitRunning waits until a script runs on s, for at most 10 s.
+func scrWaitRunning(t *testing.T, s *Server) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !s.lua.Running(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the script did not start in 10 s")
+		}
+	}
 }

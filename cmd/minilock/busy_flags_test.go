@@ -37,9 +37,13 @@ func TestBusyThresholdFlags(t *testing.T) {
 			if err := runner.Send(redistest.Encode("EVAL", "while true do end", "0")); err != nil {
 				t.Fatal(err)
 			}
-			time.Sleep(20 * time.Millisecond)
+			// PONG until the script has started; then the PING waits
+			// for the threshold and gets BUSY.
 			other := redistest.Dial(t, s.Addr())
 			got, err := other.Do("PING")
+			for err == nil && string(got) == "+PONG\r\n" && time.Since(start) < 2*time.Second {
+				got, err = other.Do("PING")
+			}
 			took := time.Since(start)
 			if err != nil || string(got) != "-BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.\r\n" {
 				t.Fatalf("PING = %q, %v", got, err)

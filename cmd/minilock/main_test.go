@@ -324,7 +324,10 @@ func TestShutdownStopsRunningScript(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := redistest.Dial(t, p.addr)
-	for {
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if time.Now().After(deadline) {
+			t.Fatal("no BUSY in 10 s")
+		}
 		got, err := other.Do("PING")
 		if err != nil {
 			t.Fatal(err)
