@@ -266,8 +266,8 @@ func luaUnpack(L *lua.LState) int {
 
 // pcall is Redis's (script_lua.c:luaRedisPcall): an error table from
 // redis.call comes back as its err string, for compatibility with Redis 6.
-// A Go panic inside gopher-lua is not swallowed: it propagates so the engine
-// can rebuild the sandbox.
+// A Go panic inside gopher-lua is not swallowed: it propagates, and the
+// script ends with it as its error (runScript).
 func (sb *sandbox) pcall(L *lua.LState) int {
 	L.CheckAny(1)
 	v := L.Get(1)

@@ -9,7 +9,7 @@ import (
 
 // script is one compiled script. proto is independent of any Lua state; fn is
 // the closure made from it for the current sandbox (remade when the sandbox
-// is rebuilt, see sandbox.gen).
+// is rebuilt or KEYS/ARGV replaced, see sandbox.gen).
 type script struct {
 	sha      [40]byte
 	proto    *lua.FunctionProto

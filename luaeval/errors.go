@@ -35,7 +35,7 @@ func (sb *sandbox) errHandler(L *lua.LState) int {
 func (sb *sandbox) describeError(L *lua.LState, obj lua.LValue, level int) *lua.LUserData {
 	se := &scriptError{}
 	if level == 0 {
-		obj = calledFromGo(L, noValue(L, obj))
+		obj = goArgError(L, obj)
 	}
 	obj = sb.nameVariables(L, obj, level)
 	if dbg, ok := frameInfo(L, level); ok {
@@ -66,52 +66,39 @@ func (sb *sandbox) describeError(L *lua.LState, obj lua.LValue, level int) *lua.
 // where Lua 5.1 says "got no value" for a missing argument.
 var reBadArgNil = regexp.MustCompile(`bad argument #(\d+) to '?[^ ]+'? \([^()]* expected, got nil\)$`)
 
-// noValue rewrites "got nil" into "got no value" when the Go function that
-// raised the error (level 0) was given fewer arguments than the one it
-// names. Its stack then holds its arguments and the message raiseError
-// pushed.
-func noValue(L *lua.LState, obj lua.LValue) lua.LValue {
-	s, ok := obj.(lua.LString)
-	if !ok {
-		return obj
-	}
-	m := reBadArgNil.FindStringSubmatch(string(s))
-	if m == nil {
-		return obj
-	}
-	if dbg, ok := frameInfo(L, 0); !ok || dbg.What != "G" {
-		return obj
-	}
-	if n, _ := strconv.Atoi(m[1]); n <= L.GetTop()-1 {
-		return obj
-	}
-	return lua.LString(strings.TrimSuffix(string(s), "got nil)") + "got no value)")
-}
-
 // reArgErrorAt matches luaL_argerror's text with the position gopher-lua
 // puts before it (the name is quoted or not yet, see translateRuntime).
 var reArgErrorAt = regexp.MustCompile(`^(?:[^ ]+:\d+: )?bad argument #(\d+) to '?[^' ]*'? \(`)
 
-// calledFromGo rewrites luaL_argerror's text for a Go function (level 0)
-// that a Go function called (pcall(string.sub), a builtin given to
-// string.gsub ...): Lua 5.1 knows neither a name ('?') nor a position for
-// it, where gopher-lua names it and takes the nearest Lua caller's line.
-func calledFromGo(L *lua.LState, obj lua.LValue) lua.LValue {
+// goArgError rewrites gopher-lua's bad-argument text for the Go function
+// that raised the error (level 0) into Lua 5.1's:
+//   - "got nil" becomes "got no value" when the function was given fewer
+//     arguments than the one it names (its stack then holds its arguments
+//     and the message raiseError pushed);
+//   - when a Go function called it (pcall(string.sub), a builtin given to
+//     string.gsub ...), Lua 5.1 knows neither a name ('?') nor a position
+//     for it, where gopher-lua names it and takes the nearest Lua caller's
+//     line.
+func goArgError(L *lua.LState, obj lua.LValue) lua.LValue {
 	s, ok := obj.(lua.LString)
 	if !ok {
-		return obj
-	}
-	m := reArgErrorAt.FindStringSubmatchIndex(string(s))
-	if m == nil {
 		return obj
 	}
 	if dbg, ok := frameInfo(L, 0); !ok || dbg.What != "G" {
 		return obj
 	}
-	if dbg, ok := frameInfo(L, 1); !ok || dbg.What != "G" {
-		return obj
+	text := string(s)
+	if m := reBadArgNil.FindStringSubmatch(text); m != nil {
+		if n, _ := strconv.Atoi(m[1]); n > L.GetTop()-1 {
+			text = strings.TrimSuffix(text, "got nil)") + "got no value)"
+		}
 	}
-	return lua.LString("bad argument #" + string(s[m[2]:m[3]]) + " to '?' (" + string(s[m[1]:]))
+	if m := reArgErrorAt.FindStringSubmatchIndex(text); m != nil {
+		if dbg, ok := frameInfo(L, 1); ok && dbg.What == "G" {
+			text = "bad argument #" + text[m[2]:m[3]] + " to '?' (" + text[m[1]:]
+		}
+	}
+	return lua.LString(text)
 }
 
 // runScript calls the script (its only argument) and returns its result.
@@ -179,7 +166,7 @@ func (sb *sandbox) pcallRun(L *lua.LState) int {
 			if !ok {
 				panic(r)
 			}
-			obj := sb.nameVariables(L, calledFromGo(L, noValue(L, ae.Object)), 0)
+			obj := sb.nameVariables(L, goArgError(L, ae.Object), 0)
 			if s, ok := obj.(lua.LString); ok {
 				obj = lua.LString(translateRuntime(string(s)))
 			}

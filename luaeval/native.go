@@ -78,16 +78,10 @@ func nativeCompareAndDelete(get, del string) nativeScript {
 // end with.
 func (e *Engine) nativeCall(s *script, name, key []byte) (resp.Item, error) {
 	e.argv = append(e.argv[:0], name, key)
-	e.callW.B = e.callW.B[:0]
-	e.callW.Proto = e.run.resp
 	if !e.ctl.enterCall() {
 		return resp.Item{}, scriptErrorAt(&s.sha, killMessage(e.ctl.reason.Load()))
 	}
-	wrote := e.run.host.Call(e.argv, e.run.readOnly, &e.callW)
-	e.ctl.leaveCall(wrote)
-	if cap(e.callW.B) > 1<<20 {
-		defer func() { e.callW.B = nil }()
-	}
+	e.callHost()
 	it, rest, err := resp.Next(e.callW.B)
 	if err != nil || len(rest) != 0 && it.Kind != '*' && it.Kind != '%' && it.Kind != '~' && it.Kind != '>' {
 		return resp.Item{}, scriptErrorAt(&s.sha, "ERR Reply from the command could not be parsed")
@@ -104,6 +98,7 @@ func (e *Engine) execNative(w *resp.Writer, s *script, keys, argv [][]byte, read
 	e.run = runState{sha: s.sha, host: h, readOnly: readOnly || s.noWrites, resp: 2, active: true}
 	e.ctl.begin()
 	defer func() {
+		e.trimCallBuffers()
 		e.run = runState{}
 		e.ctl.end()
 	}()

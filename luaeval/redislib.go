@@ -82,23 +82,34 @@ func (e *Engine) luaCall(L *lua.LState, raise bool) int {
 	if !e.ctl.enterCall() {
 		L.RaiseError("%s", errScriptKilled.Error())
 	}
+	e.callHost()
+	v, isErr := e.replyToLua(L, e.callW.B)
+	e.trimCallBuffers()
+	if isErr && raise {
+		L.Error(v, 0)
+	}
+	L.Push(v)
+	return 1
+}
+
+// callHost runs e.argv through the host (the caller has passed enterCall);
+// the reply is in e.callW.B until the next call.
+func (e *Engine) callHost() {
 	e.callW.B = e.callW.B[:0]
 	e.callW.Proto = e.run.resp
 	wrote := e.run.host.Call(e.argv, e.run.readOnly, &e.callW)
 	e.ctl.leaveCall(wrote)
-	v, isErr := e.replyToLua(L, e.callW.B)
-	// Do not keep a huge reply's or argument's buffer for the next call.
+}
+
+// trimCallBuffers drops a huge reply's or argument's buffer once it has
+// been used, rather than keep it for the next call.
+func (e *Engine) trimCallBuffers() {
 	if cap(e.callW.B) > 1<<20 {
 		e.callW.B = nil
 	}
 	if cap(e.argBuf) > 1<<20 {
 		e.argBuf = nil
 	}
-	if isErr && raise {
-		L.Error(v, 0)
-	}
-	L.Push(v)
-	return 1
 }
 
 // scriptArgs converts the Lua arguments into e.argv

@@ -39,13 +39,14 @@ const (
 // proxies' metatables, which scripts cannot obtain.
 //
 // What a script can still change is per run and reset by the engine: KEYS and
-// ARGV (new tables each run, as Redis makes them), the RESP version chosen
-// with redis.setresp, and the Lua stack (unwound by PCall). A Go panic
-// inside gopher-lua rebuilds the whole sandbox (see Engine.exec).
+// ARGV (refilled each run, see fillArgs), the RESP version chosen with
+// redis.setresp, and the Lua stack (unwound by PCall). A Go panic inside
+// gopher-lua ends the script with an error (see runScript); one anywhere
+// else in a run rebuilds the whole sandbox (see Engine.exec).
 type sandbox struct {
 	e   *Engine
 	L   *lua.LState
-	gen uint64 // bumped when the sandbox is rebuilt
+	gen uint64 // bumped when the sandbox is rebuilt or KEYS/ARGV replaced
 
 	gReal  *lua.LTable // the real globals, behind gProxy
 	gProxy *lua.LTable // _G as scripts see it
