@@ -41,6 +41,14 @@ type Scenario struct {
 // Broken reports whether the scenario shows a broken recipe.
 func (sc *Scenario) Broken() bool { return sc.Fixes == "" }
 
+// Kind says what the scenario is: "broken recipe", or "fix for <name>".
+func (sc *Scenario) Kind() string {
+	if sc.Broken() {
+		return "broken recipe"
+	}
+	return "fix for " + sc.Fixes
+}
+
 // Scenarios returns every scenario, each broken recipe followed by its fixes.
 func Scenarios() []*Scenario { return scenarios }
 
@@ -90,11 +98,7 @@ func Run(sc *Scenario) (*Result, error) {
 // List writes one line per scenario.
 func List(w io.Writer) {
 	for _, sc := range scenarios {
-		kind := "broken"
-		if !sc.Broken() {
-			kind = "fixes " + sc.Fixes
-		}
-		fmt.Fprintf(w, "%-18s %-24s %s\n", sc.Name, kind, sc.Title)
+		fmt.Fprintf(w, "%-18s %-24s %s\n", sc.Name, sc.Kind(), sc.Title)
 	}
 }
 
@@ -102,11 +106,7 @@ func List(w io.Writer) {
 // verdict.
 func Print(w io.Writer, r *Result) {
 	sc := r.Scenario
-	kind := "broken recipe"
-	if !sc.Broken() {
-		kind = "fix for " + sc.Fixes
-	}
-	fmt.Fprintf(w, "== %s: %s (%s)\n\n", sc.Name, sc.Title, kind)
+	fmt.Fprintf(w, "== %s: %s (%s)\n\n", sc.Name, sc.Title, sc.Kind())
 	for _, line := range wrap(sc.Explain, 76) {
 		fmt.Fprintf(w, "  %s\n", line)
 	}

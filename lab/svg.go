@@ -123,12 +123,8 @@ func (d *diagram) draw(b *bytes.Buffer) {
 	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>` + "\n")
 	b.WriteString(`<style>.cmd{font-family:Menlo,Consolas,"DejaVu Sans Mono",monospace;font-size:11px}.halo{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}.note{font-style:italic;fill:#555}</style>` + "\n")
 	fmt.Fprintf(b, `<rect width="%d" height="%d" fill="#fff"/>`+"\n", d.width, height)
-	kind := "broken recipe"
-	if !sc.Broken() {
-		kind = "fix for " + sc.Fixes
-	}
 	fmt.Fprintf(b, `<text x="16" y="26" font-size="16" font-weight="bold">%s</text>`+"\n", esc(sc.Name+": "+sc.Title))
-	fmt.Fprintf(b, `<text x="16" y="44" fill="%s">%s</text>`+"\n", grey, esc(kind))
+	fmt.Fprintf(b, `<text x="16" y="44" fill="%s">%s</text>`+"\n", grey, esc(sc.Kind()))
 
 	d.drawLanes(b)
 	d.drawShading(b)

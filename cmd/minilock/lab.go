@@ -31,8 +31,8 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 			}
 			i++
 			svgDir = args[i]
-		case strings.HasPrefix(a, "--svg="):
-			svgDir = strings.TrimPrefix(a, "--svg=")
+		case strings.HasPrefix(a, "--svg=") || strings.HasPrefix(a, "-svg="):
+			_, svgDir, _ = strings.Cut(a, "=")
 		case a == "-h" || a == "--help" || a == "help":
 			fmt.Fprint(stdout, labUsage)
 			return 0

@@ -4,7 +4,7 @@
 //	minilock [/path/to/redis.conf] [--port 6379] [--bind 127.0.0.1 ::1]
 //	         [--requirepass pw] [--databases 16] [--maxclients 10000]
 //	         [--timeout 0] [--busy-reply-threshold 5000] [--loglevel notice]
-//	minilock lab [list | all | <scenario>]
+//	minilock lab [--svg DIR] [list | all | <scenario> ...]
 package main
 
 import (
