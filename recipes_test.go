@@ -1,6 +1,7 @@
 package minilock_test
 
 import (
+	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -56,6 +57,16 @@ func (m *recipeMutex) enter(t testing.TB) {
 }
 
 func (m *recipeMutex) leave() { m.inside.Add(-1) }
+
+// hold is a critical section that spans a round trip to the server, long
+// enough for a second holder to show up if the lock let one in.
+func (m *recipeMutex) hold(t testing.TB, rdb *redis.Client) {
+	m.enter(t)
+	if err := rdb.Ping(context.Background()).Err(); err != nil {
+		t.Errorf("PING inside the critical section: %v", err)
+	}
+	m.leave()
+}
 
 // recipeContend runs lockAndWork from clients goroutines, rounds times each,
 // and checks that every round got through and no two overlapped. Each
@@ -129,8 +140,7 @@ func TestRecipeSetnxExpire(t *testing.T) {
 		if err := rdb.Expire(ctx, "lock:many", 10*time.Second).Err(); err != nil {
 			return err
 		}
-		m.enter(t)
-		m.leave()
+		m.hold(t, rdb)
 		return rdb.Del(ctx, "lock:many").Err()
 	})
 }
@@ -190,8 +200,7 @@ func TestRecipeSetNxEx(t *testing.T) {
 				return err
 			}
 		}
-		m.enter(t)
-		m.leave()
+		m.hold(t, rdb)
 		return rdb.Del(ctx, "lock:many").Err()
 	})
 }
@@ -247,8 +256,7 @@ func TestRecipeTokenCompareAndDelete(t *testing.T) {
 				break
 			}
 		}
-		m.enter(t)
-		m.leave()
+		m.hold(t, rdb)
 		n, err := rdb.Eval(ctx, articleRelease, []string{"lock:many"}, tok).Int()
 		if err == nil && n != 1 {
 			err = errors.New("the holder's release deleted nothing")
@@ -326,8 +334,7 @@ func TestRecipeLuaSetnxExpire(t *testing.T) {
 				break
 			}
 		}
-		m.enter(t)
-		m.leave()
+		m.hold(t, rdb)
 		n, err := rdb.Eval(ctx, recipeLuaUnlock, []string{"lock:many"}, tok).Int()
 		if err == nil && n != 1 {
 			err = errors.New("the holder's unlock deleted nothing")
@@ -433,19 +440,16 @@ func TestRecipeGetsetTimestamp(t *testing.T) {
 	}
 
 	// Contention on a live lock: one holder at a time.
-	var clock atomic.Int64
-	clock.Store(now)
 	recipeContend(t, s, 4, 30, func(rdb *redis.Client, m *recipeMutex) error {
 		l := recipeGetsetLock{rdb, "lock.many", 10}
 		for {
-			at := clock.Load()
+			at := now
 			ok, err := l.acquire(at)
 			if err != nil {
 				return err
 			}
 			if ok {
-				m.enter(t)
-				m.leave()
+				m.hold(t, rdb)
 				return l.release(at, at+l.timeout+1)
 			}
 		}
