@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // installBase fills the real globals with Redis 7.0's allow list of Lua
@@ -47,23 +49,6 @@ func (sb *sandbox) installBase(orig *lua.LTable) {
 	g.RawSetString("__redis__err__handler", sb.handler)
 }
 
-// where is luaL_where: "source:line: " for a Lua function at level, "" for
-// a Go function or no function.
-func where(L *lua.LState, level int) string {
-	dbg, ok := L.GetStack(level)
-	if !ok {
-		return ""
-	}
-	fn, err := L.GetInfo("Slf", dbg, lua.LNil)
-	if err != nil {
-		return ""
-	}
-	if f, ok := fn.(*lua.LFunction); !ok || f.IsG || dbg.CurrentLine <= 0 {
-		return ""
-	}
-	return dbg.Source + ":" + itoa(dbg.CurrentLine) + ": "
-}
-
 // luaErrorFn is Lua 5.1's error(): a string (or number) message gets the
 // position of the function at level (1 = the caller of error).
 func luaErrorFn(L *lua.LState) int {
@@ -73,7 +58,7 @@ func luaErrorFn(L *lua.LState) int {
 	switch v.(type) {
 	case lua.LString, lua.LNumber:
 		if level > 0 {
-			v = lua.LString(where(L, level) + luaToString(v))
+			v = lua.LString(lauxlib.Where(L, level) + lauxlib.ToString(v))
 		}
 	}
 	L.Error(v, 0)
@@ -155,7 +140,7 @@ func (sb *sandbox) setmetatable(L *lua.LState) int {
 	switch mt.(type) {
 	case *lua.LNilType, *lua.LTable:
 	default:
-		argError(L, 2, "nil or table expected")
+		lauxlib.ArgError(L, 2, "nil or table expected")
 	}
 	if old, ok := t.Metatable.(*lua.LTable); ok && old.RawGetString("__metatable") != lua.LNil {
 		L.RaiseError("cannot change a protected metatable")
@@ -171,7 +156,7 @@ func (sb *sandbox) setmetatable(L *lua.LState) int {
 func luaTostringFn(L *lua.LState) int {
 	v := L.CheckAny(1)
 	if n, ok := v.(lua.LNumber); ok {
-		L.Push(lua.LString(fmtNumber(float64(n))))
+		L.Push(lua.LString(lauxlib.FormatNumber(float64(n))))
 		return 1
 	}
 	L.Push(L.ToStringMeta(v))
@@ -189,7 +174,7 @@ func luaTonumberFn(L *lua.LState) int {
 			L.Push(x)
 			return 1
 		case lua.LString:
-			if f, ok := str2number(string(x)); ok {
+			if f, ok := lauxlib.Str2Number(string(x)); ok {
 				L.Push(lua.LNumber(f))
 				return 1
 			}
@@ -199,7 +184,7 @@ func luaTonumberFn(L *lua.LState) int {
 	}
 	s := L.CheckString(1)
 	if base < 2 || base > 36 {
-		argError(L, 2, "base out of range")
+		lauxlib.ArgError(L, 2, "base out of range")
 	}
 	s = strings.TrimLeft(s, " \t\n\r\v\f")
 	neg := false
@@ -244,12 +229,12 @@ func digitVal(c byte) int {
 // range fails with "too many results to unpack" instead of filling memory.
 func luaUnpack(L *lua.LState) int {
 	t := L.CheckTable(1)
-	i := int64(luaOptInt(L, 2, 1))
+	i := int64(lauxlib.OptInt(L, 2, 1))
 	var e int64
 	if L.Get(3) == lua.LNil {
 		e = int64(t.Len())
 	} else {
-		e = int64(luaCheckInt(L, 3))
+		e = int64(lauxlib.CheckInt(L, 3))
 	}
 	if i > e {
 		return 0
@@ -317,7 +302,7 @@ func (sb *sandbox) collectgarbage(L *lua.LState) int {
 	case "setpause", "setstepmul":
 		L.Push(lua.LNumber(200))
 	default:
-		argError(L, 1, "invalid option '"+opt+"'")
+		lauxlib.ArgError(L, 1, "invalid option '"+opt+"'")
 	}
 	return 1
 }
@@ -360,7 +345,7 @@ func (sb *sandbox) load(L *lua.LState) int {
 		s, ok := r.(lua.LString)
 		if !ok {
 			if n, isNum := r.(lua.LNumber); isNum {
-				s = lua.LString(fmtNumber(float64(n)))
+				s = lua.LString(lauxlib.FormatNumber(float64(n)))
 			} else {
 				L.Push(lua.LNil)
 				L.Push(lua.LString("reader function must return a string"))
@@ -439,12 +424,12 @@ func chunkID(source string) string {
 // luaAssert is Lua 5.1's assert: its first argument is required.
 func luaAssert(L *lua.LState) int {
 	if L.GetTop() == 0 {
-		argError(L, 1, "value expected")
+		lauxlib.ArgError(L, 1, "value expected")
 	}
 	if !lua.LVAsBool(L.Get(1)) {
 		msg := "assertion failed!"
 		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-			msg = luaCheckString(L, 2)
+			msg = lauxlib.CheckString(L, 2)
 		}
 		L.RaiseError("%s", msg)
 	}
@@ -459,14 +444,14 @@ func luaSelect(L *lua.LState) int {
 		L.Push(lua.LNumber(n - 1))
 		return 1
 	}
-	i := luaCheckInt(L, 1)
+	i := lauxlib.CheckInt(L, 1)
 	if i < 0 {
 		i = n + i
 	} else if i > n {
 		i = n
 	}
 	if i < 1 {
-		argError(L, 1, "index out of range")
+		lauxlib.ArgError(L, 1, "index out of range")
 	}
 	return n - i
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // bitLib is LuaBitOp 1.0 (deps/lua/src/lua_bit.c): 32-bit operations on
@@ -39,11 +41,11 @@ func barg(L *lua.LState, n int) uint32 {
 	case lua.LNumber:
 		f, isNum = float64(v), true
 	case lua.LString:
-		f, isNum = str2number(string(v))
+		f, isNum = lauxlib.Str2Number(string(v))
 	}
 	b := uint32(math.Float64bits(f + 6755399441055744.0))
 	if b == 0 && !isNum {
-		typeError(L, n, "number")
+		lauxlib.TypeError(L, n, "number")
 	}
 	return b
 }

@@ -2,10 +2,14 @@ package luaeval
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"os"
+	"path/filepath"
+	"sort"
 	"strconv"
 	"testing"
+	"unicode/utf8"
 )
 
 // evalCase is one line of testdata/eval_cases.jsonl: a script run with
@@ -56,11 +60,30 @@ func caseArgs(c evalCase) []string {
 	return c.Args
 }
 
-// TestEvalCases runs every recorded case, in order, on one engine (as the
-// recording ran them on one server), each against an empty keyspace.
+// caseFiles are the recorded case files: testdata/*.jsonl, each a topic
+// (eval_cases.jsonl is the first; the libraries and the VM have their own).
+func caseFiles(t *testing.T) []string {
+	t.Helper()
+	files, err := filepath.Glob("testdata/*.jsonl")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no case files: %v", err)
+	}
+	sort.Strings(files)
+	return files
+}
+
+// TestEvalCases runs every recorded case, file by file and in order, on one
+// engine (as the recording ran them on one server), each against an empty
+// keyspace.
 func TestEvalCases(t *testing.T) {
+	for _, file := range caseFiles(t) {
+		t.Run(filepath.Base(file), func(t *testing.T) { testEvalCases(t, file) })
+	}
+}
+
+func testEvalCases(t *testing.T, file string) {
 	e := newTestEngine(t, Config{})
-	for i, c := range loadCases(t, "testdata/eval_cases.jsonl") {
+	for i, c := range loadCases(t, file) {
 		got := evalReply(e, newFakeHost(), c.Proto, c.Script, caseArgs(c)...)
 		if c.Minilock != "" {
 			if got != c.Minilock {
@@ -75,9 +98,22 @@ func TestEvalCases(t *testing.T) {
 }
 
 // TestTablesAgainstRedis checks the recorded replies against a live Redis.
+//
+// With LUAEVAL_RECORD=1 it records instead: every case of a file whose want
+// is empty gets Redis's reply, and the file is written back. New cases are
+// added that way, as scripts only, and then checked in with what Redis said.
 func TestTablesAgainstRedis(t *testing.T) {
 	rc := dialRedis(t)
-	for i, c := range loadCases(t, "testdata/eval_cases.jsonl") {
+	for _, file := range caseFiles(t) {
+		t.Run(filepath.Base(file), func(t *testing.T) { testCasesAgainstRedis(t, rc, file) })
+	}
+}
+
+func testCasesAgainstRedis(t *testing.T, rc *redisConn, file string) {
+	record := os.Getenv("LUAEVAL_RECORD") == "1"
+	cases := loadCases(t, file)
+	recorded := 0
+	for i, c := range cases {
 		rc.do(t, "FLUSHALL")
 		if c.Proto == 3 {
 			rc.do(t, "HELLO", "3")
@@ -86,9 +122,38 @@ func TestTablesAgainstRedis(t *testing.T) {
 		if c.Proto == 3 {
 			rc.do(t, "HELLO", "2")
 		}
+		if record && c.Want == "" && c.WantQ == "" {
+			cases[i].Want = got
+			recorded++
+			continue
+		}
 		if got != c.Want {
 			t.Errorf("case %d: EVAL %q: Redis says %q, table says %q", i, c.Script, trunc(got), trunc(c.Want))
 		}
+	}
+	if recorded > 0 {
+		writeCases(t, file, cases)
+		t.Logf("%s: recorded %d cases", file, recorded)
+	}
+}
+
+// writeCases writes cases back as JSON lines; a reply that is not valid
+// UTF-8 goes in wantq, Go-quoted.
+func writeCases(t *testing.T, file string, cases []evalCase) {
+	t.Helper()
+	var b bytes.Buffer
+	for _, c := range cases {
+		if !utf8.ValidString(c.Want) {
+			c.WantQ, c.Want = strconv.Quote(c.Want), ""
+		}
+		enc := json.NewEncoder(&b)
+		enc.SetEscapeHTML(false)
+		if err := enc.Encode(c); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

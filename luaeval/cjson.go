@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // cjsonConfig is lua-cjson 2.1.0's per-module configuration. Redis keeps it
@@ -61,10 +63,10 @@ func (sb *sandbox) cjsonLib(t *lua.LTable) {
 func (sb *sandbox) cjsonIntOpt(p *int, lo, hi int) lua.LGFunction {
 	return func(L *lua.LState) int {
 		if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-			f := luaCheckNumber(L, 1)
-			v := int(toInteger(f))
+			f := lauxlib.CheckNumber(L, 1)
+			v := int(lauxlib.ToInteger(f))
 			if v < lo || v > hi {
-				argError(L, 1, "expected integer between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi))
+				lauxlib.ArgError(L, 1, "expected integer between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi))
 			}
 			sb.cjsonDirty = true
 			*p = v
@@ -92,7 +94,7 @@ func (sb *sandbox) cjsonEncodeInvalid(L *lua.LState) int {
 		switch v := L.Get(1).(type) {
 		case lua.LString:
 			if v != "null" {
-				argError(L, 1, "invalid option '"+string(v)+"'")
+				lauxlib.ArgError(L, 1, "invalid option '"+string(v)+"'")
 			}
 			c.encodeInvalidNum = 2
 		default:
@@ -120,10 +122,10 @@ func (sb *sandbox) cjsonSparse(L *lua.LState) int {
 		sb.cjsonDirty = true
 		c.sparseConvert = lua.LVAsBool(L.Get(1))
 		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-			c.sparseRatio = int(toInteger(luaCheckNumber(L, 2)))
+			c.sparseRatio = int(lauxlib.ToInteger(lauxlib.CheckNumber(L, 2)))
 		}
 		if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
-			c.sparseSafe = int(toInteger(luaCheckNumber(L, 3)))
+			c.sparseSafe = int(lauxlib.ToInteger(lauxlib.CheckNumber(L, 3)))
 		}
 	}
 	L.Push(lua.LBool(c.sparseConvert))
@@ -144,7 +146,7 @@ func (sb *sandbox) resetCjson() {
 
 func (sb *sandbox) cjsonEncode(L *lua.LState) int {
 	if L.GetTop() != 1 {
-		argError(L, 1, "expected 1 argument")
+		lauxlib.ArgError(L, 1, "expected 1 argument")
 	}
 	enc := jsonEncoder{L: L, sb: sb, cfg: &sb.cjson}
 	enc.value(L.Get(1), 0)
@@ -167,7 +169,7 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 	// Strings are checked before they grow the buffer (see str); the
 	// rest adds a few bytes per value.
 	if len(j.b) > j.sb.e.cfg.MaxStringBytes {
-		j.L.Error(lua.LString(errNoMemory), 0)
+		j.L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
 	}
 	switch x := v.(type) {
 	case lua.LString:
@@ -249,10 +251,10 @@ func (j *jsonEncoder) number(v lua.LValue, f float64) {
 		}
 	}
 	if j.cfg.precision == 14 {
-		j.b = append(j.b, fmtNumber(f)...)
+		j.b = append(j.b, lauxlib.FormatNumber(f)...)
 		return
 	}
-	if s, ok := nonFinite(f); ok {
+	if s, ok := lauxlib.NonFinite(f); ok {
 		j.b = append(j.b, s...)
 		return
 	}
@@ -307,7 +309,7 @@ func (j *jsonEncoder) str(s string) {
 		}
 	}
 	if len(j.b)+n > j.sb.e.cfg.MaxStringBytes {
-		j.L.Error(lua.LString(errNoMemory), 0)
+		j.L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
 	}
 	b := append(slices.Grow(j.b, n), '"')
 	for i := 0; i < len(s); i++ {
@@ -324,9 +326,9 @@ func (j *jsonEncoder) str(s string) {
 
 func (sb *sandbox) cjsonDecode(L *lua.LState) int {
 	if L.GetTop() != 1 {
-		argError(L, 1, "expected 1 argument")
+		lauxlib.ArgError(L, 1, "expected 1 argument")
 	}
-	s := luaCheckString(L, 1)
+	s := lauxlib.CheckString(L, 1)
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i] // a NUL ends the text, as in C
 	}
@@ -456,7 +458,7 @@ func (d *jsonDecoder) otherToken(c byte) jsonToken {
 }
 
 func (d *jsonDecoder) numberToken() jsonToken {
-	n, f := scanNumber(d.s[d.pos:])
+	n, f := lauxlib.ScanNumber(d.s[d.pos:])
 	if n == 0 {
 		return d.errToken("invalid number")
 	}

@@ -7,6 +7,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -58,6 +59,7 @@ type control struct {
 	done      chan struct{}
 	stopped   chan struct{}
 	heapLast  atomic.Uint64 // last heap sample (bytes), for collectgarbage("count")
+	growth    atomic.Int64  // the current run's heap growth at the last sample
 	tick      time.Duration
 	threshold time.Duration
 	memLimit  int64
@@ -83,6 +85,7 @@ func (c *control) init(e *Engine) {
 // begin marks the start of a run (owner goroutine).
 func (c *control) begin() {
 	c.reason.Store(0)
+	c.growth.Store(0)
 	c.state.Store(stRunning)
 	c.gen.Add(1)
 	if c.parked.Load() && c.parked.CompareAndSwap(true, false) {
@@ -254,6 +257,7 @@ func (c *control) monitor() {
 			watched, seenAt, baseline = g, now, prevHeap
 		}
 		prevHeap = heap
+		c.growth.Store(int64(heap) - int64(baseline))
 		if now.Sub(seenAt) >= c.threshold {
 			c.setBusy(g)
 		}
@@ -299,7 +303,23 @@ func (r runCtx) Err() error {
 	return nil
 }
 
-var _ context.Context = runCtx{}
+var (
+	_ context.Context = runCtx{}
+	_ lauxlib.Budget  = runCtx{}
+)
+
+// Alloc is lauxlib.Budget's: one string (or other single allocation) may
+// not pass MaxStringBytes, and the run's heap growth as last sampled, plus
+// n, may not pass MemoryLimit.
+func (r runCtx) Alloc(n int) bool {
+	if n > r.c.e.cfg.MaxStringBytes {
+		return false
+	}
+	return r.c.memLimit <= 0 || r.c.growth.Load()+int64(n) <= r.c.memLimit
+}
+
+// Stopped is lauxlib.Budget's: the kill error once the run was stopped.
+func (r runCtx) Stopped() error { return r.Err() }
 
 type killedError struct{}
 

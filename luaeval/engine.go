@@ -16,6 +16,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -138,6 +139,9 @@ func New(cfg Config) *Engine {
 		cfg.MaxReplyBytes = defaultMaxReplyBytes
 	}
 	e := &Engine{cfg: cfg, rng: newLrand48()}
+	if !seam.Enabled() {
+		e.log(3, "Lua runs without minilock's gopher-lua hooks ("+seam.Why()+"): scripts keep their limits, with gopher-lua's differences from Lua 5.1")
+	}
 	e.cache.init(cfg.MaxScripts)
 	e.ctl.init(e)
 	go e.ctl.monitor()

@@ -8,6 +8,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+
 	"github.com/minilock/minilock/resp"
 )
 
@@ -187,7 +189,7 @@ func errorText(obj lua.LValue) string {
 		// with the table's text instead.
 		return "ERR " + obj.String()
 	}
-	s := luaToString(obj)
+	s := lauxlib.ToString(obj)
 	if _, ok := obj.(lua.LString); ok {
 		s = translateRuntime(s)
 	}
@@ -322,18 +324,6 @@ func translateRuntime(s string) string {
 		}
 	}
 	return s
-}
-
-// luaToString is lua_tostring for strings and numbers, and tostring's text
-// for the rest.
-func luaToString(v lua.LValue) string {
-	switch x := v.(type) {
-	case lua.LString:
-		return string(x)
-	case lua.LNumber:
-		return fmtNumber(float64(x))
-	}
-	return v.String()
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -4,6 +4,8 @@ import (
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // mathLib fixes gopher-lua's math table to Lua 5.1's, with Redis's
@@ -26,9 +28,9 @@ func (sb *sandbox) mathLib(t *lua.LTable) {
 // the first argument before looking at the rest).
 func mathMinMax(isMax bool) lua.LGFunction {
 	return func(L *lua.LState) int {
-		best := luaCheckNumber(L, 1)
+		best := lauxlib.CheckNumber(L, 1)
 		for i := 2; i <= L.GetTop(); i++ {
-			v := luaCheckNumber(L, i)
+			v := lauxlib.CheckNumber(L, i)
 			if isMax && v > best || !isMax && v < best {
 				best = v
 			}
@@ -63,16 +65,16 @@ func (sb *sandbox) mathRandom(L *lua.LState) int {
 	case 0:
 		L.Push(lua.LNumber(r))
 	case 1:
-		u := luaCheckInt(L, 1)
+		u := lauxlib.CheckInt(L, 1)
 		if u < 1 {
-			argError(L, 1, "interval is empty")
+			lauxlib.ArgError(L, 1, "interval is empty")
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
 	case 2:
-		l := luaCheckInt(L, 1)
-		u := luaCheckInt(L, 2)
+		l := lauxlib.CheckInt(L, 1)
+		u := lauxlib.CheckInt(L, 2)
 		if l > u {
-			argError(L, 2, "interval is empty")
+			lauxlib.ArgError(L, 2, "interval is empty")
 		}
 		L.Push(lua.LNumber(math.Floor(r*float64(u-l+1)) + float64(l)))
 	default:
@@ -82,11 +84,11 @@ func (sb *sandbox) mathRandom(L *lua.LState) int {
 }
 
 func (sb *sandbox) mathRandomseed(L *lua.LState) int {
-	sb.e.rng.seed(int32(luaCheckInt(L, 1)))
+	sb.e.rng.seed(int32(lauxlib.CheckInt(L, 1)))
 	return 0
 }
 
 func mathFmod(L *lua.LState) int {
-	L.Push(lua.LNumber(math.Mod(luaCheckNumber(L, 1), luaCheckNumber(L, 2))))
+	L.Push(lua.LNumber(math.Mod(lauxlib.CheckNumber(L, 1), lauxlib.CheckNumber(L, 2))))
 	return 1
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // Redis version the redis table reports (version.h of 7.0.15).
@@ -127,7 +129,7 @@ func (e *Engine) scriptArgs(L *lua.LState) string {
 		case lua.LString:
 			buf = append(buf, v...)
 		case lua.LNumber:
-			buf = appendG17(buf, float64(v))
+			buf = lauxlib.AppendG17(buf, float64(v))
 		default:
 			e.argBuf, e.offs = buf, offs
 			return "Lua redis lib command arguments must be strings or integers"
@@ -154,9 +156,9 @@ func (e *Engine) luaSetResp(L *lua.LState) int {
 	case lua.LNumber:
 		n = float64(v)
 	case lua.LString:
-		n, _ = str2number(string(v))
+		n, _ = lauxlib.Str2Number(string(v))
 	}
-	p := int(toInteger(n))
+	p := int(lauxlib.ToInteger(n))
 	if p != 2 && p != 3 {
 		L.Error(errTable(L, "RESP version must be 2 or 3."), 0)
 	}
@@ -175,7 +177,7 @@ func (e *Engine) luaLog(L *lua.LState) int {
 	case lua.LNumber:
 		lvl = float64(v)
 	case lua.LString:
-		f, ok := str2number(string(v))
+		f, ok := lauxlib.Str2Number(string(v))
 		if !ok {
 			L.Error(errTable(L, "First argument must be a number (log level)."), 0)
 		}
@@ -183,7 +185,7 @@ func (e *Engine) luaLog(L *lua.LState) int {
 	default:
 		L.Error(errTable(L, "First argument must be a number (log level)."), 0)
 	}
-	level := int(toInteger(lvl))
+	level := int(lauxlib.ToInteger(lvl))
 	if level < 0 || level > 3 {
 		L.Error(errTable(L, "Invalid debug level."), 0)
 	}
@@ -197,7 +199,7 @@ func (e *Engine) luaLog(L *lua.LState) int {
 		case lua.LString:
 			s = string(v)
 		case lua.LNumber:
-			s = fmtNumber(float64(v))
+			s = lauxlib.FormatNumber(float64(v))
 		default:
 			continue
 		}
@@ -220,7 +222,7 @@ func luaSha1hex(L *lua.LState) int {
 	case lua.LString:
 		b = []byte(v)
 	case lua.LNumber:
-		b = []byte(fmtNumber(float64(v)))
+		b = []byte(lauxlib.FormatNumber(float64(v)))
 	}
 	h := sha1Hex(b)
 	L.Push(lua.LString(h[:]))
@@ -267,9 +269,9 @@ func luaSetRepl(L *lua.LState) int {
 	case lua.LNumber:
 		f = float64(v)
 	case lua.LString:
-		f, _ = str2number(string(v))
+		f, _ = lauxlib.Str2Number(string(v))
 	}
-	if flags := int(toInteger(f)); flags&^3 != 0 {
+	if flags := int(lauxlib.ToInteger(f)); flags&^3 != 0 {
 		L.Error(errTable(L, "Invalid replication flags. Use REPL_AOF, REPL_REPLICA, REPL_ALL or REPL_NONE."), 0)
 	}
 	return 0

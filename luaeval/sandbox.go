@@ -4,6 +4,8 @@ import (
 	"sync/atomic"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // Limits that mirror Lua 5.1's (luaconf.h) so deep recursion fails with Lua's
@@ -209,7 +211,7 @@ func luaNonexistentGlobal(L *lua.LState) int {
 	default:
 		L.RaiseError("Second argument to luaProtectedTableError must be a string or number")
 	}
-	L.RaiseError("Script attempted to access nonexistent global variable '%s'", cstring(luaToString(k)))
+	L.RaiseError("Script attempted to access nonexistent global variable '%s'", cstring(lauxlib.ToString(k)))
 	return 0
 }
 
@@ -221,7 +223,7 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 		t.RawSetString(name, sb.L.NewFunction(func(L *lua.LState) int {
 			fn := L.Get(1)
 			if f, ok := fn.(*lua.LFunction); !ok || f.IsG {
-				argError(L, 1, "Lua function expected")
+				lauxlib.ArgError(L, 1, "Lua function expected")
 			}
 			saved := L.Options
 			L.Options.CallStackSize = coMaxCalls
@@ -252,7 +254,7 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 		orig := t.RawGetString(name).(*lua.LFunction).GFunction
 		t.RawSetString(name, sb.L.NewFunction(func(L *lua.LState) int {
 			if _, ok := L.Get(1).(*lua.LState); !ok {
-				argError(L, 1, "coroutine expected")
+				lauxlib.ArgError(L, 1, "coroutine expected")
 			}
 			return orig(L)
 		}))

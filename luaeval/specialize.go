@@ -2,6 +2,8 @@ package luaeval
 
 import (
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
 // specialize returns a copy of p (and its nested functions) in which every
@@ -19,10 +21,10 @@ func (sb *sandbox) specialize(p *lua.FunctionProto) *lua.FunctionProto {
 	np.Constants = append([]lua.LValue(nil), p.Constants...)
 	added := map[string]int{}
 	for i, in := range np.Code {
-		if opCode(in) != lua.OP_GETGLOBAL {
+		if seam.OpCode(in) != lua.OP_GETGLOBAL {
 			continue
 		}
-		name, ok := p.Constants[opBx(in)].(lua.LString)
+		name, ok := p.Constants[seam.OpBx(in)].(lua.LString)
 		if !ok {
 			continue
 		}
@@ -39,7 +41,7 @@ func (sb *sandbox) specialize(p *lua.FunctionProto) *lua.FunctionProto {
 			np.Constants = append(np.Constants, v)
 			added[string(name)] = k
 		}
-		np.Code[i] = uint32(lua.OP_LOADK)<<26 | uint32(opA(in))<<18 | uint32(k)
+		np.Code[i] = uint32(lua.OP_LOADK)<<26 | uint32(seam.OpA(in))<<18 | uint32(k)
 	}
 	sb.inlineFields(&np)
 	if len(p.FunctionPrototypes) > 0 {
@@ -73,17 +75,17 @@ func (sb *sandbox) inlineFields(p *lua.FunctionProto) {
 	added := map[lua.LValue]int{}
 	for i := 1; i < len(p.Code); i++ {
 		in, prev := p.Code[i], p.Code[i-1]
-		if opCode(in) != lua.OP_GETTABLEKS || opCode(prev) != lua.OP_LOADK || targets[i] {
+		if seam.OpCode(in) != lua.OP_GETTABLEKS || seam.OpCode(prev) != lua.OP_LOADK || targets[i] {
 			continue
 		}
-		if opB(in) != opA(prev) {
+		if seam.OpB(in) != seam.OpA(prev) {
 			continue
 		}
-		proxy, ok := p.Constants[opBx(prev)].(*lua.LTable)
+		proxy, ok := p.Constants[seam.OpBx(prev)].(*lua.LTable)
 		if !ok || !sb.isProtected(proxy) {
 			continue
 		}
-		key, ok := rkConstant(p, opC(in))
+		key, ok := rkConstant(p, seam.OpC(in))
 		if !ok {
 			continue
 		}
@@ -100,7 +102,7 @@ func (sb *sandbox) inlineFields(p *lua.FunctionProto) {
 			p.Constants = append(p.Constants, v)
 			added[v] = k
 		}
-		p.Code[i] = uint32(lua.OP_LOADK)<<26 | uint32(opA(in))<<18 | uint32(k)
+		p.Code[i] = uint32(lua.OP_LOADK)<<26 | uint32(seam.OpA(in))<<18 | uint32(k)
 	}
 }
 
@@ -109,9 +111,9 @@ func jumpTargets(code []uint32) []bool {
 	t := make([]bool, len(code)+2)
 	const maxSbx = (1<<18 - 1) >> 1
 	for j, in := range code {
-		switch opCode(in) {
+		switch seam.OpCode(in) {
 		case lua.OP_JMP, lua.OP_FORLOOP, lua.OP_FORPREP:
-			if to := j + 1 + opBx(in) - maxSbx; to >= 0 && to < len(t) {
+			if to := j + 1 + seam.OpBx(in) - maxSbx; to >= 0 && to < len(t) {
 				t[to] = true
 			}
 		case lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_TEST, lua.OP_TESTSET, lua.OP_TFORLOOP, lua.OP_LOADBOOL:

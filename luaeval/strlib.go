@@ -6,11 +6,9 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
-)
 
-// errNoMemory is raised when a builtin would build a string or table past
-// the engine's limits; it reads like Lua's memory error (no position).
-const errNoMemory = "not enough memory"
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+)
 
 // stringLib replaces the gopher-lua string functions whose behaviour differs
 // from Lua 5.1 or that could take unbounded memory in one call.
@@ -19,19 +17,19 @@ func (sb *sandbox) stringLib(t *lua.LTable) {
 		"format": sb.strFormat,
 		"rep":    sb.strRep,
 		"dump":   strDump,
-		"len":    func(L *lua.LState) int { L.Push(lua.LNumber(len(luaCheckString(L, 1)))); return 1 },
+		"len":    func(L *lua.LState) int { L.Push(lua.LNumber(len(lauxlib.CheckString(L, 1)))); return 1 },
 	})
 }
 
 func (sb *sandbox) strRep(L *lua.LState) int {
-	s := luaCheckString(L, 1)
-	n := luaCheckInt(L, 2)
+	s := lauxlib.CheckString(L, 1)
+	n := lauxlib.CheckInt(L, 2)
 	if n <= 0 || len(s) == 0 {
 		L.Push(lua.LString(""))
 		return 1
 	}
 	if int64(len(s))*int64(n) > int64(sb.e.cfg.MaxStringBytes) {
-		L.Error(lua.LString(errNoMemory), 0)
+		L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
 	}
 	L.Push(lua.LString(strings.Repeat(s, n)))
 	return 1
@@ -53,7 +51,7 @@ func strDump(L *lua.LState) int {
 // limits (two-digit width and precision, so one item is at most ~512 bytes).
 func (sb *sandbox) strFormat(L *lua.LState) int {
 	top := L.GetTop()
-	fs := luaCheckString(L, 1)
+	fs := lauxlib.CheckString(L, 1)
 	arg := 1
 	var b []byte
 	for i := 0; i < len(fs); {
@@ -99,7 +97,7 @@ func (sb *sandbox) strFormat(L *lua.LState) int {
 		}
 		arg++
 		if arg > top {
-			argError(L, arg, "no value")
+			lauxlib.ArgError(L, arg, "no value")
 		}
 		var conv byte
 		if i < len(fs) {
@@ -109,17 +107,17 @@ func (sb *sandbox) strFormat(L *lua.LState) int {
 		spec := fmtSpec{flags: flags, width: width, prec: prec}
 		switch conv {
 		case 'c':
-			b = spec.pad(b, string([]byte{byte(toInteger(luaCheckNumber(L, arg)))}), false)
+			b = spec.pad(b, string([]byte{byte(lauxlib.ToInteger(lauxlib.CheckNumber(L, arg)))}), false)
 		case 'd', 'i':
-			b = spec.formatInt(b, toInteger(luaCheckNumber(L, arg)), 'd')
+			b = spec.formatInt(b, lauxlib.ToInteger(lauxlib.CheckNumber(L, arg)), 'd')
 		case 'o', 'u', 'x', 'X':
-			b = spec.formatUint(b, uint64(toInteger(luaCheckNumber(L, arg))), conv)
+			b = spec.formatUint(b, uint64(lauxlib.ToInteger(lauxlib.CheckNumber(L, arg))), conv)
 		case 'e', 'E', 'f', 'g', 'G':
-			b = spec.formatFloat(b, luaCheckNumber(L, arg), conv)
+			b = spec.formatFloat(b, lauxlib.CheckNumber(L, arg), conv)
 		case 'q':
-			b = addQuoted(b, luaCheckString(L, arg))
+			b = addQuoted(b, lauxlib.CheckString(L, arg))
 		case 's':
-			s := luaCheckString(L, arg)
+			s := lauxlib.CheckString(L, arg)
 			if prec < 0 && len(s) >= 100 {
 				b = append(b, s...) // lstrlib keeps long strings whole
 			} else {
@@ -132,7 +130,7 @@ func (sb *sandbox) strFormat(L *lua.LState) int {
 			L.RaiseError("invalid option '%%%c' to 'format'", conv)
 		}
 		if len(b) > sb.e.cfg.MaxStringBytes {
-			L.Error(lua.LString(errNoMemory), 0)
+			L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
 		}
 	}
 	L.Push(lua.LString(b))
@@ -247,7 +245,7 @@ func (f fmtSpec) formatUint(b []byte, v uint64, conv byte) []byte {
 }
 
 func (f fmtSpec) formatFloat(b []byte, v float64, conv byte) []byte {
-	if s, ok := nonFinite(v); ok && s != "-0" {
+	if s, ok := lauxlib.NonFinite(v); ok && s != "-0" {
 		if s[0] != '-' {
 			if f.has('+') {
 				s = "+" + s
@@ -383,7 +381,7 @@ func (sb *sandbox) tabInsert(L *lua.LState) int {
 	case 2:
 		pos = e
 	case 3:
-		pos = luaCheckInt(L, 2)
+		pos = lauxlib.CheckInt(L, 2)
 		if pos > e {
 			e = pos
 		}
@@ -404,7 +402,7 @@ func (sb *sandbox) tabInsert(L *lua.LState) int {
 func (sb *sandbox) tabRemove(L *lua.LState) int {
 	t := L.CheckTable(1)
 	e := t.Len()
-	pos := luaOptInt(L, 2, e)
+	pos := lauxlib.OptInt(L, 2, e)
 	if !(1 <= pos && pos <= e) {
 		return 0
 	}
@@ -423,21 +421,21 @@ func (sb *sandbox) tabConcat(L *lua.LState) int {
 	t := L.CheckTable(1)
 	sep := ""
 	if L.Get(2) != lua.LNil {
-		sep = luaCheckString(L, 2)
+		sep = lauxlib.CheckString(L, 2)
 	}
-	i := luaOptInt(L, 3, 1)
+	i := lauxlib.OptInt(L, 3, 1)
 	var last int
 	if L.Get(4) == lua.LNil {
 		last = t.Len()
 	} else {
-		last = luaCheckInt(L, 4)
+		last = lauxlib.CheckInt(L, 4)
 	}
 	item := func(k int) string {
 		switch v := t.RawGetInt(k).(type) {
 		case lua.LString:
 			return string(v)
 		case lua.LNumber:
-			return fmtNumber(float64(v))
+			return lauxlib.FormatNumber(float64(v))
 		default:
 			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
 		}
@@ -454,7 +452,7 @@ func (sb *sandbox) tabConcat(L *lua.LState) int {
 			n += len(sep)
 		}
 		if n > sb.e.cfg.MaxStringBytes {
-			L.Error(lua.LString(errNoMemory), 0)
+			L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
 		}
 	}
 	var b strings.Builder

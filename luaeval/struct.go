@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // The struct library (deps/lua/src/lua_struct.c, v0.2 as Redis 7.0 ships
@@ -108,7 +110,7 @@ func (s *structFmt) control(opt byte, h *structHeader) {
 		}
 		h.align = a
 	default:
-		argError(s.L, 1, "invalid format option '"+string([]byte{opt})+"'")
+		lauxlib.ArgError(s.L, 1, "invalid format option '"+string([]byte{opt})+"'")
 	}
 }
 
@@ -117,16 +119,16 @@ func isIntOpt(opt byte) bool { return strings.IndexByte("bBhHlLTiI", opt) >= 0 }
 // toUint64 is C's conversion of a double to unsigned long long on x86-64.
 func toUint64(n float64) uint64 {
 	if n < 0 {
-		return uint64(toInteger(n))
+		return uint64(lauxlib.ToInteger(n))
 	}
 	if n < 1<<63 {
 		return uint64(int64(n))
 	}
-	return uint64(toInteger(n-(1<<63))) ^ 1<<63
+	return uint64(lauxlib.ToInteger(n-(1<<63))) ^ 1<<63
 }
 
 func structPack(L *lua.LState) int {
-	s := &structFmt{L: L, f: luaCheckString(L, 1)}
+	s := &structFmt{L: L, f: lauxlib.CheckString(L, 1)}
 	h := structHeader{little: true, align: 1}
 	arg := 2
 	var b []byte
@@ -138,7 +140,7 @@ func structPack(L *lua.LState) int {
 		}
 		switch {
 		case isIntOpt(opt):
-			v := toUint64(luaCheckNumber(L, arg))
+			v := toUint64(lauxlib.CheckNumber(L, arg))
 			arg++
 			buf := make([]byte, size)
 			for i := 0; i < size; i++ {
@@ -154,7 +156,7 @@ func structPack(L *lua.LState) int {
 			b = append(b, 0)
 		case opt == 'f':
 			var buf [4]byte
-			bits := math.Float32bits(float32(luaCheckNumber(L, arg)))
+			bits := math.Float32bits(float32(lauxlib.CheckNumber(L, arg)))
 			arg++
 			if h.little {
 				binary.LittleEndian.PutUint32(buf[:], bits)
@@ -164,7 +166,7 @@ func structPack(L *lua.LState) int {
 			b = append(b, buf[:]...)
 		case opt == 'd':
 			var buf [8]byte
-			bits := math.Float64bits(luaCheckNumber(L, arg))
+			bits := math.Float64bits(lauxlib.CheckNumber(L, arg))
 			arg++
 			if h.little {
 				binary.LittleEndian.PutUint64(buf[:], bits)
@@ -173,13 +175,13 @@ func structPack(L *lua.LState) int {
 			}
 			b = append(b, buf[:]...)
 		case opt == 'c' || opt == 's':
-			str := luaCheckString(L, arg)
+			str := lauxlib.CheckString(L, arg)
 			arg++
 			if size == 0 {
 				size = len(str)
 			}
 			if len(str) < size {
-				argError(L, arg, "string too short")
+				lauxlib.ArgError(L, arg, "string too short")
 			}
 			b = append(b, str[:size]...)
 			if opt == 's' {
@@ -213,12 +215,12 @@ func structGetInteger(data string, little, signed bool, size int) float64 {
 }
 
 func structUnpack(L *lua.LState) int {
-	s := &structFmt{L: L, f: luaCheckString(L, 1)}
-	data := luaCheckString(L, 2)
+	s := &structFmt{L: L, f: lauxlib.CheckString(L, 1)}
+	data := lauxlib.CheckString(L, 2)
 	ld := uint64(len(data))
 	pos := uint64(int64(luaOptInteger(L, 3, 1)))
 	if pos == 0 {
-		argError(L, 3, "offset must be 1 or greater")
+		lauxlib.ArgError(L, 3, "offset must be 1 or greater")
 	}
 	pos--
 	h := structHeader{little: true, align: 1}
@@ -228,7 +230,7 @@ func structUnpack(L *lua.LState) int {
 		size := uint64(s.optsize(opt))
 		pos += uint64(toAlign(int(pos), &h, opt, int(size)))
 		if !(size <= ld && pos <= ld-size) {
-			argError(L, 2, "data string too short")
+			lauxlib.ArgError(L, 2, "data string too short")
 		}
 		if len(out)+2 > luaMaxCStack {
 			L.RaiseError("stack overflow (too many results)")
@@ -264,10 +266,10 @@ func structUnpack(L *lua.LState) int {
 				if !ok {
 					L.RaiseError("format 'c0' needs a previous size")
 				}
-				size = uint64(toInteger(float64(n)))
+				size = uint64(lauxlib.ToInteger(float64(n)))
 				out = out[:len(out)-1]
 				if !(size <= ld && pos <= ld-size) {
-					argError(L, 2, "data string too short")
+					lauxlib.ArgError(L, 2, "data string too short")
 				}
 			}
 			out = append(out, lua.LString(data[pos:pos+size]))
@@ -291,7 +293,7 @@ func structUnpack(L *lua.LState) int {
 }
 
 func structSize(L *lua.LState) int {
-	s := &structFmt{L: L, f: luaCheckString(L, 1)}
+	s := &structFmt{L: L, f: lauxlib.CheckString(L, 1)}
 	h := structHeader{little: true, align: 1}
 	pos := 0
 	for s.more() {
@@ -299,9 +301,9 @@ func structSize(L *lua.LState) int {
 		size := s.optsize(opt)
 		pos += toAlign(pos, &h, opt, size)
 		if opt == 's' {
-			argError(L, 1, "option 's' has no fixed size")
+			lauxlib.ArgError(L, 1, "option 's' has no fixed size")
 		} else if opt == 'c' && size == 0 {
-			argError(L, 1, "option 'c0' has no fixed size")
+			lauxlib.ArgError(L, 1, "option 'c0' has no fixed size")
 		}
 		if !(isAlpha(int(opt)) || isDigitC(int(opt))) {
 			s.control(opt, &h)
@@ -317,5 +319,5 @@ func luaOptInteger(L *lua.LState, n int, def int64) int64 {
 	if L.Get(n) == lua.LNil {
 		return def
 	}
-	return toInteger(luaCheckNumber(L, n))
+	return lauxlib.ToInteger(lauxlib.CheckNumber(L, n))
 }

@@ -3,6 +3,8 @@ package luaeval
 import (
 	"fmt"
 	"strings"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // checkSyntax reports the first syntax error Lua 5.1 would report for src,
@@ -313,7 +315,7 @@ func (ls *lexState) readNumeral() string {
 // luaStr2d is lobject.c:luaO_str2d as the lexer uses it (strtod, then
 // strtoul for a hex constant).
 func luaStr2d(s string) (float64, bool) {
-	n, f := scanNumber(s)
+	n, f := lauxlib.ScanNumber(s)
 	if n == 0 {
 		return 0, false
 	}

@@ -6,6 +6,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+
 	"github.com/minilock/minilock/resp"
 )
 
@@ -45,7 +47,7 @@ func luaToReply(w *resp.Writer, v lua.LValue, scriptResp, used, limit int) bool 
 			w.Bool(bool(x))
 		}
 	case lua.LNumber:
-		w.Int(toInteger(float64(x)))
+		w.Int(lauxlib.ToInteger(float64(x)))
 	case *lua.LTable:
 		return tableToReply(w, x, scriptResp, used, limit)
 	default:
@@ -138,7 +140,7 @@ func tableToReply(w *resp.Writer, t *lua.LTable, scriptResp, used, limit int) bo
 // writeDouble is addReplyDouble: "%.17g", as a bulk string in RESP2.
 func writeDouble(w *resp.Writer, f float64) {
 	var buf [40]byte
-	s := appendG17(buf[:0], f)
+	s := lauxlib.AppendG17(buf[:0], f)
 	if w.RESP3() {
 		w.B = append(w.B, ',')
 		w.B = append(w.B, s...)

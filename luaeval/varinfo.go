@@ -1,10 +1,12 @@
 package luaeval
 
 import (
-	"reflect"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
 // Lua 5.1 names the variable in type errors ("attempt to index local 'x'
@@ -12,36 +14,9 @@ import (
 // says "attempt to index a non-table object(nil)". varInfoMessage rebuilds
 // Lua's message from the failing instruction, the way getobjname does.
 //
-// The one thing gopher-lua does not export is the frame's program counter;
-// it is read with reflect from the pinned v1.1.2's callFrame.Pc (read-only).
-// If that ever fails the message simply keeps its shorter form.
-
-// Instruction fields (gopher-lua opcode.go).
-func opCode(i uint32) int { return int(i >> 26) }
-func opA(i uint32) int    { return int(i>>18) & 0xff }
-func opB(i uint32) int    { return int(i & 0x1ff) }
-func opC(i uint32) int    { return int(i>>9) & 0x1ff }
-func opBx(i uint32) int   { return int(i & 0x3ffff) }
-
-const rkBit = 1 << 8
-
-// framePC returns the index of the instruction a frame is executing.
-func framePC(dbg *lua.Debug) (pc int, ok bool) {
-	defer func() {
-		if recover() != nil {
-			ok = false
-		}
-	}()
-	f := reflect.ValueOf(dbg).Elem().FieldByName("frame")
-	if !f.IsValid() || f.IsNil() {
-		return 0, false
-	}
-	p := f.Elem().FieldByName("Pc")
-	if !p.IsValid() {
-		return 0, false
-	}
-	return int(p.Int()) - 1, true
-}
+// The one thing gopher-lua does not export is the frame's program counter
+// (seam.FramePC). With the seam's hooks off the message keeps its shorter
+// form.
 
 // objName is getobjname: what register reg holds at instruction pc.
 func (sb *sandbox) objName(fn *lua.LFunction, pc, reg, depth int) (kind, name string) {
@@ -55,14 +30,14 @@ func (sb *sandbox) objName(fn *lua.LFunction, pc, reg, depth int) (kind, name st
 	// The last instruction before pc that set reg, in straight-line code.
 	for i := pc - 1; i >= 0; i-- {
 		in := p.Code[i]
-		op := opCode(in)
+		op := seam.OpCode(in)
 		switch op {
 		case lua.OP_JMP, lua.OP_FORLOOP, lua.OP_FORPREP, lua.OP_TFORLOOP, lua.OP_CLOSE:
 			return "", ""
 		}
-		a := opA(in)
+		a := seam.OpA(in)
 		if op == lua.OP_LOADNIL {
-			if reg >= a && reg <= opB(in) {
+			if reg >= a && reg <= seam.OpB(in) {
 				return "", ""
 			}
 			continue
@@ -72,12 +47,12 @@ func (sb *sandbox) objName(fn *lua.LFunction, pc, reg, depth int) (kind, name st
 		}
 		switch op {
 		case lua.OP_GETGLOBAL:
-			if s, ok := p.Constants[opBx(in)].(lua.LString); ok {
+			if s, ok := p.Constants[seam.OpBx(in)].(lua.LString); ok {
 				return "global", string(s)
 			}
 		case lua.OP_LOADK:
 			// A global read turned into a constant by specialize.
-			if bx := opBx(in); bx < len(p.Constants) {
+			if bx := seam.OpBx(in); bx < len(p.Constants) {
 				if _, isTable := p.Constants[bx].(*lua.LTable); isTable || p.Constants[bx].Type() == lua.LTFunction {
 					if n, ok := sb.globalName(p.Constants[bx]); ok {
 						return "global", n
@@ -85,21 +60,21 @@ func (sb *sandbox) objName(fn *lua.LFunction, pc, reg, depth int) (kind, name st
 				}
 			}
 		case lua.OP_MOVE, lua.OP_MOVEN:
-			if b := opB(in); b < a {
+			if b := seam.OpB(in); b < a {
 				return sb.objName(fn, i, b, depth+1)
 			}
 		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
 			// ldebug.c:kname: a key that is not a constant string is "?".
-			if s, ok := rkConstant(p, opC(in)); ok {
+			if s, ok := rkConstant(p, seam.OpC(in)); ok {
 				return "field", s
 			}
 			return "field", "?"
 		case lua.OP_GETUPVAL:
-			if b := opB(in); b < len(p.DbgUpvalues) {
+			if b := seam.OpB(in); b < len(p.DbgUpvalues) {
 				return "upvalue", p.DbgUpvalues[b]
 			}
 		case lua.OP_SELF:
-			if s, ok := rkConstant(p, opC(in)); ok {
+			if s, ok := rkConstant(p, seam.OpC(in)); ok {
 				return "method", s
 			}
 		}
@@ -134,10 +109,10 @@ func localName(p *lua.FunctionProto, n, pc int) (string, bool) {
 }
 
 func rkConstant(p *lua.FunctionProto, rk int) (string, bool) {
-	if rk&rkBit == 0 {
+	if rk&seam.RKBit == 0 {
 		return "", false
 	}
-	if i := rk &^ rkBit; i < len(p.Constants) {
+	if i := rk &^ seam.RKBit; i < len(p.Constants) {
 		if s, ok := p.Constants[i].(lua.LString); ok {
 			return string(s), true
 		}
@@ -153,8 +128,8 @@ type operand struct {
 }
 
 func rkOperand(L *lua.LState, dbg *lua.Debug, p *lua.FunctionProto, rk int) operand {
-	if rk&rkBit != 0 {
-		if i := rk &^ rkBit; i < len(p.Constants) {
+	if rk&seam.RKBit != 0 {
+		if i := rk &^ seam.RKBit; i < len(p.Constants) {
 			return operand{reg: -1, value: p.Constants[i]}
 		}
 		return operand{reg: -1, value: lua.LNil}
@@ -175,7 +150,7 @@ func isNumberLike(v lua.LValue) bool {
 	case lua.LNumber:
 		return true
 	case lua.LString:
-		_, ok := str2number(string(x))
+		_, ok := lauxlib.Str2Number(string(x))
 		return ok
 	}
 	return false
@@ -192,26 +167,26 @@ func isStringLike(v lua.LValue) bool {
 // varInfoMessage rewrites a gopher-lua type error raised in the Lua frame
 // dbg (at level) into Lua 5.1's words; ok is false when it cannot tell.
 func (sb *sandbox) varInfoMessage(L *lua.LState, dbg *lua.Debug, fn *lua.LFunction, msg string, level int) (string, bool) {
-	pc, ok := framePC(dbg)
+	pc, ok := seam.FramePC(dbg)
 	if !ok || fn == nil || fn.IsG || pc < 0 || pc >= len(fn.Proto.Code) {
 		return "", false
 	}
 	p := fn.Proto
 	in := p.Code[pc]
-	op := opCode(in)
+	op := seam.OpCode(in)
 	var verb string
 	var o operand
 	switch {
 	case strings.Contains(msg, "attempt to call a non-function object") && (op == lua.OP_CALL || op == lua.OP_TAILCALL):
 		verb = "call"
-		o = operand{reg: opA(in), value: regValue(L, dbg, opA(in))}
+		o = operand{reg: seam.OpA(in), value: regValue(L, dbg, seam.OpA(in))}
 	case strings.Contains(msg, "attempt to index a non-table object"):
 		verb = "index"
 		switch op {
 		case lua.OP_GETTABLE, lua.OP_GETTABLEKS, lua.OP_SELF:
-			o = operand{reg: opB(in), value: regValue(L, dbg, opB(in))}
+			o = operand{reg: seam.OpB(in), value: regValue(L, dbg, seam.OpB(in))}
 		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
-			o = operand{reg: opA(in), value: regValue(L, dbg, opA(in))}
+			o = operand{reg: seam.OpA(in), value: regValue(L, dbg, seam.OpA(in))}
 		default:
 			return "", false
 		}
@@ -219,13 +194,13 @@ func (sb *sandbox) varInfoMessage(L *lua.LState, dbg *lua.Debug, fn *lua.LFuncti
 		verb = "perform arithmetic on"
 		switch op {
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
-			p1, p2 := rkOperand(L, dbg, p, opB(in)), rkOperand(L, dbg, p, opC(in))
+			p1, p2 := rkOperand(L, dbg, p, seam.OpB(in)), rkOperand(L, dbg, p, seam.OpC(in))
 			o = p2
 			if !isNumberLike(p1.value) {
 				o = p1
 			}
 		case lua.OP_UNM:
-			o = operand{reg: opB(in), value: regValue(L, dbg, opB(in))}
+			o = operand{reg: seam.OpB(in), value: regValue(L, dbg, seam.OpB(in))}
 		default:
 			return "", false
 		}
@@ -234,13 +209,13 @@ func (sb *sandbox) varInfoMessage(L *lua.LState, dbg *lua.Debug, fn *lua.LFuncti
 		if op != lua.OP_LEN {
 			return "", false
 		}
-		o = operand{reg: opB(in), value: regValue(L, dbg, opB(in))}
+		o = operand{reg: seam.OpB(in), value: regValue(L, dbg, seam.OpB(in))}
 	case strings.Contains(msg, "cannot perform concat"):
 		verb = "concatenate"
 		if op != lua.OP_CONCAT {
 			return "", false
 		}
-		b, c := opB(in), opC(in)
+		b, c := seam.OpB(in), seam.OpC(in)
 		o = operand{reg: -2}
 		if v := regValue(L, dbg, c-1); !isStringLike(v) {
 			o = operand{reg: c - 1, value: v}
@@ -261,7 +236,7 @@ func (sb *sandbox) varInfoMessage(L *lua.LState, dbg *lua.Debug, fn *lua.LFuncti
 		return "", false
 	}
 	t := o.value.Type().String()
-	prefix := where(L, level)
+	prefix := lauxlib.Where(L, level)
 	if dbg.CurrentLine > 0 {
 		prefix = dbg.Source + ":" + itoa(dbg.CurrentLine) + ": "
 	}

@@ -1,17 +1,15 @@
-package luaeval
+package lauxlib
 
 import (
 	"math"
 	"strconv"
 	"strings"
-
-	lua "github.com/yuin/gopher-lua"
 )
 
-// fmtNumber is Lua 5.1's number to string conversion (LUAI_NUMFFORMAT
+// FormatNumber is Lua 5.1's number to string conversion (LUAI_NUMFFORMAT
 // "%.14g"), with glibc's spelling of infinities and NaN.
-func fmtNumber(f float64) string {
-	if s, ok := nonFinite(f); ok {
+func FormatNumber(f float64) string {
+	if s, ok := NonFinite(f); ok {
 		return s
 	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
@@ -20,10 +18,10 @@ func fmtNumber(f float64) string {
 	return strconv.FormatFloat(f, 'g', 14, 64)
 }
 
-// appendG17 appends f as C's printf("%.17g"), which Redis uses for numbers
+// AppendG17 appends f as C's printf("%.17g"), which Redis uses for numbers
 // passed to commands and for double replies.
-func appendG17(b []byte, f float64) []byte {
-	if s, ok := nonFinite(f); ok {
+func AppendG17(b []byte, f float64) []byte {
+	if s, ok := NonFinite(f); ok {
 		return append(b, s...)
 	}
 	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
@@ -32,9 +30,9 @@ func appendG17(b []byte, f float64) []byte {
 	return strconv.AppendFloat(b, f, 'g', 17, 64)
 }
 
-// nonFinite spells infinities and NaN as glibc's printf does; a NaN with its
+// NonFinite spells infinities and NaN as glibc's printf does; a NaN with its
 // sign bit set (0/0 on x86) prints as "-nan".
-func nonFinite(f float64) (string, bool) {
+func NonFinite(f float64) (string, bool) {
 	switch {
 	case math.IsInf(f, 1):
 		return "inf", true
@@ -51,23 +49,23 @@ func nonFinite(f float64) (string, bool) {
 	return "", false
 }
 
-// toInteger is C's (long long) cast of a double as x86 performs it: NaN and
+// ToInteger is C's (long long) cast of a double as x86 performs it: NaN and
 // out-of-range values become LLONG_MIN.
-func toInteger(f float64) int64 {
+func ToInteger(f float64) int64 {
 	if f != f || f >= 9.2233720368547758e18 || f < -9.2233720368547758e18 {
 		return math.MinInt64
 	}
 	return int64(f)
 }
 
-// str2number is lobject.c:luaO_str2d: strtod (decimal, hex, inf, nan) with
+// Str2Number is lobject.c:luaO_str2d: strtod (decimal, hex, inf, nan) with
 // only white space allowed around the number.
-func str2number(s string) (float64, bool) {
+func Str2Number(s string) (float64, bool) {
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i] // C stops at NUL
 	}
 	t := strings.TrimLeft(s, " \t\n\r\v\f")
-	n, f := scanNumber(t)
+	n, f := ScanNumber(t)
 	if n == 0 {
 		return 0, false
 	}
@@ -77,8 +75,8 @@ func str2number(s string) (float64, bool) {
 	return f, true
 }
 
-// scanNumber reads the longest prefix of s that strtod accepts.
-func scanNumber(s string) (int, float64) {
+// ScanNumber reads the longest prefix of s that strtod accepts.
+func ScanNumber(s string) (int, float64) {
 	i := 0
 	neg := false
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
@@ -190,61 +188,16 @@ func scanNumber(s string) (int, float64) {
 	return j, f
 }
 
-// luaCheckNumber is luaL_checknumber: numbers and numeric strings.
-func luaCheckNumber(L *lua.LState, n int) float64 {
-	switch v := L.Get(n).(type) {
-	case lua.LNumber:
-		return float64(v)
-	case lua.LString:
-		if f, ok := str2number(string(v)); ok {
-			return f
-		}
-	}
-	typeError(L, n, "number")
-	return 0
+func isHex(c byte) bool {
+	return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
 }
 
-// luaCheckInt is luaL_checkint: the number cast to lua_Integer, then to a
-// 32-bit C int (so 1e10 becomes 1410065408, as in Redis).
-func luaCheckInt(L *lua.LState, n int) int {
-	return int(int32(toInteger(luaCheckNumber(L, n))))
-}
-
-func luaOptInt(L *lua.LState, n int, def int) int {
-	if L.Get(n) == lua.LNil {
-		return def
+func unhex(c byte) byte {
+	switch {
+	case c >= '0' && c <= '9':
+		return c - '0'
+	case c >= 'a' && c <= 'f':
+		return c - 'a' + 10
 	}
-	return luaCheckInt(L, n)
-}
-
-// luaCheckString is luaL_checklstring: strings and numbers (as "%.14g").
-func luaCheckString(L *lua.LState, n int) string {
-	switch v := L.Get(n).(type) {
-	case lua.LString:
-		return string(v)
-	case lua.LNumber:
-		return fmtNumber(float64(v))
-	}
-	typeError(L, n, "string")
-	return ""
-}
-
-// argError is luaL_argerror: "bad argument #n to 'name' (msg)".
-func argError(L *lua.LState, n int, msg string) {
-	name := "?"
-	if dbg, ok := L.GetStack(0); ok {
-		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" {
-			name = dbg.Name
-		}
-	}
-	L.RaiseError("bad argument #%d to '%s' (%s)", n, name, msg)
-}
-
-// typeError is luaL_typerror; a missing argument is "no value".
-func typeError(L *lua.LState, n int, expected string) {
-	got := "no value"
-	if n <= L.GetTop() {
-		got = L.Get(n).Type().String()
-	}
-	argError(L, n, expected+" expected, got "+got)
+	return c - 'A' + 10
 }

@@ -1,0 +1,96 @@
+package lauxlib
+
+import (
+	"strconv"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// CheckNumber is luaL_checknumber: numbers and numeric strings.
+func CheckNumber(L *lua.LState, n int) float64 {
+	switch v := L.Get(n).(type) {
+	case lua.LNumber:
+		return float64(v)
+	case lua.LString:
+		if f, ok := Str2Number(string(v)); ok {
+			return f
+		}
+	}
+	TypeError(L, n, "number")
+	return 0
+}
+
+// CheckInt is luaL_checkint: the number cast to lua_Integer, then to a
+// 32-bit C int (so 1e10 becomes 1410065408, as in Redis).
+func CheckInt(L *lua.LState, n int) int {
+	return int(int32(ToInteger(CheckNumber(L, n))))
+}
+
+func OptInt(L *lua.LState, n int, def int) int {
+	if L.Get(n) == lua.LNil {
+		return def
+	}
+	return CheckInt(L, n)
+}
+
+// CheckString is luaL_checklstring: strings and numbers (as "%.14g").
+func CheckString(L *lua.LState, n int) string {
+	switch v := L.Get(n).(type) {
+	case lua.LString:
+		return string(v)
+	case lua.LNumber:
+		return FormatNumber(float64(v))
+	}
+	TypeError(L, n, "string")
+	return ""
+}
+
+// ArgError is luaL_argerror: "bad argument #n to 'name' (msg)".
+func ArgError(L *lua.LState, n int, msg string) {
+	name := "?"
+	if dbg, ok := L.GetStack(0); ok {
+		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" {
+			name = dbg.Name
+		}
+	}
+	L.RaiseError("bad argument #%d to '%s' (%s)", n, name, msg)
+}
+
+// TypeError is luaL_typerror; a missing argument is "no value".
+func TypeError(L *lua.LState, n int, expected string) {
+	got := "no value"
+	if n <= L.GetTop() {
+		got = L.Get(n).Type().String()
+	}
+	ArgError(L, n, expected+" expected, got "+got)
+}
+
+// Where is luaL_where: "source:line: " for the Lua function at level (1 =
+// the function that called the Go function raising the error), "" for a Go
+// function or no function.
+func Where(L *lua.LState, level int) string {
+	dbg, ok := L.GetStack(level)
+	if !ok {
+		return ""
+	}
+	fn, err := L.GetInfo("Slf", dbg, lua.LNil)
+	if err != nil {
+		return ""
+	}
+	if f, ok := fn.(*lua.LFunction); !ok || f.IsG || dbg.CurrentLine <= 0 {
+		return ""
+	}
+	return dbg.Source + ":" + strconv.Itoa(dbg.CurrentLine) + ": "
+}
+
+// ToString is lua_tostring for strings and numbers ("%.14g"), and
+// tostring's text for anything else.
+func ToString(v lua.LValue) string {
+	switch x := v.(type) {
+	case lua.LString:
+		return string(x)
+	case lua.LNumber:
+		return FormatNumber(float64(x))
+	}
+	return v.String()
+}

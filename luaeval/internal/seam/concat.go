@@ -1,0 +1,107 @@
+package seam
+
+import (
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+)
+
+// The VM's instruction handlers, reached by name in v1.1.2 (vm.go: `var
+// jumpTable [opCodeMax + 1]instFunc`, `type instFunc func(*LState, uint32,
+// *callFrame) int`). A *callFrame is passed through as the unsafe.Pointer
+// it is at the machine level. A hook replaces one entry and calls the
+// original for states that are not running a minilock script (an
+// application may use gopher-lua for its own purposes in the same process).
+//
+//go:linkname jumpTable github.com/yuin/gopher-lua.jumpTable
+var jumpTable [lua.OP_NOP + 1]instFunc
+
+type instFunc = func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int
+
+// ours reports whether L runs a minilock script: its context is the
+// engine's run context, which carries the script's budget.
+func ours(L *lua.LState) bool {
+	_, ok := L.Context().(lauxlib.Budget)
+	return ok
+}
+
+// hook replaces the handler of op with h; h gets the original to fall back
+// on.
+func hook(op int, h func(orig instFunc) instFunc) {
+	jumpTable[op] = h(jumpTable[op])
+}
+
+func installConcat() {
+	hook(lua.OP_CONCAT, func(orig instFunc) instFunc {
+		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
+			if !ours(L) {
+				return orig(L, inst, baseframe)
+			}
+			concat(L, inst)
+			return 0
+		}
+	})
+}
+
+// concat is OP_CONCAT, R(A) := R(B) .. ... .. R(C), as lvm.c:luaV_concat
+// does it: from the right, as many strings and numbers at a time as there
+// are (numbers as "%.14g", converted in place in their registers as Lua
+// does), a __concat metamethod for any other pair. The result's size is
+// charged to the script before it is built.
+func concat(L *lua.LState, inst uint32) {
+	f := frameOf(L)
+	b := OpB(inst)
+	total, last := OpC(inst)-b+1, OpC(inst)
+	for total > 1 {
+		n := 2
+		if !f.toString(last-1) || !f.toString(last) {
+			lhs, rhs := f.get(last-1), f.get(last)
+			tm := L.GetMetaField(lhs, "__concat")
+			if tm == lua.LNil {
+				tm = L.GetMetaField(rhs, "__concat")
+			}
+			if tm == lua.LNil {
+				// gopher-lua's own wording, which the engine translates
+				// into Lua 5.1's with the variable's name.
+				L.RaiseError("cannot perform concat operation between %v and %v", lhs.Type().String(), rhs.Type().String())
+			}
+			L.Push(tm)
+			L.Push(lhs)
+			L.Push(rhs)
+			L.Call(2, 1)
+			r := L.Get(-1)
+			L.Pop(1)
+			f = frameOf(L) // the call may have grown the value stack
+			f.set(last-1, r)
+		} else {
+			size := len(f.get(last).(lua.LString))
+			for n = 1; n < total && f.toString(last-n); n++ {
+				size += len(f.get(last - n).(lua.LString))
+			}
+			lauxlib.Alloc(L, size)
+			buf := make([]byte, 0, size)
+			for i := last - n + 1; i <= last; i++ {
+				buf = append(buf, f.get(i).(lua.LString)...)
+			}
+			f.set(last-n+1, lua.LString(buf))
+		}
+		total -= n - 1
+		last -= n - 1
+	}
+	f.set(OpA(inst), f.get(b))
+}
+
+// toString is lvm.c's tostring: a number in register r becomes its "%.14g"
+// text there; it reports whether r now holds a string.
+func (f frame) toString(r int) bool {
+	switch v := f.get(r).(type) {
+	case lua.LString:
+		return true
+	case lua.LNumber:
+		f.set(r, lua.LString(lauxlib.FormatNumber(float64(v))))
+		return true
+	}
+	return false
+}

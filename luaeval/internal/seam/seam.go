@@ -1,0 +1,102 @@
+// Package seam is minilock's one reach into gopher-lua's unexported
+// internals. No other package in minilock may touch them (a test in the
+// repository root enforces it); everything here is written against
+// gopher-lua v1.1.2 and checked against the build at start-up.
+//
+// # The hooks
+//
+// Each hook exists because gopher-lua's exported API cannot give Lua 5.1's
+// behaviour, or a bound on what a script can make it do:
+//
+//   - OP_CONCAT (concat.go). Replaces the VM's handler for `..`. Lua 5.1
+//     turns numbers into text with "%.14g" (gopher-lua uses Go's shortest
+//     form: 'x'..10/3, 'v='..1e15 differ), and the whole result is built in
+//     one allocation that must be charged to the script before it happens.
+//     Without it: number formatting differs from Redis, and a doubling loop
+//     reaches gigabytes between two samples of the memory watchdog.
+//   - Frame program counter (frame.go). Lua 5.1 names the variable in type
+//     errors ("attempt to index local 'x' (a nil value)"); the instruction
+//     being run is only in the unexported callFrame.Pc. Without it: the
+//     shorter message without the variable's name.
+//   - Function prototypes (proto.go). gopher-lua's VM reads global names
+//     from the unexported FunctionProto.stringConstants; minilock's own
+//     compiler must fill it. Without it: that compiler cannot be used and
+//     gopher-lua's compiler (quadratic, recursive) compiles instead, behind
+//     stricter size and nesting limits.
+//   - Registers (frame.go). The hooks above read and write the running
+//     function's registers as the VM's own handlers do.
+//
+// # The check
+//
+// Before any hook is used, Enabled checks that the gopher-lua in the build
+// is v1.1.2 as a module (not replaced), and that the layout of every
+// internal struct read here (LTable, LState, registry, callFrame, Debug,
+// FunctionProto) is the one mirrored in mirror.go, field by field. If
+// either differs, or the environment sets MINILOCK_GOPHERLUA_HOOKS=off, no
+// hook is installed: gopher-lua runs as shipped, and minilock keeps its
+// limits through the safe paths (the memory watchdog, the kill flag polled
+// between instructions, stricter compile limits), with the differences
+// from Lua 5.1 that gopher-lua has. Why tells the reason, and the engine
+// logs it.
+package seam
+
+import (
+	"os"
+	"runtime/debug"
+	"sync"
+)
+
+// Version is the gopher-lua release the hooks were written for.
+const Version = "v1.1.2"
+
+const modulePath = "github.com/yuin/gopher-lua"
+
+var (
+	checkOnce sync.Once
+	enabled   bool
+	why       string
+)
+
+// Enabled reports whether the hooks can be used with the gopher-lua in this
+// build, and installs them the first time it is called with a yes.
+func Enabled() bool {
+	checkOnce.Do(func() {
+		why = check()
+		enabled = why == ""
+		if enabled {
+			install()
+		}
+	})
+	return enabled
+}
+
+// Why says why the hooks are off ("" when they are on).
+func Why() string {
+	Enabled()
+	return why
+}
+
+func check() string {
+	if v := os.Getenv("MINILOCK_GOPHERLUA_HOOKS"); v == "off" {
+		return "MINILOCK_GOPHERLUA_HOOKS=off"
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		for _, m := range bi.Deps {
+			if m.Path != modulePath {
+				continue
+			}
+			if m.Replace != nil {
+				return modulePath + " is replaced by " + m.Replace.Path + " " + m.Replace.Version + "; the hooks were written for " + Version
+			}
+			if m.Version != Version {
+				return modulePath + " is " + m.Version + "; the hooks were written for " + Version
+			}
+		}
+	}
+	return checkLayout()
+}
+
+// install puts every VM hook in place (see the package doc).
+func install() {
+	installConcat()
+}
