@@ -54,11 +54,12 @@ type Config struct {
 	// engine's own warnings (at LOG_WARNING). nil discards them. It is
 	// called on the owner goroutine, except for warnings from the watchdog.
 	Log func(level int, msg string)
-	// MaxScripts bounds the script cache. When it is full the least
-	// recently used script is dropped (its EVALSHA then gets NOSCRIPT and
-	// clients fall back to EVAL / SCRIPT LOAD, as they do after SCRIPT
-	// FLUSH). 10000 when 0.
-	MaxScripts int
+	// ScriptCacheBytes bounds what the script cache may hold (compiled
+	// scripts, counted as ScriptCacheUsed counts them). Like Redis 7.0 the
+	// cache keeps every script until SCRIPT FLUSH; past this bound a new
+	// script is refused with an error, and loaded ones stay. 512 MiB when 0;
+	// negative for no bound.
+	ScriptCacheBytes int64
 	// MemoryLimit is how far a running script may grow the Go heap (live
 	// and not yet collected objects) before it is stopped with
 	// "not enough memory". 256 MiB when 0; negative disables the check.
@@ -80,7 +81,7 @@ type Config struct {
 
 const (
 	defaultBusyThreshold  = 5 * time.Second
-	defaultMaxScripts     = 10000
+	defaultScriptCache    = 512 << 20
 	defaultMemoryLimit    = 256 << 20
 	defaultMaxStringBytes = 128 << 20
 	defaultMaxReplyBytes  = 64 << 20
@@ -126,8 +127,8 @@ func New(cfg Config) *Engine {
 	if cfg.BusyThreshold <= 0 {
 		cfg.BusyThreshold = defaultBusyThreshold
 	}
-	if cfg.MaxScripts <= 0 {
-		cfg.MaxScripts = defaultMaxScripts
+	if cfg.ScriptCacheBytes == 0 {
+		cfg.ScriptCacheBytes = defaultScriptCache
 	}
 	if cfg.MemoryLimit == 0 {
 		cfg.MemoryLimit = defaultMemoryLimit
@@ -142,7 +143,7 @@ func New(cfg Config) *Engine {
 	if !seam.Enabled() {
 		e.log(3, "Lua runs without minilock's gopher-lua hooks ("+seam.Why()+"): scripts keep their limits, with gopher-lua's differences from Lua 5.1")
 	}
-	e.cache.init(cfg.MaxScripts)
+	e.cache.init(cfg.ScriptCacheBytes)
 	e.ctl.init(e)
 	go e.ctl.monitor()
 	return e
@@ -183,11 +184,19 @@ func (e *Engine) Eval(w *resp.Writer, args [][]byte, readOnly bool, h Host) erro
 	if err != nil {
 		return err
 	}
-	s, err := e.compile(args[0])
+	sha := sha1Hex(args[0])
+	if s := e.cache.get(sha[:]); s != nil {
+		return e.exec(w, s, args[2:2+nkeys], args[2+nkeys:], readOnly, h, false)
+	}
+	// A new script: compiling it is part of running it (BUSY, SCRIPT KILL
+	// and the memory watchdog apply from here), so the run starts now.
+	e.ctl.begin()
+	s, err := e.compile(args[0], sha)
 	if err != nil {
+		e.ctl.end()
 		return err
 	}
-	return e.exec(w, s, args[2:2+nkeys], args[2+nkeys:], readOnly, h)
+	return e.exec(w, s, args[2:2+nkeys], args[2+nkeys:], readOnly, h, true)
 }
 
 // EvalSHA runs EVALSHA (EVALSHA_RO when readOnly); see Eval. An unknown SHA1
@@ -209,21 +218,37 @@ func (e *Engine) EvalSHA(w *resp.Writer, args [][]byte, readOnly bool, h Host) e
 	if s == nil {
 		return resp.ErrNoScript
 	}
-	return e.exec(w, s, args[2:2+nkeys], args[2+nkeys:], readOnly, h)
+	return e.exec(w, s, args[2:2+nkeys], args[2+nkeys:], readOnly, h, false)
 }
 
 // Load is SCRIPT LOAD: it compiles body, caches it and returns its lower-case
 // SHA1 in hex.
 func (e *Engine) Load(body []byte) (string, error) {
-	s, err := e.compile(body)
-	if err != nil {
-		return "", err
+	sha := sha1Hex(body)
+	if e.cache.get(sha[:]) == nil {
+		// Compiling counts as running a script (see Eval).
+		e.ctl.begin()
+		_, err := e.compile(body, sha)
+		e.ctl.end()
+		if err != nil {
+			return "", err
+		}
 	}
-	return string(s.sha[:]), nil
+	return string(sha[:]), nil
 }
 
 // Exists is SCRIPT EXISTS for one SHA1 (the lookup ignores letter case).
-func (e *Engine) Exists(sha []byte) bool { return e.cache.peek(sha) != nil }
+func (e *Engine) Exists(sha []byte) bool {
+	k, ok := shaKey(sha)
+	return ok && e.cache.m[k] != nil
+}
+
+// ScriptCacheUsed reports the script cache's size: how many scripts it
+// holds and its estimate of their bytes (INFO's number_of_cached_scripts
+// and used_memory_scripts_eval). Owner goroutine only.
+func (e *Engine) ScriptCacheUsed() (scripts int, bytes int64) {
+	return e.cache.len(), e.cache.bytes
+}
 
 // Flush is SCRIPT FLUSH: it empties the cache so the compiled scripts can be
 // collected.

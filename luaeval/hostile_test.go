@@ -1,6 +1,7 @@
 package luaeval
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -66,32 +67,65 @@ func TestHostileScripts(t *testing.T) {
 	}
 }
 
-// The script cache is bounded and forgets the least recently used script.
-func TestScriptCacheBound(t *testing.T) {
-	e := newTestEngine(t, Config{MaxScripts: 3})
-	var shas []string
-	for i := 0; i < 3; i++ {
-		sha, err := e.Load([]byte("return " + string(rune('1'+i))))
-		if err != nil {
-			t.Fatal(err)
-		}
-		shas = append(shas, sha)
-	}
-	// Use the first so the second is the least recently used.
-	if r := runReply(e, newFakeHost(), 2, true, false, shas[0], "0"); r != ":1\r\n" {
-		t.Fatalf("got %q", r)
-	}
-	if _, err := e.Load([]byte("return 4")); err != nil {
+// The script cache keeps every script until SCRIPT FLUSH, as Redis 7.0
+// does (12,000 SCRIPT LOADs used to make the first answer NOSCRIPT), counts
+// what it holds, and refuses a new script past its byte bound rather than
+// forgetting a loaded one.
+func TestScriptCacheKeepsEverything(t *testing.T) {
+	e := newTestEngine(t, Config{})
+	first, err := e.Load([]byte("return 0"))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !e.Exists([]byte(shas[0])) || e.Exists([]byte(shas[1])) || !e.Exists([]byte(shas[2])) {
-		t.Fatal("wrong script evicted")
+	for i := 1; i < 20000; i++ {
+		if _, err := e.Load([]byte("return " + strconv.Itoa(i))); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if r := runReply(e, newFakeHost(), 2, true, false, shas[1], "0"); r != "-NOSCRIPT No matching script. Please use EVAL.\r\n" {
-		t.Fatalf("got %q", r)
+	if r := runReply(e, newFakeHost(), 2, true, false, first, "0"); r != ":0\r\n" {
+		t.Fatalf("EVALSHA of the first of 20000 scripts: %q", r)
+	}
+	n, bytes := e.ScriptCacheUsed()
+	if n != 20000 || bytes < 20000*256 {
+		t.Fatalf("cache reports %d scripts, %d bytes", n, bytes)
 	}
 	e.Flush()
-	if e.Exists([]byte(shas[0])) || e.cache.len() != 0 {
-		t.Fatal("Flush left scripts")
+	if n, bytes := e.ScriptCacheUsed(); n != 0 || bytes != 0 || e.Exists([]byte(first)) {
+		t.Fatalf("after Flush: %d scripts, %d bytes", n, bytes)
+	}
+}
+
+func TestScriptCacheByteBound(t *testing.T) {
+	e := newTestEngine(t, Config{ScriptCacheBytes: 64 << 10})
+	var shas []string
+	var err error
+	for i := 0; err == nil; i++ {
+		var sha string
+		sha, err = e.Load([]byte("return '" + strings.Repeat("x", 1000) + strconv.Itoa(i) + "'"))
+		if err == nil {
+			shas = append(shas, sha)
+		}
+		if i > 1000 {
+			t.Fatal("a 64 KiB cache took 1000 scripts of 1 KB")
+		}
+	}
+	if !strings.HasPrefix(err.Error(), "ERR script cache full: ") || len(shas) < 10 {
+		t.Fatalf("after %d scripts: %v", len(shas), err)
+	}
+	// Every loaded script is still there, and EVAL of a cached body runs.
+	for _, sha := range shas {
+		if !e.Exists([]byte(sha)) {
+			t.Fatalf("%s was forgotten", sha)
+		}
+	}
+	if r := evalReply(e, newFakeHost(), 2, "return '"+strings.Repeat("x", 1000)+"0'", "0"); !strings.HasPrefix(r, "$1001\r\n") {
+		t.Fatalf("EVAL of a cached body: %q", trunc(r))
+	}
+	if r := evalReply(e, newFakeHost(), 2, "return 'new'", "0"); !strings.HasPrefix(r, "-ERR script cache full: ") {
+		t.Fatalf("EVAL of a new body in a full cache: %q", r)
+	}
+	e.Flush()
+	if r := evalReply(e, newFakeHost(), 2, "return 'new'", "0"); r != "$3\r\nnew\r\n" {
+		t.Fatalf("after Flush: %q", r)
 	}
 }
