@@ -1,6 +1,7 @@
 package luaeval
 
 import (
+	"math"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -15,7 +16,7 @@ import (
 func (sb *sandbox) installBase(orig *lua.LTable) {
 	g := sb.gReal
 	// gopher-lua's versions behave as Lua 5.1's for these.
-	for _, k := range []string{"ipairs", "rawequal", "type", "xpcall"} {
+	for _, k := range []string{"ipairs", "rawequal", "type"} {
 		g.RawSetString(k, orig.RawGetString(k))
 	}
 	g.RawSetString("_G", sb.gProxy)
@@ -30,7 +31,7 @@ func (sb *sandbox) installBase(orig *lua.LTable) {
 		return 3
 	}, next))
 	sb.set(g, map[string]lua.LGFunction{
-		"error":          luaErrorFn,
+		"error":          sb.luaErrorFn,
 		"assert":         luaAssert,
 		"select":         luaSelect,
 		"rawget":         sb.rawget,
@@ -41,6 +42,7 @@ func (sb *sandbox) installBase(orig *lua.LTable) {
 		"tonumber":       luaTonumberFn,
 		"unpack":         luaUnpack,
 		"pcall":          sb.pcall,
+		"xpcall":         sb.xpcall,
 		"loadstring":     sb.loadstring,
 		"load":           sb.load,
 		"collectgarbage": sb.collectgarbage,
@@ -51,18 +53,38 @@ func (sb *sandbox) installBase(orig *lua.LTable) {
 
 // luaErrorFn is Lua 5.1's error(): a string (or number) message gets the
 // position of the function at level (1 = the caller of error).
-func luaErrorFn(L *lua.LState) int {
-	level := L.OptInt(2, 1)
+func (sb *sandbox) luaErrorFn(L *lua.LState) int {
+	level := lauxlib.OptInt(L, 2, 1)
 	L.SetTop(1)
 	v := L.Get(1)
 	switch v.(type) {
 	case lua.LString, lua.LNumber:
 		if level > 0 {
-			v = lua.LString(lauxlib.Where(L, level) + lauxlib.ToString(v))
+			v = lua.LString(lauxlib.Where(L, sb.stackLevel(L, level)) + lauxlib.ToString(v))
 		}
 	}
 	L.Error(v, 0)
 	return 0
+}
+
+// stackLevel turns a Lua stack level into gopher-lua's, skipping the
+// engine's own Go frames that Lua would not have (the runners that pcall,
+// xpcall and the script itself are called through).
+func (sb *sandbox) stackLevel(L *lua.LState, level int) int {
+	n := 0
+	for i := 0; ; i++ {
+		dbg, ok := L.GetStack(i)
+		if !ok {
+			return i
+		}
+		if fn, err := L.GetInfo("f", dbg, lua.LNil); err == nil && (fn == sb.pcallRunner || fn == sb.runner) {
+			continue
+		}
+		if n == level {
+			return i
+		}
+		n++
+	}
 }
 
 func (sb *sandbox) next(L *lua.LState) int {
@@ -182,35 +204,55 @@ func luaTonumberFn(L *lua.LState) int {
 		L.Push(lua.LNil)
 		return 1
 	}
-	s := L.CheckString(1)
+	s := lauxlib.CheckString(L, 1)
 	if base < 2 || base > 36 {
 		lauxlib.ArgError(L, 2, "base out of range")
 	}
-	s = strings.TrimLeft(s, " \t\n\r\v\f")
-	neg := false
-	if s != "" && (s[0] == '-' || s[0] == '+') {
-		neg = s[0] == '-'
-		s = s[1:]
-	}
-	var n uint64
-	i := 0
-	for ; i < len(s); i++ {
-		d := digitVal(s[i])
-		if d >= base {
-			break
-		}
-		n = n*uint64(base) + uint64(d)
-	}
-	if i == 0 || strings.TrimLeft(s[i:], " \t\n\r\v\f") != "" {
-		L.Push(lua.LNil)
+	if n, ok := strtoul(s, base); ok {
+		L.Push(lua.LNumber(float64(n)))
 		return 1
 	}
-	f := float64(n)
-	if neg {
-		f = -f
-	}
-	L.Push(lua.LNumber(f))
+	L.Push(lua.LNil)
 	return 1
+}
+
+// strtoul is what tonumber with a base makes of s: C's strtoul (leading
+// white space, a sign — a '-' negates modulo 2^64 —, "0x" for base 16,
+// ULONG_MAX past 64 bits), then only white space up to the string's end,
+// which for C is its first NUL.
+func strtoul(s string, base int) (uint64, bool) {
+	if i := strings.IndexByte(s, 0); i >= 0 {
+		s = s[:i]
+	}
+	t := strings.TrimLeft(s, " \t\n\r\v\f")
+	neg := false
+	if t != "" && (t[0] == '-' || t[0] == '+') {
+		neg = t[0] == '-'
+		t = t[1:]
+	}
+	if base == 16 && len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') && digitVal(t[2]) < 16 {
+		t = t[2:]
+	}
+	var n uint64
+	over := false
+	i := 0
+	for ; i < len(t) && digitVal(t[i]) < base; i++ {
+		d := uint64(digitVal(t[i]))
+		if n > (math.MaxUint64-d)/uint64(base) {
+			over = true
+		}
+		n = n*uint64(base) + d
+	}
+	if i == 0 || strings.TrimLeft(t[i:], " \t\n\r\v\f") != "" {
+		return 0, false
+	}
+	switch {
+	case over:
+		n = math.MaxUint64
+	case neg:
+		n = -n
+	}
+	return n, true
 }
 
 func digitVal(c byte) int {
@@ -256,7 +298,7 @@ func luaUnpack(L *lua.LState) int {
 func (sb *sandbox) pcall(L *lua.LState) int {
 	L.CheckAny(1)
 	v := L.Get(1)
-	if v.Type() != lua.LTFunction && L.GetMetaField(v, "__call").Type() != lua.LTFunction {
+	if !callable(L, v) {
 		L.Push(lua.LFalse)
 		L.Push(lua.LString("attempt to call a " + v.Type().String() + " value"))
 		return 2
@@ -264,28 +306,105 @@ func (sb *sandbox) pcall(L *lua.LState) int {
 	top := L.GetTop()
 	L.Insert(sb.pcallRunner, 1)
 	if err := L.PCall(top, lua.MultRet, nil); err != nil {
-		ae, ok := err.(*lua.ApiError)
-		if ok && ae.Type == lua.ApiErrorPanic {
-			panic(ae)
-		}
-		var obj lua.LValue = lua.LString(err.Error())
-		if ok {
-			obj = ae.Object
-		}
-		switch x := obj.(type) {
-		case *lua.LTable:
-			if s, ok := x.RawGetString("err").(lua.LString); ok {
-				obj = s
-			}
-		case lua.LString:
-			obj = lua.LString(translateRuntime(string(x)))
-		}
 		L.Push(lua.LFalse)
-		L.Push(obj)
+		L.Push(sb.caught(err))
 		return 2
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
+}
+
+// xpcall is Lua 5.1's: f is called with no arguments; on an error, handler
+// is called with the error and its first result is returned after false.
+//
+// Lua calls the handler at the point of the error, one C call deeper, and
+// an error inside the handler calls the handler again, deeper still, until
+// LUAI_MAXCCALLS + 1/8 ("error in error handling", ldo.c's LUA_ERRERR):
+// ldebug.c:luaG_errormsg. Here f's frames are gone when the handler runs,
+// so the depth of the error point is restored instead: f's own level, one
+// below xpcall's, which is where an error escaping f is raised unless some
+// other C boundary lies in between.
+func (sb *sandbox) xpcall(L *lua.LState) int {
+	if L.GetTop() < 2 {
+		lauxlib.ArgError(L, 2, "value expected")
+	}
+	L.SetTop(2)
+	f, handler := L.Get(1), L.Get(2)
+	L.SetTop(0)
+	var obj lua.LValue
+	if !callable(L, f) {
+		// Raised by the call itself, from C: no position.
+		obj = lua.LString("attempt to call a " + f.Type().String() + " value")
+	} else {
+		L.Push(sb.pcallRunner)
+		L.Push(f)
+		err := L.PCall(1, lua.MultRet, nil)
+		if err == nil {
+			L.Insert(lua.LTrue, 1)
+			return L.GetTop()
+		}
+		obj = sb.caught(err)
+	}
+	if handler.Type() != lua.LTFunction {
+		L.SetTop(0)
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("error in error handling"))
+		return 2
+	}
+	n := lauxlib.Of(L).CCalls(L)
+	saved := *n
+	defer func() { *n = saved }()
+	for at := saved + 1; ; at++ {
+		*n = at
+		L.SetTop(0)
+		L.Push(sb.pcallRunner)
+		L.Push(handler)
+		L.Push(obj)
+		err := L.PCall(2, 1, nil)
+		if err == nil {
+			obj = L.Get(-1)
+			break
+		}
+		obj = sb.caught(err)
+		if m, ok := obj.(lua.LString); ok && m == "error in error handling" {
+			break
+		}
+	}
+	L.SetTop(0)
+	L.Push(lua.LFalse)
+	L.Push(obj)
+	return 2
+}
+
+// callable reports whether v can be called: a function, or a value whose
+// metatable has a __call function.
+func callable(L *lua.LState, v lua.LValue) bool {
+	return v.Type() == lua.LTFunction || L.GetMetaField(v, "__call").Type() == lua.LTFunction
+}
+
+// caught is the error object a protected call of the script's caught: an
+// error table from redis.call comes back as its err string (Redis's pcall
+// does that for compatibility with Redis 6), a message in Lua 5.1's
+// wording. A Go panic inside gopher-lua is not the script's to catch: it
+// propagates, and the script ends with it as its error (runScript).
+func (sb *sandbox) caught(err error) lua.LValue {
+	ae, ok := err.(*lua.ApiError)
+	if ok && ae.Type == lua.ApiErrorPanic {
+		panic(ae)
+	}
+	var obj lua.LValue = lua.LString(err.Error())
+	if ok {
+		obj = ae.Object
+	}
+	switch x := obj.(type) {
+	case *lua.LTable:
+		if s, ok := x.RawGetString("err").(lua.LString); ok {
+			obj = s
+		}
+	case lua.LString:
+		obj = lua.LString(translateRuntime(string(x)))
+	}
+	return obj
 }
 
 // collectgarbage answers like Lua without collecting: a Go GC per call would

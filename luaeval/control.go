@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 	"github.com/minilock/minilock/resp"
 )
@@ -49,17 +51,20 @@ type control struct {
 	gen    atomic.Uint64
 	reason atomic.Int32
 
-	mu        sync.Mutex
-	killCh    chan struct{} // closed to stop the current run; replaced after
-	busyCh    chan struct{}
-	busyShut  bool        // busyCh is closed
-	busyFlag  atomic.Bool // the watchdog may have closed busyCh
-	parked    atomic.Bool // the watchdog sleeps until a run starts
-	wake      chan struct{}
-	done      chan struct{}
-	stopped   chan struct{}
-	heapLast  atomic.Uint64 // last heap sample (bytes), for collectgarbage("count")
-	growth    atomic.Int64  // the current run's heap growth at the last sample
+	mu       sync.Mutex
+	killCh   chan struct{} // closed to stop the current run; replaced after
+	busyCh   chan struct{}
+	busyShut bool        // busyCh is closed
+	busyFlag atomic.Bool // the watchdog may have closed busyCh
+	parked   atomic.Bool // the watchdog sleeps until a run starts
+	wake     chan struct{}
+	done     chan struct{}
+	stopped  chan struct{}
+	heapLast atomic.Uint64 // last heap sample (bytes), for collectgarbage("count")
+	growth   atomic.Int64  // the current run's heap growth at the last sample
+	// ccalls counts each thread's nested C-boundary calls (lauxlib.EnterC)
+	// in the current run; owner goroutine only.
+	ccalls    map[*lua.LState]*int
 	tick      time.Duration
 	threshold time.Duration
 	memLimit  int64
@@ -67,6 +72,7 @@ type control struct {
 
 func (c *control) init(e *Engine) {
 	c.e = e
+	c.ccalls = make(map[*lua.LState]*int)
 	c.killCh = make(chan struct{})
 	c.busyCh = make(chan struct{})
 	c.wake = make(chan struct{}, 1)
@@ -84,6 +90,7 @@ func (c *control) init(e *Engine) {
 
 // begin marks the start of a run (owner goroutine).
 func (c *control) begin() {
+	clear(c.ccalls)
 	c.reason.Store(0)
 	c.growth.Store(0)
 	c.state.Store(stRunning)
@@ -320,6 +327,17 @@ func (r runCtx) Alloc(n int) bool {
 
 // Stopped is lauxlib.Budget's: the kill error once the run was stopped.
 func (r runCtx) Stopped() error { return r.Err() }
+
+// CCalls is lauxlib.Budget's: thread L's count of nested C-boundary calls
+// in this run. Owner goroutine only.
+func (r runCtx) CCalls(L *lua.LState) *int {
+	n, ok := r.c.ccalls[L]
+	if !ok {
+		n = new(int)
+		r.c.ccalls[L] = n
+	}
+	return n
+}
 
 type killedError struct{}
 

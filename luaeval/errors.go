@@ -126,6 +126,9 @@ func (sb *sandbox) runScript(L *lua.LState) int {
 			panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: sb.describeError(L, obj, 0), StackTrace: "(recorded by runScript)"})
 		}
 	}()
+	// Redis calls the script with lua_pcall: it runs one C boundary deep.
+	defer lauxlib.LeaveC(L)
+	lauxlib.EnterC(L)
 	L.Call(0, 1)
 	return 1
 }
@@ -175,6 +178,11 @@ func (sb *sandbox) pcallRun(L *lua.LState) int {
 			panic(&lua.ApiError{Type: ae.Type, Object: obj, StackTrace: "(recorded by pcallRun)"})
 		}
 	}()
+	// The protected call is a C boundary (lua_pcall's luaD_call): the
+	// 200th nested one fails inside it, so the pcall at that level catches
+	// "C stack overflow".
+	defer lauxlib.LeaveC(L)
+	lauxlib.EnterC(L)
 	L.Call(L.GetTop()-1, lua.MultRet)
 	return L.GetTop()
 }

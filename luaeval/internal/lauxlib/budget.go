@@ -21,6 +21,9 @@ type Budget interface {
 	// Stopped reports whether the script has been stopped (SCRIPT KILL,
 	// SHUTDOWN NOSAVE, the memory watchdog). Long loops in Go poll it.
 	Stopped() error
+	// CCalls is the count of calls through C boundaries that thread L is
+	// inside (Lua 5.1's L->nCcalls); see EnterC.
+	CCalls(L *lua.LState) *int
 }
 
 // unlimited is the budget of a state that is not running an engine's
@@ -29,6 +32,9 @@ type unlimited struct{}
 
 func (unlimited) Alloc(int) bool { return true }
 func (unlimited) Stopped() error { return nil }
+
+// CCalls counts nothing: a bare state has gopher-lua's own stack limits.
+func (unlimited) CCalls(*lua.LState) *int { return new(int) }
 
 // Of returns the budget of the script L runs.
 func Of(L *lua.LState) Budget {
@@ -64,4 +70,42 @@ func Poll(L *lua.LState) {
 	if err := Of(L).Stopped(); err != nil {
 		L.RaiseError("%s", err.Error())
 	}
+}
+
+// MaxCCalls is Lua 5.1's LUAI_MAXCCALLS: how many calls through C
+// boundaries may nest in one thread.
+const MaxCCalls = 200
+
+// EnterC counts one more call through a C boundary in L's thread, where Lua
+// 5.1's luaD_call counts one: pcall, xpcall and its handler, a metamethod
+// the VM calls, a comparator table.sort calls, a function gsub calls ...
+// The MaxCCalls-th raises "C stack overflow" (with the position of the
+// running Lua function, when a Lua function is running, as luaG_runerror
+// gives it); while handling that error, MaxCCalls/8 more are allowed
+// before "error in error handling". Every EnterC is paired with a LeaveC,
+// deferred before EnterC is called (EnterC counts before it raises), so
+// that it runs when an error unwinds:
+//
+//	defer lauxlib.LeaveC(L)
+//	lauxlib.EnterC(L)
+func EnterC(L *lua.LState) {
+	n := Of(L).CCalls(L)
+	*n++
+	switch {
+	case *n == MaxCCalls:
+		L.Error(lua.LString(Where(L, 0)+"C stack overflow"), 0)
+	case *n >= MaxCCalls+MaxCCalls>>3:
+		L.Error(lua.LString("error in error handling"), 0)
+	}
+}
+
+// LeaveC undoes EnterC.
+func LeaveC(L *lua.LState) {
+	*Of(L).CCalls(L)--
+}
+
+// InC reports whether L's thread is inside a call through a C boundary,
+// which Lua 5.1 does not let a coroutine yield across.
+func InC(L *lua.LState) bool {
+	return *Of(L).CCalls(L) > 0
 }

@@ -1,0 +1,136 @@
+package luaeval
+
+import (
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+)
+
+// coroutineLib is Lua 5.1's coroutine library (lbaselib.c) on gopher-lua's
+// threads: create and wrap build threads with the smaller coroutine stack
+// and the run's own context; resume, wrap and yield give Lua 5.1's messages
+// and refuse what Lua 5.1 refuses (yielding from the main script or across
+// a pcall, a metamethod or any other C boundary).
+func (sb *sandbox) coroutineLib(t *lua.LTable) {
+	origCreate := t.RawGetString("create").(*lua.LFunction)
+	origResume := t.RawGetString("resume").(*lua.LFunction).GFunction
+	origYield := t.RawGetString("yield").(*lua.LFunction).GFunction
+	create := func(L *lua.LState) *lua.LState {
+		fn := L.Get(1)
+		if f, ok := fn.(*lua.LFunction); !ok || f.IsG {
+			lauxlib.ArgError(L, 1, "Lua function expected")
+		}
+		saved := L.Options
+		L.Options.CallStackSize = coMaxCalls
+		L.Options.RegistrySize = coRegInitial
+		// NewThread would derive the thread's context from L's with
+		// context.WithCancel, whose cancel can run after the run has ended
+		// and then panics (see runCtx). Without a context it derives none,
+		// and the thread is given the run's context itself: a kill reaches
+		// it with nothing to cancel.
+		ctx := L.RemoveContext()
+		defer func() {
+			L.Options = saved
+			L.SetContext(ctx)
+		}()
+		L.Push(origCreate)
+		L.Push(fn)
+		L.Call(1, 1)
+		co := L.Get(-1).(*lua.LState)
+		L.Pop(1)
+		co.SetContext(ctx)
+		return co
+	}
+	// resume is luaB_auxresume: it resumes co with the nargs values on top
+	// of L's stack and leaves in their place co's results (true) or its
+	// error (false). co's status is checked first, then gopher-lua's
+	// resume runs it.
+	resume := func(L *lua.LState, co *lua.LState, nargs int) (ok bool) {
+		if st := L.Status(co); st != "suspended" {
+			L.Pop(nargs)
+			L.Push(lua.LString("cannot resume " + st + " coroutine"))
+			return false
+		}
+		base := L.GetTop() - nargs
+		L.Insert(co, base+1)
+		n := origResume(L)
+		results := L.GetTop() - n
+		ok = L.Get(results+1) == lua.LTrue
+		if !ok {
+			msg := L.Get(results + 2)
+			if s, isStr := msg.(lua.LString); isStr {
+				msg = lua.LString(translateRuntime(string(s)))
+			}
+			L.SetTop(base)
+			L.Push(msg)
+			return false
+		}
+		// Keep the results only.
+		vals := make([]lua.LValue, n-1)
+		for i := range vals {
+			vals[i] = L.Get(results + 2 + i)
+		}
+		L.SetTop(base)
+		for _, v := range vals {
+			L.Push(v)
+		}
+		return true
+	}
+	sb.set(t, map[string]lua.LGFunction{
+		"create": func(L *lua.LState) int {
+			L.Push(create(L))
+			return 1
+		},
+		"resume": func(L *lua.LState) int {
+			co, ok := L.Get(1).(*lua.LState)
+			if !ok {
+				lauxlib.ArgError(L, 1, "coroutine expected")
+			}
+			L.Remove(1)
+			if !resume(L, co, L.GetTop()) {
+				L.Insert(lua.LFalse, L.GetTop())
+				return 2
+			}
+			L.Insert(lua.LTrue, 1)
+			return L.GetTop()
+		},
+		"wrap": func(L *lua.LState) int {
+			co := create(L)
+			L.Push(L.NewClosure(func(L *lua.LState) int {
+				co := L.Get(lua.UpvalueIndex(1)).(*lua.LState)
+				if !resume(L, co, L.GetTop()) {
+					// luaB_auxwrap: a string error gets the caller's
+					// position in front, and propagates. minilock's
+					// memory error stays as it is everywhere else.
+					msg := L.Get(-1)
+					switch msg.(type) {
+					case lua.LString, lua.LNumber:
+						if msg != lua.LString(lauxlib.ErrNoMemory) {
+							msg = lua.LString(lauxlib.Where(L, 1) + lauxlib.ToString(msg))
+						}
+					}
+					L.Error(msg, 0)
+				}
+				return L.GetTop()
+			}, co))
+			return 1
+		},
+		"yield": func(L *lua.LState) int {
+			// lua_yield: only a coroutine that is not inside a C boundary
+			// since it was resumed may yield; the main script is called
+			// through one (lua_pcall).
+			if L.Parent == nil || lauxlib.InC(L) {
+				L.Error(lua.LString("attempt to yield across metamethod/C-call boundary"), 0)
+			}
+			return origYield(L)
+		},
+		"status": func(L *lua.LState) int {
+			co, ok := L.Get(1).(*lua.LState)
+			if !ok {
+				lauxlib.ArgError(L, 1, "coroutine expected")
+			}
+			L.Push(lua.LString(L.Status(co)))
+			return 1
+		},
+	})
+}
