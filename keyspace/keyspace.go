@@ -23,6 +23,10 @@ type Config struct {
 	// Clock is read for every command and drives expiry. Nil means the real
 	// clock.
 	Clock expiry.Clock
+	// MaxStringLen is proto-max-bulk-len as commands that grow a string
+	// (APPEND) apply it: they refuse to make a value longer. Zero means
+	// 512 MiB, Redis's default.
+	MaxStringLen int64
 }
 
 // Job is work for the owner goroutine. Run is called on the owner; the
@@ -55,6 +59,7 @@ type Keyspace struct {
 	clock   expiry.Clock
 	index   expiry.Index
 	withTTL int // keys that have a deadline, across all databases
+	maxLen  int64
 	stats   Stats
 	watches watchers
 
@@ -73,7 +78,12 @@ func New(cfg Config) *Keyspace {
 	if clock == nil {
 		clock = expiry.Real{}
 	}
+	maxLen := cfg.MaxStringLen
+	if maxLen <= 0 {
+		maxLen = 512 << 20
+	}
 	k := &Keyspace{
+		maxLen:  maxLen,
 		dbs:     make([]db, n),
 		clock:   clock,
 		jobs:    make(chan Job),

@@ -276,10 +276,25 @@ func cmdAppend(k *Keyspace, c *Ctx, args [][]byte) error {
 	if !ok {
 		i = k.store(c, args[1], args[2], false)
 	} else {
+		if err := k.checkStringLength(len(k.dbs[c.DB].slots[i].val()), len(args[2])); err != nil {
+			return err
+		}
 		k.dbs[c.DB].appendVal(i, args[2])
 		k.touch(c.DB, args[1])
 	}
 	c.W.Int(int64(len(k.dbs[c.DB].slots[i].val())))
+	return nil
+}
+
+// errStringTooLong is t_string.c:checkStringLength's reply.
+var errStringTooLong = resp.NewError("string exceeds maximum allowed size (proto-max-bulk-len)")
+
+// checkStringLength refuses to grow a string of size to size+add past
+// proto-max-bulk-len (t_string.c:checkStringLength).
+func (k *Keyspace) checkStringLength(size, add int) error {
+	if int64(size)+int64(add) > k.maxLen {
+		return errStringTooLong
+	}
 	return nil
 }
 

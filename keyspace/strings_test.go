@@ -1,6 +1,10 @@
 package keyspace
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/minilock/minilock/expiry"
+)
 
 func TestParseInt(t *testing.T) {
 	tests := []struct {
@@ -83,4 +87,24 @@ func TestStringCommands(t *testing.T) {
 			do("STRLEN k", num(4)), do("SET n 12 EX 10", ok), do("APPEND n 3", num(3)), do("INCR n", num(124)), do("TTL n", num(10))}},
 		{"mget", []ksStep{do("SET a 1", ok), do("MGET a b a", "*3\r\n"+bulk("1")+nilBulk+bulk("1"))}},
 	})
+}
+
+// APPEND refuses to grow a value past proto-max-bulk-len, with Redis's
+// error, and leaves the value as it was (a value once grew to 838 MB).
+func TestAppendLimit(t *testing.T) {
+	clock := expiry.NewManual(testStart)
+	k := New(Config{Clock: clock, MaxStringLen: 10})
+	t.Cleanup(k.Close)
+	h := &ksTest{t: t, k: k, clock: clock}
+	for _, st := range []ksStep{
+		do("APPEND k 12345", num(5)),
+		do("APPEND k 12345", num(10)),
+		do("APPEND k 1", errReply("string exceeds maximum allowed size (proto-max-bulk-len)")),
+		do("GET k", bulk("1234512345")),
+		do("APPEND j 0123456789", num(10)),
+	} {
+		if got := h.run(st.args...); got != st.want {
+			t.Fatalf("%q: got %q, want %q", st.args, got, st.want)
+		}
+	}
 }

@@ -169,7 +169,7 @@ func Start(cfg Config) (*Server, error) {
 	if len(s.lns) == 0 {
 		return nil, errors.New("server: no address to listen on")
 	}
-	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock})
+	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen})
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog})
 	for _, ln := range s.lns {
