@@ -118,7 +118,7 @@ func (k *Keyspace) flush(dbi int) {
 	d := &k.dbs[dbi]
 	k.touchFlushed(dbi)
 	k.withTTL -= d.expires
-	d.init()
+	d.init(&k.mem)
 	if k.withTTL == 0 {
 		k.index.Reset()
 	}

@@ -3,6 +3,7 @@ package keyspace
 import (
 	"encoding/binary"
 	"hash/maphash"
+	"sync/atomic"
 	"unsafe"
 )
 
@@ -16,6 +17,12 @@ import (
 // garbage collector one pointer per key to follow. The slot number doubles
 // as a SCAN cursor that stays valid while keys come and go.
 type db struct {
+	// mem is the keyspace's count of bytes its databases hold (shared by
+	// all of them, read by other goroutines); bytes is this database's
+	// share of it.
+	mem   *atomic.Int64
+	bytes int64
+
 	slots   []entry
 	free    []uint32 // slots of deleted keys, reused first
 	table   []uint64 // hash cells, see cell; len is a power of two or 0
@@ -70,8 +77,22 @@ const tombstone = 1<<64 - 1
 
 func cellOf(h uint32, i uint32) uint64 { return uint64(h)<<32 | uint64(i+1) }
 
-func (d *db) init() {
-	*d = db{seed: maphash.MakeSeed()}
+func (d *db) init(mem *atomic.Int64) {
+	mem.Add(-d.bytes)
+	*d = db{seed: maphash.MakeSeed(), mem: mem}
+}
+
+// Per-key bookkeeping outside the key's own array: its slot and, at the
+// table's load of at most 3/4, about two cells.
+const (
+	slotBytes = int64(unsafe.Sizeof(entry{}))
+	cellBytes = 8
+)
+
+// account adds delta bytes to what the database holds.
+func (d *db) account(delta int64) {
+	d.bytes += delta
+	d.mem.Add(delta)
 }
 
 // size is the number of keys, expired ones not yet removed included (as
@@ -120,6 +141,7 @@ func newKV(key, val []byte) []byte {
 func (d *db) insert(key []byte, val []byte) uint32 {
 	var e entry
 	e.setKV(newKV(key, val))
+	d.account(int64(e.c))
 	var i uint32
 	if n := len(d.free); n > 0 {
 		i = d.free[n-1]
@@ -127,7 +149,9 @@ func (d *db) insert(key []byte, val []byte) uint32 {
 		d.slots[i] = e
 	} else {
 		i = uint32(len(d.slots))
+		old := cap(d.slots)
 		d.slots = append(d.slots, e)
+		d.account(int64(cap(d.slots)-old) * slotBytes)
 	}
 	if (d.used+d.dead+1)*4 > len(d.table)*3 {
 		d.resize()
@@ -160,6 +184,7 @@ func (d *db) resize() {
 	}
 	old := d.table
 	d.table = make([]uint64, size)
+	d.account(int64(size-len(old)) * cellBytes)
 	d.dead = 0
 	for _, cell := range old {
 		if cell != 0 && cell != tombstone {
@@ -178,13 +203,17 @@ func (d *db) setVal(i uint32, val []byte) {
 		e.setKV(append(e.kv()[:off], val...))
 		return
 	}
+	old := e.c
 	e.setKV(newKV(e.kv()[off-klen:off], val))
+	d.account(int64(e.c) - int64(old))
 }
 
 // appendVal appends more to the value in slot i (APPEND).
 func (d *db) appendVal(i uint32, more []byte) {
 	e := &d.slots[i]
+	old := e.c
 	e.setKV(append(e.kv(), more...))
+	d.account(int64(e.c) - int64(old))
 }
 
 // delete removes the key in slot i.
@@ -211,13 +240,14 @@ func (d *db) delete(i uint32) {
 	if e.expireAt != 0 {
 		d.expires--
 	}
+	d.account(-int64(e.c))
 	*e = entry{}
 	d.used--
 	if d.used == 0 && len(d.slots) > 1024 {
 		// Once a large database is empty, start afresh to give the memory
 		// back. Small ones keep their arrays, so a lone lock taken and
 		// released does not allocate every time.
-		d.init()
+		d.init(d.mem)
 		return
 	}
 	d.free = append(d.free, i)

@@ -3,6 +3,8 @@ package keyspace
 import (
 	"math/rand/v2"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -14,7 +16,7 @@ func TestDBTableMatchesAMap(t *testing.T) {
 	for _, seed := range []uint64{1, 2, 3} {
 		rng := rand.New(rand.NewPCG(seed, 99))
 		var d db
-		d.init()
+		d.init(new(atomic.Int64))
 		model := map[string]string{}
 		for step := range 20000 {
 			key := "k" + strconv.Itoa(rng.IntN(500))
@@ -64,11 +66,42 @@ func TestDBTableMatchesAMap(t *testing.T) {
 // released 100,000 times leaves no tombstones behind.
 func TestDBTakeAndReleaseDoesNotGrowTheTable(t *testing.T) {
 	var d db
-	d.init()
+	d.init(new(atomic.Int64))
 	for range 100000 {
 		d.delete(d.insert([]byte("lock"), []byte("token")))
 	}
 	if d.dead != 0 || len(d.table) > 8 {
 		t.Fatalf("after take/release: %d tombstones in %d cells", d.dead, len(d.table))
+	}
+}
+
+// DataBytes follows what the databases hold: it grows with keys and values,
+// shrinks as they go, and is back to zero once they are all gone.
+func TestDataBytes(t *testing.T) {
+	h := newKSTest(t)
+	if n := h.k.DataBytes(); n != 0 {
+		t.Fatalf("empty keyspace holds %d bytes", n)
+	}
+	val := strings.Repeat("v", 1000)
+	for i := 0; i < 100; i++ {
+		h.run("SET", "k"+strconv.Itoa(i), val)
+	}
+	after := h.k.DataBytes()
+	if after < 100*1000 || after > 100*1000+64*1024 {
+		t.Fatalf("100 keys of 1000 bytes: %d bytes", after)
+	}
+	h.run("APPEND", "k0", val)
+	if n := h.k.DataBytes(); n < after+1000 {
+		t.Fatalf("APPEND of 1000 bytes: %d -> %d", after, n)
+	}
+	for i := 0; i < 50; i++ {
+		h.run("DEL", "k"+strconv.Itoa(i))
+	}
+	if n := h.k.DataBytes(); n > after-50*1000 {
+		t.Fatalf("after deleting half: %d bytes (was %d)", n, after)
+	}
+	h.run("FLUSHALL")
+	if n := h.k.DataBytes(); n != 0 {
+		t.Fatalf("after FLUSHALL: %d bytes", n)
 	}
 }

@@ -9,6 +9,7 @@ package keyspace
 
 import (
 	"errors"
+	"sync/atomic"
 	"time"
 
 	"github.com/minilock/minilock/expiry"
@@ -59,6 +60,9 @@ type Keyspace struct {
 	clock   expiry.Clock
 	index   expiry.Index
 	withTTL int // keys that have a deadline, across all databases
+	// mem counts the bytes the databases hold: keys, values and their
+	// bookkeeping (see db.account). Written by the owner, read by anyone.
+	mem     atomic.Int64
 	maxLen  int64
 	stats   Stats
 	watches watchers
@@ -91,7 +95,7 @@ func New(cfg Config) *Keyspace {
 		stopped: make(chan struct{}),
 	}
 	for i := range k.dbs {
-		k.dbs[i].init()
+		k.dbs[i].init(&k.mem)
 	}
 	go k.run()
 	return k
@@ -161,6 +165,12 @@ func (k *Keyspace) Now() int64 { return expiry.Millis(k.clock.Now()) }
 
 // Databases returns the number of databases.
 func (k *Keyspace) Databases() int { return len(k.dbs) }
+
+// DataBytes is how many bytes the databases hold: every key and value,
+// and the slots and hash cells that index them. Any goroutine may call it
+// (the Lua watchdog does, to tell a script's own memory from the data it
+// writes).
+func (k *Keyspace) DataBytes() int64 { return k.mem.Load() }
 
 // Stats returns the INFO counters. Owner goroutine only.
 func (k *Keyspace) Stats() Stats { return k.stats }

@@ -2,6 +2,7 @@ package luaeval
 
 import (
 	"context"
+	"runtime"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
@@ -220,11 +221,19 @@ func (c *control) monitor() {
 	}
 	t := time.NewTicker(c.tick)
 	defer t.Stop()
+	readData := func() int64 {
+		if c.e.cfg.DataBytes == nil {
+			return 0
+		}
+		return c.e.cfg.DataBytes()
+	}
 	var (
 		watched   uint64    // gen of the run being watched
 		seenAt    time.Time // when it was first seen
 		baseline  uint64    // heap before it started
+		dataBase  int64     // data bytes before it started
 		prevHeap  = readHeap()
+		prevData  = readData()
 		idleSince = time.Now()
 	)
 	for {
@@ -236,8 +245,9 @@ func (c *control) monitor() {
 		heap := readHeap()
 		g := c.gen.Load()
 		now := time.Now()
+		data := readData()
 		if g%2 == 0 { // no run right now
-			prevHeap = heap
+			prevHeap, prevData = heap, data
 			if now.Sub(idleSince) > time.Second {
 				c.parked.Store(true)
 				if c.gen.Load() != g {
@@ -251,7 +261,7 @@ func (c *control) monitor() {
 				case <-c.wake:
 				}
 				c.parked.Store(false)
-				prevHeap = readHeap()
+				prevHeap, prevData = readHeap(), readData()
 				t.Reset(c.tick)
 				idleSince = time.Now()
 			}
@@ -261,15 +271,23 @@ func (c *control) monitor() {
 		if g != watched {
 			// First sight of this run: the previous sample was taken
 			// before it started.
-			watched, seenAt, baseline = g, now, prevHeap
+			watched, seenAt, baseline, dataBase = g, now, prevHeap, prevData
 		}
-		prevHeap = heap
-		c.growth.Store(int64(heap) - int64(baseline))
+		prevHeap, prevData = heap, data
+		growth := int64(heap) - int64(baseline) - (data - dataBase)
+		c.growth.Store(growth)
 		if now.Sub(seenAt) >= c.threshold {
 			c.setBusy(g)
 		}
-		if c.memLimit > 0 && heap > baseline && heap-baseline > uint64(c.memLimit) {
-			if c.stopRun(true, reasonMemory, g) == nil {
+		if c.memLimit > 0 && growth > c.memLimit {
+			// The heap sample counts garbage not yet collected, and
+			// there may be as much of it as there is live data (GOGC):
+			// collect, and stop the run only if what it holds alive is
+			// still over the limit.
+			runtime.GC()
+			growth = int64(readHeap()) - int64(baseline) - (readData() - dataBase)
+			c.growth.Store(growth)
+			if growth > c.memLimit && c.stopRun(true, reasonMemory, g) == nil {
 				c.e.log(3, "Lua script stopped: it used more than the scripting memory limit")
 			}
 		}

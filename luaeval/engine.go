@@ -63,7 +63,15 @@ type Config struct {
 	// MemoryLimit is how far a running script may grow the Go heap (live
 	// and not yet collected objects) before it is stopped with
 	// "not enough memory". 256 MiB when 0; negative disables the check.
+	// What the script writes to the data is not counted (see DataBytes):
+	// the limit is the Lua heap's, minilock's own protection, and a script
+	// is never cut in the middle for the data it writes.
 	MemoryLimit int64
+	// DataBytes, when set, reports how many bytes the data holds (any
+	// goroutine). The watchdog subtracts its growth during a run from the
+	// heap's growth, so that keys a script writes are not charged to its
+	// Lua memory.
+	DataBytes func() int64
 	// MaxStringBytes caps a single string built in one step (`..`,
 	// string.rep, string.format, table.concat, cjson.encode, load), so no
 	// single step can allocate without bound before the watchdog looks: it

@@ -545,3 +545,18 @@ func scrWaitRunning(t *testing.T, s *Server) {
 		}
 	}
 }
+
+// The data a script writes is not charged to its Lua memory: a script that
+// SETs 300 values of 1 MiB writes all 300, as Redis does (it used to stop
+// after about 210 with "not enough memory", the first 210 written).
+func TestScriptWritesAreNotLuaMemory(t *testing.T) {
+	s := RunT(t)
+	c := redistest.Dial(t, s.Addr())
+	const script = "local v = string.rep('x', 1048576) for i = 1, 300 do redis.call('set', 'k' .. i, v) end return redis.call('dbsize')"
+	if got := scrDo(c, "EVAL", script, "0"); got != ":300\r\n" {
+		t.Fatalf("EVAL: %q", got)
+	}
+	if got := scrDo(c, "STRLEN", "k300"); got != ":1048576\r\n" {
+		t.Fatalf("STRLEN k300: %q", got)
+	}
+}

@@ -171,7 +171,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen})
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
-	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog})
+	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes})
 	for _, ln := range s.lns {
 		s.serve(ln)
 	}
