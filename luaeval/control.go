@@ -2,7 +2,6 @@ package luaeval
 
 import (
 	"context"
-	"runtime"
 	"runtime/metrics"
 	"sync"
 	"sync/atomic"
@@ -203,37 +202,57 @@ func (c *control) stop() {
 	<-c.stopped
 }
 
+// memSample is what the watchdog reads of memory: the heap's objects (live
+// and garbage not yet collected), the live heap as the last collection
+// marked it, and the data's bytes (Config.DataBytes).
+type memSample struct {
+	heap, live, data int64
+}
+
+// memUse is how much memory a run holds, beyond its data, between two
+// samples: live is what the last collection found alive, total counts the
+// garbage too.
+func (now memSample) since(base memSample) (live, total int64) {
+	data := now.data - base.data
+	return now.live - base.live - data, now.heap - base.heap - data
+}
+
+// hardLimitFactor bounds a run's heap growth, garbage included, at this
+// many times MemoryLimit: the live figure is only as fresh as the last
+// collection, and a collection may come late.
+const hardLimitFactor = 4
+
 // monitor is the watchdog goroutine. While scripts run it wakes every tick:
 // it closes the busy channel once a run has lasted BusyThreshold and stops a
-// run that grew the heap past MemoryLimit. After a second without scripts it
-// parks until the next run starts, so an idle server does no work.
+// run that holds more than MemoryLimit of the heap alive (or grew it past
+// hardLimitFactor times that, garbage included). After a second without
+// scripts it parks until the next run starts, so an idle server does no
+// work.
 func (c *control) monitor() {
 	defer close(c.stopped)
-	sample := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	readHeap := func() uint64 {
-		metrics.Read(sample)
-		if sample[0].Value.Kind() == metrics.KindUint64 {
-			v := sample[0].Value.Uint64()
-			c.heapLast.Store(v)
-			return v
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	read := func() memSample {
+		metrics.Read(samples)
+		var m memSample
+		if samples[0].Value.Kind() == metrics.KindUint64 {
+			m.heap = int64(samples[0].Value.Uint64())
+			c.heapLast.Store(uint64(m.heap))
 		}
-		return 0
+		if samples[1].Value.Kind() == metrics.KindUint64 {
+			m.live = int64(samples[1].Value.Uint64())
+		}
+		if c.e.cfg.DataBytes != nil {
+			m.data = c.e.cfg.DataBytes()
+		}
+		return m
 	}
 	t := time.NewTicker(c.tick)
 	defer t.Stop()
-	readData := func() int64 {
-		if c.e.cfg.DataBytes == nil {
-			return 0
-		}
-		return c.e.cfg.DataBytes()
-	}
 	var (
 		watched   uint64    // gen of the run being watched
 		seenAt    time.Time // when it was first seen
-		baseline  uint64    // heap before it started
-		dataBase  int64     // data bytes before it started
-		prevHeap  = readHeap()
-		prevData  = readData()
+		base      memSample // memory before it started
+		prev      = read()
 		idleSince = time.Now()
 	)
 	for {
@@ -242,12 +261,11 @@ func (c *control) monitor() {
 			return
 		case <-t.C:
 		}
-		heap := readHeap()
+		m := read()
 		g := c.gen.Load()
 		now := time.Now()
-		data := readData()
 		if g%2 == 0 { // no run right now
-			prevHeap, prevData = heap, data
+			prev = m
 			if now.Sub(idleSince) > time.Second {
 				c.parked.Store(true)
 				if c.gen.Load() != g {
@@ -261,7 +279,7 @@ func (c *control) monitor() {
 				case <-c.wake:
 				}
 				c.parked.Store(false)
-				prevHeap, prevData = readHeap(), readData()
+				prev = read()
 				t.Reset(c.tick)
 				idleSince = time.Now()
 			}
@@ -271,23 +289,16 @@ func (c *control) monitor() {
 		if g != watched {
 			// First sight of this run: the previous sample was taken
 			// before it started.
-			watched, seenAt, baseline, dataBase = g, now, prevHeap, prevData
+			watched, seenAt, base = g, now, prev
 		}
-		prevHeap, prevData = heap, data
-		growth := int64(heap) - int64(baseline) - (data - dataBase)
-		c.growth.Store(growth)
+		prev = m
+		live, total := m.since(base)
+		c.growth.Store(max(live, 0))
 		if now.Sub(seenAt) >= c.threshold {
 			c.setBusy(g)
 		}
-		if c.memLimit > 0 && growth > c.memLimit {
-			// The heap sample counts garbage not yet collected, and
-			// there may be as much of it as there is live data (GOGC):
-			// collect, and stop the run only if what it holds alive is
-			// still over the limit.
-			runtime.GC()
-			growth = int64(readHeap()) - int64(baseline) - (readData() - dataBase)
-			c.growth.Store(growth)
-			if growth > c.memLimit && c.stopRun(true, reasonMemory, g) == nil {
+		if c.memLimit > 0 && (live > c.memLimit || total > hardLimitFactor*c.memLimit) {
+			if c.stopRun(true, reasonMemory, g) == nil {
 				c.e.log(3, "Lua script stopped: it used more than the scripting memory limit")
 			}
 		}
