@@ -23,6 +23,7 @@ type Conn struct {
 	// DefaultTimeout.
 	Timeout time.Duration
 
+	t   testing.TB // for the Must methods; set by Dial and DialFrom
 	nc  net.Conn
 	buf []byte // read from the socket but not yet returned
 	eof bool   // the peer has closed
@@ -31,12 +32,20 @@ type Conn struct {
 // Dial connects to addr and closes the connection when the test ends.
 func Dial(t testing.TB, addr string) *Conn {
 	t.Helper()
-	c, err := DialAddr(addr)
+	return DialFrom(t, addr, nil)
+}
+
+// DialFrom is Dial from the local address laddr (nil: any), for tests of
+// what a server does with clients from other addresses.
+func DialFrom(t testing.TB, addr string, laddr net.Addr) *Conn {
+	t.Helper()
+	d := net.Dialer{LocalAddr: laddr, Timeout: DefaultTimeout}
+	nc, err := d.Dial("tcp", addr)
 	if err != nil {
-		t.Fatalf("redistest: %v", err)
+		t.Fatalf("redistest: dial %s: %v", addr, err)
 	}
-	t.Cleanup(func() { c.Close() })
-	return c
+	t.Cleanup(func() { nc.Close() })
+	return &Conn{t: t, nc: nc}
 }
 
 // DialAddr connects to addr. The caller closes the Conn.
@@ -50,6 +59,48 @@ func DialAddr(addr string) (*Conn, error) {
 
 // Close closes the connection.
 func (c *Conn) Close() error { return c.nc.Close() }
+
+// NetConn is the connection itself, for tests that shape what the socket
+// does (half-close, a small receive buffer, a reset on close).
+func (c *Conn) NetConn() net.Conn { return c.nc }
+
+// The Must methods fail the test (of Dial or DialFrom) instead of
+// returning an error.
+
+// MustSend is Send.
+func (c *Conn) MustSend(b []byte) {
+	c.t.Helper()
+	if err := c.Send(b); err != nil {
+		c.t.Fatalf("redistest: write: %v", err)
+	}
+}
+
+// MustDo is Do, with the reply as a string.
+func (c *Conn) MustDo(args ...string) string {
+	c.t.Helper()
+	c.MustSend(Encode(args...))
+	return c.MustReply()
+}
+
+// MustReply is ReadReply, with the reply as a string.
+func (c *Conn) MustReply() string {
+	c.t.Helper()
+	r, err := c.ReadReply()
+	if err != nil {
+		c.t.Fatalf("redistest: reading a reply: %v (have %.200q)", err, r)
+	}
+	return string(r)
+}
+
+// MustUntilEOF is ReadUntilEOF, as a string.
+func (c *Conn) MustUntilEOF() string {
+	c.t.Helper()
+	r, err := c.ReadUntilEOF()
+	if err != nil {
+		c.t.Fatalf("redistest: waiting for the server to close: %v (have %.200q)", err, r)
+	}
+	return string(r)
+}
 
 // Encode returns args as a RESP multibulk request.
 func Encode(args ...string) []byte {

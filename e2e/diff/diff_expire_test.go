@@ -1,4 +1,4 @@
-package minilock_test
+package diff_test
 
 import "time"
 

@@ -1,4 +1,4 @@
-package minilock_test
+package locks_test
 
 import (
 	"flag"
@@ -19,6 +19,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/internal/lockscripts"
 	"github.com/minilock/minilock/internal/redistest"
 	"github.com/minilock/minilock/server"
 )
@@ -29,9 +30,9 @@ import (
 // connection in the middle of a command, and porcupine checks that the
 // recorded history is linearizable against a model of a lock.
 //
-//	go test -run TestLockLinearizable -v .                       # 16 clients x 2000 ops x 5 seeds
-//	go test -run TestLockLinearizable -v . -lin.seed 42          # one seed
-//	go test -run TestLockLinearizable -v . -lin.ops 20000        # longer histories
+//	go test -run TestLockLinearizable -v ./e2e/locks                       # 16 clients x 2000 ops x 5 seeds
+//	go test -run TestLockLinearizable -v ./e2e/locks -lin.seed 42          # one seed
+//	go test -run TestLockLinearizable -v ./e2e/locks -lin.ops 20000        # longer histories
 
 var (
 	linSeed    = flag.Uint64("lin.seed", 0, "seed of TestLockLinearizable; 0 runs the five fixed seeds")
@@ -213,10 +214,10 @@ func (r linRun) record(t *testing.T) ([]porcupine.Operation, linStats) {
 	t.Helper()
 	clock := expiry.NewManual(time.Unix(1_700_000_000, 0))
 	s := server.RunT(t, server.Config{Clock: clock})
-	releaseSHA, extendSHA := sha1hex(linReleaseScript), sha1hex(linExtendScript)
-	loader := relDial(t, s.Addr())
+	releaseSHA, extendSHA := lockscripts.SHA1(linReleaseScript), lockscripts.SHA1(linExtendScript)
+	loader := redistest.Dial(t, s.Addr())
 	for _, src := range []string{linReleaseScript, linExtendScript} {
-		if got := loader.do("SCRIPT", "LOAD", src); !strings.Contains(got, sha1hex(src)) {
+		if got := loader.MustDo("SCRIPT", "LOAD", src); !strings.Contains(got, lockscripts.SHA1(src)) {
 			t.Fatalf("SCRIPT LOAD: %q", got)
 		}
 	}
@@ -502,16 +503,16 @@ func TestVanishedHolderBlocksUntilTTL(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := server.RunT(t, server.Manual())
-			holder := relDial(t, s.Addr())
+			holder := redistest.Dial(t, s.Addr())
 			for _, args := range tt.acquire {
-				if got := holder.do(args...); got != "+OK\r\n" && got != ":1\r\n" {
+				if got := holder.MustDo(args...); got != "+OK\r\n" && got != ":1\r\n" {
 					t.Fatalf("%q: %q", args, got)
 				}
 			}
-			holder.nc.(*net.TCPConn).SetLinger(0)
-			holder.nc.Close() // vanishes without releasing
-			other := relDial(t, s.Addr())
-			try := func() string { return other.do("SET", "lock", "other", "NX", "PX", "30000") }
+			holder.NetConn().(*net.TCPConn).SetLinger(0)
+			holder.NetConn().Close() // vanishes without releasing
+			other := redistest.Dial(t, s.Addr())
+			try := func() string { return other.MustDo("SET", "lock", "other", "NX", "PX", "30000") }
 			steps := []struct {
 				advance time.Duration
 				want    string
@@ -525,7 +526,7 @@ func TestVanishedHolderBlocksUntilTTL(t *testing.T) {
 				if st.advance > 0 {
 					s.FastForward(st.advance)
 				}
-				if got := other.do("PTTL", "lock"); got != st.pttl {
+				if got := other.MustDo("PTTL", "lock"); got != st.pttl {
 					t.Fatalf("after +%v: PTTL %q, want %q", st.advance, got, st.pttl)
 				}
 				if got := try(); got != st.want {

@@ -1,10 +1,9 @@
-package minilock_test
+package reliability_test
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"regexp"
@@ -30,116 +29,12 @@ import (
 // has the same behaviour, the test also runs it against a real
 // redis-server 7.0.15 and compares the bytes.
 
-// relConn is a raw connection for these tests: it sends bytes as given and
-// reads whole RESP replies back.
-type relConn struct {
-	t    testing.TB
-	nc   net.Conn
-	buf  []byte
-	eof  bool
-	wait time.Duration // how long a read may wait; relTimeout when 0
-}
-
 const relTimeout = 10 * time.Second
 
-func relDial(t testing.TB, addr string) *relConn {
-	t.Helper()
-	return relDialFrom(t, addr, nil)
-}
-
-// relDialFrom connects from the local address laddr (nil: any).
-func relDialFrom(t testing.TB, addr string, laddr net.Addr) *relConn {
-	t.Helper()
-	d := net.Dialer{LocalAddr: laddr, Timeout: relTimeout}
-	nc, err := d.Dial("tcp", addr)
-	if err != nil {
-		t.Fatalf("dial %s: %v", addr, err)
-	}
-	t.Cleanup(func() { nc.Close() })
-	return &relConn{t: t, nc: nc}
-}
-
-func (c *relConn) send(b []byte) {
-	c.t.Helper()
-	c.nc.SetWriteDeadline(time.Now().Add(relTimeout))
-	if _, err := c.nc.Write(b); err != nil {
-		c.t.Fatalf("write: %v", err)
-	}
-}
-
-// do sends one command and returns its reply.
-func (c *relConn) do(args ...string) string {
-	c.t.Helper()
-	c.send(redistest.Encode(args...))
-	return c.reply()
-}
-
-// reply returns the next complete reply, failing the test on EOF.
-func (c *relConn) reply() string {
-	c.t.Helper()
-	r, err := c.tryReply()
-	if err != nil {
-		c.t.Fatalf("reading a reply: %v (have %q)", err, clipBytes(c.buf, 200))
-	}
-	return r
-}
-
-func (c *relConn) tryReply() (string, error) {
-	wait := c.wait
-	if wait == 0 {
-		wait = relTimeout
-	}
-	deadline := time.Now().Add(wait)
-	for {
-		if len(c.buf) > 0 {
-			rest, err := resp.Skip(c.buf)
-			if err == nil {
-				n := len(c.buf) - len(rest)
-				r := string(c.buf[:n])
-				c.buf = c.buf[n:]
-				return r, nil
-			}
-			if !errors.Is(err, resp.ErrIncomplete) {
-				return "", err
-			}
-		}
-		if c.eof {
-			return "", io.EOF
-		}
-		if err := c.fill(deadline); err != nil {
-			return "", err
-		}
-	}
-}
-
-// untilEOF returns everything until the server closes the connection.
-func (c *relConn) untilEOF() string {
-	c.t.Helper()
-	deadline := time.Now().Add(relTimeout)
-	for !c.eof {
-		if err := c.fill(deadline); err != nil {
-			c.t.Fatalf("waiting for the server to close: %v (have %q)", err, clipBytes(c.buf, 200))
-		}
-	}
-	out := string(c.buf)
-	c.buf = nil
-	return out
-}
-
-func (c *relConn) fill(deadline time.Time) error {
-	c.nc.SetReadDeadline(deadline)
-	var chunk [64 << 10]byte
-	n, err := c.nc.Read(chunk[:])
-	c.buf = append(c.buf, chunk[:n]...)
-	var op *net.OpError
-	switch {
-	case err == nil:
-	case errors.Is(err, io.EOF), errors.As(err, &op) && !op.Timeout():
-		c.eof = true // a reset is a close, for these tests
-	default:
-		return err
-	}
-	return nil
+// tryReply reads one reply as a string.
+func tryReply(c *redistest.Conn) (string, error) {
+	b, err := c.ReadReply()
+	return string(b), err
 }
 
 func clipBytes(b []byte, n int) []byte {
@@ -153,10 +48,10 @@ func clipBytes(b []byte, n int) []byte {
 // new connection; false when the server could not answer (BUSY, full).
 func relInfo(t testing.TB, addr, field string) (int64, bool) {
 	t.Helper()
-	c := relDial(t, addr)
-	defer c.nc.Close()
-	c.send(redistest.Encode("INFO"))
-	info, err := c.tryReply()
+	c := redistest.Dial(t, addr)
+	defer c.NetConn().Close()
+	c.MustSend(redistest.Encode("INFO"))
+	info, err := tryReply(c)
 	if err != nil {
 		return 0, false
 	}
@@ -306,22 +201,22 @@ func TestProtectedMode(t *testing.T) {
 // one, and returns the replies, with "EOF" if the server closed. A refused
 // client is told without sending anything.
 func protectedExchange(t *testing.T, addr string, from net.Addr, send []string) []string {
-	c := relDialFrom(t, addr, from)
+	c := redistest.DialFrom(t, addr, from)
 	var out []string
 	for _, cmd := range send {
-		c.send([]byte(cmd + "\r\n"))
-		r, err := c.tryReply()
+		c.MustSend([]byte(cmd + "\r\n"))
+		r, err := tryReply(c)
 		if err != nil {
 			return append(out, "EOF")
 		}
 		out = append(out, r)
 	}
 	if len(send) == 0 {
-		r, err := c.tryReply()
+		r, err := tryReply(c)
 		if err == nil {
 			out = append(out, r)
 		}
-		if _, err := c.tryReply(); err == io.EOF {
+		if _, err := tryReply(c); errors.Is(err, redistest.ErrClosed) {
 			out = append(out, "EOF")
 		}
 	}
@@ -372,11 +267,11 @@ func TestNoAuthForEveryCommand(t *testing.T) {
 		[]string{"QUIT"},
 	)
 	run := func(addr string) []string {
-		c := relDial(t, addr)
+		c := redistest.Dial(t, addr)
 		var out []string
 		for _, argv := range cmds {
-			c.send(redistest.Encode(argv...))
-			r, err := c.tryReply()
+			c.MustSend(redistest.Encode(argv...))
+			r, err := tryReply(c)
 			if err != nil {
 				out = append(out, "EOF")
 				break
@@ -428,12 +323,12 @@ func TestAuthLiftsFrameLimits(t *testing.T) {
 	s := server.RunT(t, server.Config{Password: pw})
 	r := redistest.Start(t, "--requirepass", pw)
 	exchange := func(addr string, frames []string) string {
-		c := relDial(t, addr)
+		c := redistest.Dial(t, addr)
 		var out strings.Builder
 		last := len(frames) - 1
 		for _, f := range frames[:last] {
-			c.send([]byte(f))
-			rep, err := c.tryReply()
+			c.MustSend([]byte(f))
+			rep, err := tryReply(c)
 			if err != nil {
 				out.WriteString("<EOF>")
 				return out.String()
@@ -443,10 +338,10 @@ func TestAuthLiftsFrameLimits(t *testing.T) {
 		// The last frame, then a half-close: both servers answer what they
 		// can and close. The server may close before it has all the frame.
 		go func() {
-			c.nc.Write([]byte(frames[last]))
-			c.nc.(*net.TCPConn).CloseWrite()
+			c.NetConn().Write([]byte(frames[last]))
+			c.NetConn().(*net.TCPConn).CloseWrite()
 		}()
-		out.WriteString(c.untilEOF())
+		out.WriteString(c.MustUntilEOF())
 		return out.String()
 	}
 	for _, tt := range tests {
@@ -473,33 +368,33 @@ func TestMaxClientsRefusesTheNextOne(t *testing.T) {
 			s := server.RunT(t, server.Config{MaxClients: max})
 			r := redistest.Start(t, "--maxclients", strconv.Itoa(max))
 			for _, addr := range []string{s.Addr(), r.Addr} {
-				var held []*relConn
+				var held []*redistest.Conn
 				for range max {
-					c := relDial(t, addr)
-					if got := c.do("PING"); got != "+PONG\r\n" {
+					c := redistest.Dial(t, addr)
+					if got := c.MustDo("PING"); got != "+PONG\r\n" {
 						t.Fatalf("%s: client within the limit: %q", addr, got)
 					}
 					held = append(held, c)
 				}
-				extra := relDial(t, addr)
-				if got := extra.untilEOF(); got != "-ERR max number of clients reached\r\n" {
+				extra := redistest.Dial(t, addr)
+				if got := extra.MustUntilEOF(); got != "-ERR max number of clients reached\r\n" {
 					t.Fatalf("%s: client over the limit got %q", addr, got)
 				}
-				if got := held[0].do("PING"); got != "+PONG\r\n" {
+				if got := held[0].MustDo("PING"); got != "+PONG\r\n" {
 					t.Fatalf("%s: a held client after the refusal: %q", addr, got)
 				}
 				if addr == s.Addr() {
-					if n, _ := infoField(held[0].do("INFO", "stats"), "rejected_connections"); n != 1 {
+					if n, _ := infoField(held[0].MustDo("INFO", "stats"), "rejected_connections"); n != 1 {
 						t.Fatalf("rejected_connections = %d, want 1", n)
 					}
 				}
-				held[max-1].nc.Close()
+				held[max-1].NetConn().Close()
 				// The slot frees once the server has seen the close.
 				relWaitFor(t, "a freed slot", func() bool {
-					c := relDial(t, addr)
-					defer c.nc.Close()
-					c.send([]byte("PING\r\n"))
-					got, err := c.tryReply()
+					c := redistest.Dial(t, addr)
+					defer c.NetConn().Close()
+					c.MustSend([]byte("PING\r\n"))
+					got, err := tryReply(c)
 					return err == nil && got == "+PONG\r\n"
 				})
 			}
@@ -521,27 +416,27 @@ func TestNonReadingClientHeapStaysBounded(t *testing.T) {
 	writeTimeout := 1 * time.Second
 	s := server.RunT(t, server.Config{WriteTimeout: writeTimeout})
 	s.Set("big", strings.Repeat("v", valueSize))
-	other := relDial(t, s.Addr())
-	other.do("PING")
+	other := redistest.Dial(t, s.Addr())
+	other.MustDo("PING")
 
 	stop := heapPeak()
-	hog := relDial(t, s.Addr())
-	hog.nc.(*net.TCPConn).SetReadBuffer(4096) // keep the kernel's share small
+	hog := redistest.Dial(t, s.Addr())
+	hog.NetConn().(*net.TCPConn).SetReadBuffer(4096) // keep the kernel's share small
 	var pipeline bytes.Buffer
 	for range gets {
 		pipeline.Write(redistest.Encode("GET", "big"))
 	}
 	sent := make(chan error, 1)
 	go func() {
-		hog.nc.SetWriteDeadline(time.Now().Add(relTimeout))
-		_, err := hog.nc.Write(pipeline.Bytes())
+		hog.NetConn().SetWriteDeadline(time.Now().Add(relTimeout))
+		_, err := hog.NetConn().Write(pipeline.Bytes())
 		sent <- err
 	}()
 	start := time.Now()
 	// While the hog's replies pile up, another client is answered.
 	pings := 0
 	relWaitFor(t, "the stalled client to be disconnected", func() bool {
-		if got := other.do("PING"); got != "+PONG\r\n" {
+		if got := other.MustDo("PING"); got != "+PONG\r\n" {
 			t.Fatalf("other client: %q", got)
 		}
 		pings++
@@ -560,7 +455,7 @@ func TestNonReadingClientHeapStaysBounded(t *testing.T) {
 	}
 	// Whatever the hog had received is whole GET replies (the last one may
 	// be cut by the close), never anything else.
-	data := hog.untilEOF()
+	data := hog.MustUntilEOF()
 	n := 0
 	for rest := []byte(data); len(rest) > 0; n++ {
 		next, err := resp.Skip(rest)
@@ -586,19 +481,19 @@ func TestLargeRepliesStillArriveWhole(t *testing.T) {
 	for i := range n {
 		s.Set("k"+strconv.Itoa(i), strings.Repeat(strconv.Itoa(i%10), 1000+i*100))
 	}
-	c := relDial(t, s.Addr())
+	c := redistest.Dial(t, s.Addr())
 	var pipeline bytes.Buffer
 	for i := range n {
 		pipeline.Write(redistest.Encode("GET", "k"+strconv.Itoa(i)))
 		pipeline.Write(redistest.Encode("INCR", "counter"))
 	}
-	go c.nc.Write(pipeline.Bytes())
+	go c.NetConn().Write(pipeline.Bytes())
 	for i := range n {
 		want := strings.Repeat(strconv.Itoa(i%10), 1000+i*100)
-		if got := c.reply(); got != "$"+strconv.Itoa(len(want))+"\r\n"+want+"\r\n" {
+		if got := c.MustReply(); got != "$"+strconv.Itoa(len(want))+"\r\n"+want+"\r\n" {
 			t.Fatalf("reply to GET k%d: %.60q", i, got)
 		}
-		if got := c.reply(); got != ":"+strconv.Itoa(i+1)+"\r\n" {
+		if got := c.MustReply(); got != ":"+strconv.Itoa(i+1)+"\r\n" {
 			t.Fatalf("reply to INCR #%d: %q", i+1, got)
 		}
 	}
@@ -612,51 +507,51 @@ func TestIdleTimeout(t *testing.T) {
 	s := server.RunT(t, server.Config{IdleTimeout: timeout})
 	tests := []struct {
 		name   string
-		script func(c *relConn) // what the client does; then it goes quiet
+		script func(c *redistest.Conn) // what the client does; then it goes quiet
 	}{
-		{"silent after connecting", func(c *relConn) {}},
-		{"silent after a command", func(c *relConn) { c.do("PING") }},
-		{"stopped in the middle of a frame", func(c *relConn) { c.send([]byte("*2\r\n$3\r\nGET\r\n$10\r\nabc")) }},
-		{"trickling one byte at a time (slowloris)", func(c *relConn) {
+		{"silent after connecting", func(c *redistest.Conn) {}},
+		{"silent after a command", func(c *redistest.Conn) { c.MustDo("PING") }},
+		{"stopped in the middle of a frame", func(c *redistest.Conn) { c.MustSend([]byte("*2\r\n$3\r\nGET\r\n$10\r\nabc")) }},
+		{"trickling one byte at a time (slowloris)", func(c *redistest.Conn) {
 			// Each byte resets Redis's idle clock; minilock times the whole
 			// command, so a client dribbling bytes is cut at the timeout
 			// instead of holding its connection for ever.
 			for _, b := range []byte(strings.Repeat("x", 40)) {
-				c.nc.SetWriteDeadline(time.Now().Add(relTimeout))
-				if _, err := c.nc.Write([]byte{b}); err != nil {
+				c.NetConn().SetWriteDeadline(time.Now().Add(relTimeout))
+				if _, err := c.NetConn().Write([]byte{b}); err != nil {
 					return // closed by the server: what the test wants
 				}
 				time.Sleep(timeout / 8) // the pace is what is tested
 			}
-			c.t.Errorf("the connection outlived a %v trickle", 5*timeout)
+			t.Errorf("the connection outlived a %v trickle", 5*timeout)
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := relDial(t, s.Addr())
+			c := redistest.Dial(t, s.Addr())
 			tt.script(c)
 			quietSince := time.Now()
-			c.untilEOF()
+			c.MustUntilEOF()
 			if elapsed := time.Since(quietSince); elapsed > timeout+5*time.Second {
 				t.Fatalf("closed %v after going quiet; timeout %v", elapsed, timeout)
 			}
 		})
 	}
 	t.Run("talking keeps the connection", func(t *testing.T) {
-		c := relDial(t, s.Addr())
+		c := redistest.Dial(t, s.Addr())
 		start := time.Now()
 		for time.Since(start) < 3*timeout {
-			if got := c.do("PING"); got != "+PONG\r\n" {
+			if got := c.MustDo("PING"); got != "+PONG\r\n" {
 				t.Fatalf("PING: %q", got)
 			}
 			time.Sleep(timeout / 4) // the gap between requests is what is tested
 		}
 	})
 	t.Run("not closed before the timeout", func(t *testing.T) {
-		c := relDial(t, s.Addr())
-		c.do("PING")
+		c := redistest.Dial(t, s.Addr())
+		c.MustDo("PING")
 		quietSince := time.Now()
-		c.untilEOF()
+		c.MustUntilEOF()
 		if elapsed := time.Since(quietSince); elapsed < timeout-10*time.Millisecond {
 			t.Fatalf("closed %v after the last reply, before the %v timeout", elapsed, timeout)
 		}
@@ -672,7 +567,7 @@ func TestIdleTimeout(t *testing.T) {
 func TestQueryBufferLimits(t *testing.T) {
 	const limit, bulkLimit = 1 << 20, 512 << 10
 	s := server.RunT(t, server.Config{QueryBufferLimit: limit, MaxBulkLen: bulkLimit})
-	other := relDial(t, s.Addr())
+	other := redistest.Dial(t, s.Addr())
 	tests := []struct {
 		name  string
 		frame func() []byte
@@ -706,24 +601,24 @@ func TestQueryBufferLimits(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			stop := heapPeak()
-			c := relDial(t, s.Addr())
+			c := redistest.Dial(t, s.Addr())
 			frame := tt.frame()
 			go func() {
-				c.nc.SetWriteDeadline(time.Now().Add(relTimeout))
-				c.nc.Write(frame) // may fail once the server closes
+				c.NetConn().SetWriteDeadline(time.Now().Add(relTimeout))
+				c.NetConn().Write(frame) // may fail once the server closes
 			}()
 			if tt.open {
 				var last string
 				for last != tt.want {
-					last = c.reply()
+					last = c.MustReply()
 					if last != "+OK\r\n" && last != tt.want {
 						t.Fatalf("reply %q", last)
 					}
 				}
-			} else if got := c.untilEOF(); got != tt.want {
+			} else if got := c.MustUntilEOF(); got != tt.want {
 				t.Fatalf("got %.100q, want %q", got, tt.want)
 			}
-			if got := other.do("PING"); got != "+PONG\r\n" {
+			if got := other.MustDo("PING"); got != "+PONG\r\n" {
 				t.Fatalf("other client: %q", got)
 			}
 			growth := stop()
@@ -743,88 +638,89 @@ func TestQueryBufferLimits(t *testing.T) {
 func TestClientKilledMidPipeline(t *testing.T) {
 	s := server.RunT(t, server.Config{BusyThreshold: 50 * time.Millisecond})
 	s.Set("big", strings.Repeat("x", 8<<20))
-	watcher := relDial(t, s.Addr())
+	watcher := redistest.Dial(t, s.Addr())
 	baseGoroutines := runtime.NumGoroutine()
-	reset := func(c *relConn) {
-		c.nc.(*net.TCPConn).SetLinger(0) // RST, as a crashed process's kernel sends
-		c.nc.Close()
+	reset := func(c *redistest.Conn) {
+		c.NetConn().(*net.TCPConn).SetLinger(0) // RST, as a crashed process's kernel sends
+		c.NetConn().Close()
 	}
 	tests := []struct {
 		name  string
-		kill  func(t *testing.T, c *relConn)
+		kill  func(t *testing.T, c *redistest.Conn)
 		check func(t *testing.T) // after the kill, with the server's side gone
 	}{
-		{name: "half a frame", kill: func(t *testing.T, c *relConn) {
-			c.send([]byte("*3\r\n$3\r\nSET\r\n$4\r\nhalf\r\n$100\r\nabc"))
+		{name: "half a frame", kill: func(t *testing.T, c *redistest.Conn) {
+			c.MustSend([]byte("*3\r\n$3\r\nSET\r\n$4\r\nhalf\r\n$100\r\nabc"))
 			reset(c)
 		}, check: func(t *testing.T) {
 			if s.Exists("half") {
 				t.Fatal("a half-received SET ran")
 			}
 		}},
-		{name: "pipeline unanswered", kill: func(t *testing.T, c *relConn) {
+		{name: "pipeline unanswered", kill: func(t *testing.T, c *redistest.Conn) {
 			var b bytes.Buffer
 			for range 20000 {
 				b.Write(redistest.Encode("INCR", "ctr"))
 			}
-			c.send(b.Bytes())
+			c.MustSend(b.Bytes())
 			reset(c)
 		}, check: func(t *testing.T) {
 			// Whatever prefix ran, the counter is consistent afterwards.
 			v, _ := s.Get("ctr")
 			n, _ := strconv.Atoi(v)
-			if got := watcher.do("INCR", "ctr"); got != ":"+strconv.Itoa(n+1)+"\r\n" {
+			if got := watcher.MustDo("INCR", "ctr"); got != ":"+strconv.Itoa(n+1)+"\r\n" {
 				t.Fatalf("INCR after the kill = %q, counter was %d", got, n)
 			}
 		}},
-		{name: "big reply being written", kill: func(t *testing.T, c *relConn) {
+		{name: "big reply being written", kill: func(t *testing.T, c *redistest.Conn) {
 			var b bytes.Buffer
 			for range 50 {
 				b.Write(redistest.Encode("GET", "big"))
 			}
-			c.send(b.Bytes())
-			c.fill(time.Now().Add(relTimeout)) // the first bytes are out
+			c.MustSend(b.Bytes())
+			c.NetConn().SetReadDeadline(time.Now().Add(relTimeout))
+			c.NetConn().Read(make([]byte, 1)) // the first bytes are out
 			reset(c)
 		}},
-		{name: "inside MULTI with WATCH", kill: func(t *testing.T, c *relConn) {
-			c.do("WATCH", "w")
-			c.do("MULTI")
-			c.do("SET", "w", "from-dead-client")
+		{name: "inside MULTI with WATCH", kill: func(t *testing.T, c *redistest.Conn) {
+			c.MustDo("WATCH", "w")
+			c.MustDo("MULTI")
+			c.MustDo("SET", "w", "from-dead-client")
 			reset(c)
 		}, check: func(t *testing.T) {
 			if s.Exists("w") {
 				t.Fatal("the dead client's transaction ran")
 			}
 			// Watches on w are gone with the client: a live WATCH/EXEC works.
-			c := relDial(t, s.Addr())
+			c := redistest.Dial(t, s.Addr())
 			for _, step := range [][2]string{{"WATCH w", "+OK\r\n"}, {"MULTI", "+OK\r\n"}, {"SET w live", "+QUEUED\r\n"}, {"EXEC", "*1\r\n+OK\r\n"}} {
-				if got := c.do(strings.Fields(step[0])...); got != step[1] {
+				if got := c.MustDo(strings.Fields(step[0])...); got != step[1] {
 					t.Fatalf("%s: %q", step[0], got)
 				}
 			}
 		}},
-		{name: "while its script runs", kill: func(t *testing.T, c *relConn) {
-			c.send(redistest.Encode("EVAL", "local n = 0 for i = 1, 3000000 do n = n + i end return n", "0"))
+		{name: "while its script runs", kill: func(t *testing.T, c *redistest.Conn) {
+			c.MustSend(redistest.Encode("EVAL", "local n = 0 for i = 1, 3000000 do n = n + i end return n", "0"))
 			reset(c)
 		}, check: func(t *testing.T) {
 			// The script finishes (or is killed) and its reply is dropped.
 			relWaitFor(t, "the script to end", func() bool {
-				got := watcher.do("SCRIPT", "KILL")
+				got := watcher.MustDo("SCRIPT", "KILL")
 				return got == "-NOTBUSY No scripts in execution right now.\r\n" || got == "+OK\r\n"
 			})
 		}},
-		{name: "as a MONITOR", kill: func(t *testing.T, c *relConn) {
-			c.do("MONITOR")
-			watcher.do("SET", "seen-by-monitor", "1")
+		{name: "as a MONITOR", kill: func(t *testing.T, c *redistest.Conn) {
+			c.MustDo("MONITOR")
+			watcher.MustDo("SET", "seen-by-monitor", "1")
 			reset(c)
 		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			c := relDial(t, s.Addr())
+			c := redistest.Dial(t, s.Addr())
 			tt.kill(t, c)
 			relWaitFor(t, "the dead client to be forgotten", func() bool { return relClients(t, s.Addr()) == 1 })
-			if got := watcher.do("PING"); got != "+PONG\r\n" {
+			if got := watcher.MustDo("PING"); got != "+PONG\r\n" {
 				t.Fatalf("another client after the kill: %q", got)
 			}
 			if tt.check != nil {
@@ -854,28 +750,27 @@ func TestManyClientsStayIndependent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			nc, err := net.Dial("tcp", s.Addr())
+			c, err := redistest.DialAddr(s.Addr())
 			if err != nil {
 				errs <- err
 				return
 			}
-			defer nc.Close()
+			defer c.Close()
 			key := "client:" + strconv.Itoa(i)
 			var b bytes.Buffer
 			for range perClient {
 				b.Write(redistest.Encode("INCR", key))
 			}
-			if _, err := nc.Write(b.Bytes()); err != nil {
+			if err := c.Send(b.Bytes()); err != nil {
 				errs <- err
 				return
 			}
 			if i%10 == 0 {
-				nc.(*net.TCPConn).SetLinger(0) // dies without reading
+				c.NetConn().(*net.TCPConn).SetLinger(0) // dies without reading
 				return
 			}
-			c := &relConn{t: t, nc: nc}
 			for j := 1; j <= perClient; j++ {
-				r, err := c.tryReply()
+				r, err := tryReply(c)
 				if err != nil || r != ":"+strconv.Itoa(j)+"\r\n" {
 					errs <- fmt.Errorf("client %d, reply %d: %q, %v", i, j, r, err)
 					return

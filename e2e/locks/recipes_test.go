@@ -1,4 +1,4 @@
-package minilock_test
+package locks_test
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/minilock/minilock/internal/lockscripts"
 	"github.com/minilock/minilock/server"
 )
 
@@ -22,7 +23,7 @@ import (
 // recipe delivers what it promises: one holder at a time while it works as
 // intended, release only by the owner where the recipe checks ownership.
 //
-//	go test -run TestRecipe -v .
+//	go test -run TestRecipe -v ./e2e/locks
 
 // recipeClients returns two go-redis clients of s, the contenders.
 func recipeClients(t *testing.T, s *server.Server) (a, b *redis.Client) {
@@ -206,7 +207,7 @@ func TestRecipeSetNxEx(t *testing.T) {
 }
 
 // The random token with the Lua compare-and-delete release
-// (articleRelease), sent with EVAL as phpredis does.
+// (lockscripts.ArticleRelease), sent with EVAL as phpredis does.
 
 func TestRecipeTokenCompareAndDelete(t *testing.T) {
 	s := server.RunT(t)
@@ -220,14 +221,14 @@ func TestRecipeTokenCompareAndDelete(t *testing.T) {
 		t.Fatal("b locked a held lock")
 	}
 	// b may not release a's lock.
-	if n, err := b.Eval(ctx, articleRelease, []string{"resource"}, tokB).Int(); err != nil || n != 0 {
+	if n, err := b.Eval(ctx, lockscripts.ArticleRelease, []string{"resource"}, tokB).Int(); err != nil || n != 0 {
 		t.Fatalf("b's release = %d, %v, want 0", n, err)
 	}
 	s.CheckGet(t, "resource", tokA)
-	if n, err := a.Eval(ctx, articleRelease, []string{"resource"}, tokA).Int(); err != nil || n != 1 {
+	if n, err := a.Eval(ctx, lockscripts.ArticleRelease, []string{"resource"}, tokA).Int(); err != nil || n != 1 {
 		t.Fatalf("a's release = %d, %v, want 1", n, err)
 	}
-	if n := a.Eval(ctx, articleRelease, []string{"resource"}, tokA).Val(); n != int64(0) {
+	if n := a.Eval(ctx, lockscripts.ArticleRelease, []string{"resource"}, tokA).Val(); n != int64(0) {
 		t.Fatalf("a's second release = %v, want 0", n)
 	}
 
@@ -240,7 +241,7 @@ func TestRecipeTokenCompareAndDelete(t *testing.T) {
 	if !b.SetNX(ctx, "resource", tokB, 30*time.Second).Val() {
 		t.Fatal("b could not take the expired lock")
 	}
-	if n := a.Eval(ctx, articleRelease, []string{"resource"}, tokA).Val(); n != int64(0) {
+	if n := a.Eval(ctx, lockscripts.ArticleRelease, []string{"resource"}, tokA).Val(); n != int64(0) {
 		t.Fatalf("a's late release = %v, want 0", n)
 	}
 	s.CheckGet(t, "resource", tokB)
@@ -257,7 +258,7 @@ func TestRecipeTokenCompareAndDelete(t *testing.T) {
 			}
 		}
 		m.hold(t, rdb)
-		n, err := rdb.Eval(ctx, articleRelease, []string{"lock:many"}, tok).Int()
+		n, err := rdb.Eval(ctx, lockscripts.ArticleRelease, []string{"lock:many"}, tok).Int()
 		if err == nil && n != 1 {
 			err = errors.New("the holder's release deleted nothing")
 		}
@@ -265,7 +266,7 @@ func TestRecipeTokenCompareAndDelete(t *testing.T) {
 	})
 }
 
-// The Lua setnx/expire lock (articleAcquire) and its ttl/del unlock script: SETNX and EXPIRE
+// The Lua setnx/expire lock (lockscripts.ArticleAcquire) and its ttl/del unlock script: SETNX and EXPIRE
 // in one script, so a crash between them cannot leave a lock without a TTL
 // (EXPIRE gets the TTL as the string ARGV[2]); the unlock tells an expired
 // lock (0) from someone else's (-1) and deletes only its owner's (1).
@@ -283,11 +284,11 @@ func TestRecipeLuaSetnxExpire(t *testing.T) {
 	a, b := recipeClients(t, s)
 	tokA, tokB := recipeToken(t), recipeToken(t)
 
-	if n, err := a.Eval(ctx, articleAcquire, []string{"lock"}, tokA, "10").Int(); err != nil || n != 1 {
+	if n, err := a.Eval(ctx, lockscripts.ArticleAcquire, []string{"lock"}, tokA, "10").Int(); err != nil || n != 1 {
 		t.Fatalf("a's lock = %d, %v", n, err)
 	}
 	s.CheckTTL(t, "lock", 10*time.Second) // EXPIRE got the string "10"
-	if n, err := b.Eval(ctx, articleAcquire, []string{"lock"}, tokB, "10").Int(); err != nil || n != 0 {
+	if n, err := b.Eval(ctx, lockscripts.ArticleAcquire, []string{"lock"}, tokB, "10").Int(); err != nil || n != 0 {
 		t.Fatalf("b's lock = %d, %v, want 0", n, err)
 	}
 	s.CheckTTL(t, "lock", 10*time.Second) // b's failed attempt left the TTL alone
@@ -304,18 +305,18 @@ func TestRecipeLuaSetnxExpire(t *testing.T) {
 		t.Fatalf("unlock of a free lock = %v, want 0", n)
 	}
 	// The lock frees at its TTL.
-	if n := b.Eval(ctx, articleAcquire, []string{"lock"}, tokB, "10").Val(); n != int64(1) {
+	if n := b.Eval(ctx, lockscripts.ArticleAcquire, []string{"lock"}, tokB, "10").Val(); n != int64(1) {
 		t.Fatalf("b's lock = %v", n)
 	}
 	s.FastForward(10 * time.Second)
-	if n := a.Eval(ctx, articleAcquire, []string{"lock"}, tokA, "10").Val(); n != int64(0) {
+	if n := a.Eval(ctx, lockscripts.ArticleAcquire, []string{"lock"}, tokA, "10").Val(); n != int64(0) {
 		t.Fatal("a took the lock at its deadline (Redis keeps it until the deadline has passed)")
 	}
 	s.FastForward(time.Millisecond)
 	if n := b.Eval(ctx, recipeLuaUnlock, []string{"lock"}, tokB).Val(); n != int64(0) {
 		t.Fatalf("b's unlock after its TTL = %v, want 0 (expired)", n)
 	}
-	if n := a.Eval(ctx, articleAcquire, []string{"lock"}, tokA, "10").Val(); n != int64(1) {
+	if n := a.Eval(ctx, lockscripts.ArticleAcquire, []string{"lock"}, tokA, "10").Val(); n != int64(1) {
 		t.Fatal("a could not take the lock after its TTL")
 	}
 	if n := b.Eval(ctx, recipeLuaUnlock, []string{"lock"}, tokB).Val(); n != int64(-1) {
@@ -326,7 +327,7 @@ func TestRecipeLuaSetnxExpire(t *testing.T) {
 	recipeContend(t, live, 4, 50, func(rdb *redis.Client, m *recipeMutex) error {
 		tok := recipeToken(t)
 		for {
-			n, err := rdb.Eval(ctx, articleAcquire, []string{"lock:many"}, tok, "10").Int()
+			n, err := rdb.Eval(ctx, lockscripts.ArticleAcquire, []string{"lock:many"}, tok, "10").Int()
 			if err != nil {
 				return err
 			}

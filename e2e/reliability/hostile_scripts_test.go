@@ -1,4 +1,4 @@
-package minilock_test
+package reliability_test
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minilock/minilock/internal/lockscripts"
 	"github.com/minilock/minilock/internal/redistest"
 	"github.com/minilock/minilock/server"
 )
@@ -16,7 +17,7 @@ import (
 // mirrors; cases marked redis also run against redis-server 7.0.15 and
 // must get the very same bytes.
 //
-//	go test -race -run TestHostileScripts -v .
+//	go test -race -run TestHostileScripts -v ./e2e/reliability
 
 const (
 	hostileHeapLimit = 512 << 20
@@ -244,13 +245,13 @@ func runHostile(t *testing.T, addr string, hc hostileCase, measure bool) hostile
 	if measure {
 		stop = heapPeak()
 	}
-	runner := relDial(t, addr)
-	other := relDial(t, addr)
-	runner.wait = 2 * time.Minute
-	runner.send(redistest.Encode("EVAL", hc.script, "0"))
+	runner := redistest.Dial(t, addr)
+	other := redistest.Dial(t, addr)
+	runner.Timeout = 2 * time.Minute
+	runner.MustSend(redistest.Encode("EVAL", hc.script, "0"))
 	replied := make(chan string, 1)
 	go func() {
-		r, err := runner.tryReply()
+		r, err := tryReply(runner)
 		if err != nil {
 			r = "<" + err.Error() + ">"
 		}
@@ -268,14 +269,14 @@ func runHostile(t *testing.T, addr string, hc hostileCase, measure bool) hostile
 			return res
 		default:
 		}
-		got := other.do("PING")
+		got := other.MustDo("PING")
 		res.pings++
 		switch {
 		case got == "+PONG\r\n":
 		case strings.HasPrefix(got, "-BUSY "):
 			if !duringDone {
 				for _, d := range hc.during {
-					res.during = append(res.during, other.do(strings.Fields(d[0])...))
+					res.during = append(res.during, other.MustDo(strings.Fields(d[0])...))
 					if want := d[1]; res.during[len(res.during)-1] != want {
 						t.Fatalf("%s while busy: %q, want %q", d[0], res.during[len(res.during)-1], want)
 					}
@@ -285,7 +286,7 @@ func runHostile(t *testing.T, addr string, hc hostileCase, measure bool) hostile
 			if hc.kill && !killed {
 				// NOTBUSY: the script ended on its own (the memory limit)
 				// between the BUSY and the kill.
-				if got := other.do("SCRIPT", "KILL"); got != "+OK\r\n" && !strings.HasPrefix(got, "-NOTBUSY ") {
+				if got := other.MustDo("SCRIPT", "KILL"); got != "+OK\r\n" && !strings.HasPrefix(got, "-NOTBUSY ") {
 					t.Fatalf("SCRIPT KILL: %q", got)
 				}
 				killed = true
@@ -304,27 +305,29 @@ func runHostile(t *testing.T, addr string, hc hostileCase, measure bool) hostile
 	if hc.kill && !killed && !strings.HasPrefix(res.reply, "-") {
 		t.Fatalf("the script was meant to run until killed, and returned %q", res.reply)
 	}
-	runner.wait = 0
-	if got := runner.do("PING"); got != "+PONG\r\n" {
+	runner.Timeout = 0
+	if got := runner.MustDo("PING"); got != "+PONG\r\n" {
 		t.Fatalf("the script's client afterwards: %q", got)
 	}
 	for _, a := range hc.after {
 		var got string
 		if src, ok := strings.CutPrefix(a[0], "EVAL:"); ok {
-			got = runner.do("EVAL", src, "0")
+			got = runner.MustDo("EVAL", src, "0")
 		} else {
-			got = runner.do(strings.Fields(expandSHA(a[0], hc.script))...)
+			got = runner.MustDo(strings.Fields(expandSHA(a[0], hc.script))...)
 		}
 		res.after = append(res.after, got)
 		if got != a[1] {
 			t.Fatalf("%s afterwards: %q, want %q", a[0], got, a[1])
 		}
 	}
-	runner.do("FLUSHALL")
+	runner.MustDo("FLUSHALL")
 	return res
 }
 
-func expandSHA(s, script string) string { return strings.ReplaceAll(s, "{sha}", sha1hex(script)) }
+func expandSHA(s, script string) string {
+	return strings.ReplaceAll(s, "{sha}", lockscripts.SHA1(script))
+}
 
 // hostileMatch compares a reply with a want that may end in "...".
 func hostileMatch(got, want string) bool {

@@ -1,12 +1,12 @@
-package minilock_test
+package diff_test
 
 import (
 	"bytes"
-	"crypto/sha1"
-	"encoding/hex"
 	"regexp"
 	"strconv"
 	"strings"
+
+	"github.com/minilock/minilock/internal/lockscripts"
 )
 
 // Scripting, through the whole server: EVAL, EVALSHA, their _RO forms and
@@ -16,7 +16,7 @@ import (
 // each case is sent to both servers as it is, so SHA1s and
 // "script: <sha>" suffixes compare equal.
 //
-//	go test -run 'TestDiff/script' -v .
+//	go test -run 'TestDiff/script' -v ./e2e/diff
 
 // ev is EVAL body numkeys keysAndArgs...
 func ev(body string, numkeys int, keysAndArgs ...string) step {
@@ -30,151 +30,14 @@ func evRO(body string, numkeys int, keysAndArgs ...string) step {
 
 // evsha is EVALSHA sha1(body) numkeys keysAndArgs...
 func evsha(body string, numkeys int, keysAndArgs ...string) step {
-	return cmd(append([]string{"EVALSHA", sha1hex(body), strconv.Itoa(numkeys)}, keysAndArgs...)...)
+	return cmd(append([]string{"EVALSHA", lockscripts.SHA1(body), strconv.Itoa(numkeys)}, keysAndArgs...)...)
 }
 
 // scriptLoad is SCRIPT LOAD body.
 func scriptLoad(body string) step { return cmd("SCRIPT", "LOAD", body) }
 
-func sha1hex(body string) string {
-	h := sha1.Sum([]byte(body))
-	return hex.EncodeToString(h[:])
-}
-
 // hello3 switches the case's connection to RESP3.
 var hello3 = c("HELLO 3").with(helloID)
-
-// The lock libraries' scripts, exactly as they ship (whitespace included:
-// the SHA1 is of the exact text).
-const (
-	// github.com/go-redsync/redsync/v4 v4.18.1 scripts.go
-	redsyncDelete = `
-	local val = redis.call("GET", KEYS[1])
-	if val == ARGV[1] then
-		return redis.call("DEL", KEYS[1])
-	elseif val == false then
-		return -1
-	else
-		return 0
-	end
-`
-	redsyncTouchWithSetNX = `
-	if redis.call("GET", KEYS[1]) == ARGV[1] then
-		return redis.call("PEXPIRE", KEYS[1], ARGV[2])
-	elseif redis.call("SET", KEYS[1], ARGV[1], "PX", ARGV[2], "NX") then
-		return 1
-	else
-		return 0
-	end
-`
-	redsyncTouch = `
-	if redis.call("GET", KEYS[1]) == ARGV[1] then
-		return redis.call("PEXPIRE", KEYS[1], ARGV[2])
-	else
-		return 0
-	end
-`
-
-	// github.com/bsm/redislock v0.9.4 redislock.go
-	redislockRefresh = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pexpire", KEYS[1], ARGV[2]) else return 0 end`
-	redislockRelease = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("del", KEYS[1]) else return 0 end`
-	redislockPTTL    = `if redis.call("get", KEYS[1]) == ARGV[1] then return redis.call("pttl", KEYS[1]) else return -3 end`
-	redislockObtain  = `
-if redis.call("set", KEYS[1], ARGV[1], "NX", "PX", ARGV[3]) then return redis.status_reply("OK") end
-
-local offset = tonumber(ARGV[2])
-if redis.call("getrange", KEYS[1], 0, offset-1) == string.sub(ARGV[1], 1, offset) then return redis.call("set", KEYS[1], ARGV[1], "PX", ARGV[3]) end
-`
-
-	// redis-py 4.3 redis/lock.py (Lock.LUA_*_SCRIPT, indented in the class)
-	redisPyRelease = `
-        local token = redis.call('get', KEYS[1])
-        if not token or token ~= ARGV[1] then
-            return 0
-        end
-        redis.call('del', KEYS[1])
-        return 1
-    `
-	redisPyExtend = `
-        local token = redis.call('get', KEYS[1])
-        if not token or token ~= ARGV[1] then
-            return 0
-        end
-        local expiration = redis.call('pttl', KEYS[1])
-        if not expiration then
-            expiration = 0
-        end
-        if expiration < 0 then
-            return 0
-        end
-
-        local newttl = ARGV[2]
-        if ARGV[3] == "0" then
-            newttl = ARGV[2] + expiration
-        end
-        redis.call('pexpire', KEYS[1], newttl)
-        return 1
-    `
-	redisPyReacquire = `
-        local token = redis.call('get', KEYS[1])
-        if not token or token ~= ARGV[1] then
-            return 0
-        end
-        redis.call('pexpire', KEYS[1], ARGV[2])
-        return 1
-    `
-
-	// node-redlock v5 (ioredis) src/index.ts
-	redlockAcquire = `
-  -- Return 0 if an entry already exists.
-  for i, key in ipairs(KEYS) do
-    if redis.call("exists", key) == 1 then
-      return 0
-    end
-  end
-
-  -- Create an entry for each provided key.
-  for i, key in ipairs(KEYS) do
-    redis.call("set", key, ARGV[1], "PX", ARGV[2])
-  end
-
-  -- Return the number of entries added.
-  return #KEYS
-`
-	redlockExtend = `
-  -- Return 0 if an entry exists with a *different* lock value.
-  for i, key in ipairs(KEYS) do
-    if redis.call("get", key) ~= ARGV[1] then
-      return 0
-    end
-  end
-
-  -- Update the entry for each provided key.
-  for i, key in ipairs(KEYS) do
-    redis.call("set", key, ARGV[1], "PX", ARGV[2])
-  end
-
-  -- Return the number of entries updated.
-  return #KEYS
-`
-	redlockRelease = `
-  local count = 0
-  for i, key in ipairs(KEYS) do
-    -- Only remove entries for *this* lock value.
-    if redis.call("get", key) == ARGV[1] then
-      redis.pcall("del", key)
-      count = count + 1
-    end
-  end
-
-  -- Return the number of entries removed.
-  return count
-`
-
-	// The seed articles' compare-and-delete and setnx/expire lock.
-	articleRelease = `if redis.call("get",KEYS[1]) == ARGV[1] then return redis.call("del",KEYS[1]) else return 0 end`
-	articleAcquire = `local ok = redis.call('setnx', KEYS[1], ARGV[1]) if ok == 1 then redis.call('expire', KEYS[1], ARGV[2]) end return ok`
-)
 
 // pttlTick maps a PTTL of PX-1 ms to PX (PX = 5000 or 10000): redis-server
 // 7.0.15 reads its clock afresh for each command inside a script, so once
@@ -290,7 +153,7 @@ var scriptCases = []diffCase{
 	tc("compile error near", ev("x = = 1", 0), ev("local 1 = 2", 0), ev("return 1 error", 0), ev("for i=1 do end", 0)),
 	tc("compile error line", ev("local a = 1\nlocal b = 2\nreturn a +", 0), ev("\n\n\nfoo(", 0)),
 	tc("compile error long string", ev("return [[abc", 0), ev("return \"a\\q\"", 0)),
-	tc("compile error does not cache", ev("return +", 0), cmd("SCRIPT", "EXISTS", sha1hex("return +"))),
+	tc("compile error does not cache", ev("return +", 0), cmd("SCRIPT", "EXISTS", lockscripts.SHA1("return +"))),
 
 	// Runtime errors
 	tc("error string", ev("error('boom')", 0), ev("error('boom', 0)", 0), ev("error('boom', 2)", 0), ev("error()", 0)),
@@ -379,29 +242,29 @@ var scriptCases = []diffCase{
 	tc("eval numkeys checked before compile", ev("return +", 3), c("EVAL x -1"), c("EVAL x abc")),
 	tc("eval arity", c("EVAL"), c("EVAL return"), c("eval"), c("EVAL_RO x")),
 	tc("eval numkeys large", cmd("EVAL", "return 1", "9223372036854775807"), cmd("EVAL", "return 1", "9223372036854775808"), cmd("EVAL", "return 1", "-9223372036854775808")),
-	tc("eval command name case", cmd("eval", "return 1", "0"), cmd("EvAl", "return 2", "0"), cmd("evalsha", sha1hex("return 2"), "0")),
+	tc("eval command name case", cmd("eval", "return 1", "0"), cmd("EvAl", "return 2", "0"), cmd("evalsha", lockscripts.SHA1("return 2"), "0")),
 
 	// EVALSHA
 	tc("evalsha noscript", evsha("return 'x'", 0), cmd("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "0"), cmd("EVALSHA", "short", "0"), cmd("EVALSHA", "", "0")),
 	tc("evalsha after eval", ev("return 'cached'", 0), evsha("return 'cached'", 0)),
 	tc("evalsha after load", scriptLoad("return ARGV[1]"), evsha("return ARGV[1]", 0, "arg")),
-	tc("evalsha upper case", scriptLoad("return 7"), cmd("EVALSHA", "6A0D9B2FFE5B6D2A4A3D4D6B8A6E2C2B8E4F6A12", "0"), cmd("EVALSHA", strings.ToUpper(sha1hex("return 7")), "0")),
-	tc("evalsha mixed case exists", scriptLoad("return 8"), cmd("SCRIPT", "EXISTS", strings.ToUpper(sha1hex("return 8")), sha1hex("return 8"))),
+	tc("evalsha upper case", scriptLoad("return 7"), cmd("EVALSHA", "6A0D9B2FFE5B6D2A4A3D4D6B8A6E2C2B8E4F6A12", "0"), cmd("EVALSHA", strings.ToUpper(lockscripts.SHA1("return 7")), "0")),
+	tc("evalsha mixed case exists", scriptLoad("return 8"), cmd("SCRIPT", "EXISTS", strings.ToUpper(lockscripts.SHA1("return 8")), lockscripts.SHA1("return 8"))),
 	tc("evalsha numkeys before lookup", cmd("EVALSHA", "nosuch", "x"), cmd("EVALSHA", "nosuch", "-1"), cmd("EVALSHA", "nosuch", "5", "a")),
 	tc("evalsha numkeys checked for a sha1-long name", cmd("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "x"), cmd("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "-1"), cmd("EVALSHA", "ffffffffffffffffffffffffffffffffffffffff", "2", "a")),
 	tc("evalsha arity", c("EVALSHA"), c("EVALSHA abc"), c("EVALSHA_RO abc")),
-	tc("evalsha 41 chars", scriptLoad("return 9"), cmd("EVALSHA", sha1hex("return 9")+"0", "0"), cmd("EVALSHA", sha1hex("return 9")[:39], "0")),
+	tc("evalsha 41 chars", scriptLoad("return 9"), cmd("EVALSHA", lockscripts.SHA1("return 9")+"0", "0"), cmd("EVALSHA", lockscripts.SHA1("return 9")[:39], "0")),
 	tc("evalsha after flush", scriptLoad("return 10"), c("SCRIPT FLUSH"), evsha("return 10", 0)),
 	tc("evalsha runtime error", scriptLoad("error('x')"), evsha("error('x')", 0)),
 
 	// SCRIPT
-	tc("script load", scriptLoad("return 1"), scriptLoad("return 1"), cmd("SCRIPT", "EXISTS", sha1hex("return 1"))),
-	tc("script load compile error", scriptLoad("return +"), scriptLoad("if"), cmd("SCRIPT", "EXISTS", sha1hex("return +"))),
+	tc("script load", scriptLoad("return 1"), scriptLoad("return 1"), cmd("SCRIPT", "EXISTS", lockscripts.SHA1("return 1"))),
+	tc("script load compile error", scriptLoad("return +"), scriptLoad("if"), cmd("SCRIPT", "EXISTS", lockscripts.SHA1("return +"))),
 	tc("script load binary body", scriptLoad("return '\x00\xff'"), evsha("return '\x00\xff'", 0)),
 	tc("script load empty", scriptLoad(""), evsha("", 0)),
-	tc("script exists", scriptLoad("return 1"), cmd("SCRIPT", "EXISTS", sha1hex("return 1"), sha1hex("return 2"), "x", "")),
+	tc("script exists", scriptLoad("return 1"), cmd("SCRIPT", "EXISTS", lockscripts.SHA1("return 1"), lockscripts.SHA1("return 2"), "x", "")),
 	tc("script exists arity", c("SCRIPT EXISTS")),
-	tc("script flush", scriptLoad("return 1"), c("SCRIPT FLUSH"), cmd("SCRIPT", "EXISTS", sha1hex("return 1"))),
+	tc("script flush", scriptLoad("return 1"), c("SCRIPT FLUSH"), cmd("SCRIPT", "EXISTS", lockscripts.SHA1("return 1"))),
 	tc("script flush modes", c("SCRIPT FLUSH ASYNC"), c("SCRIPT FLUSH SYNC"), c("SCRIPT FLUSH async"), c("script flush sync")),
 	tc("script flush errors", c("SCRIPT FLUSH foo"), c("SCRIPT FLUSH SYNC ASYNC"), c("SCRIPT FLUSH SYNC SYNC")),
 	tc("script kill not busy", c("SCRIPT KILL"), c("script kill")),
@@ -413,7 +276,7 @@ var scriptCases = []diffCase{
 	tc("script debug errors", c("SCRIPT DEBUG"), c("SCRIPT DEBUG foo"), c("SCRIPT DEBUG NO x")),
 	tc("script debug in multi", c("MULTI"), c("SCRIPT DEBUG NO"), c("SCRIPT DEBUG foo"), c("EXEC")),
 	tc("script debug after pipelined reply", raw("PING\r\nSCRIPT DEBUG NO\r\n").expect(2), c("SCRIPT DEBUG NO")),
-	tc("script subcommand case", cmd("script", "load", "return 'lc'"), cmd("Script", "Exists", sha1hex("return 'lc'"))),
+	tc("script subcommand case", cmd("script", "load", "return 'lc'"), cmd("Script", "Exists", lockscripts.SHA1("return 'lc'"))),
 
 	// Shebangs
 	tc("shebang lua", ev("#!lua\nreturn 1", 0), ev("#!lua\n\nreturn 2", 0)),
@@ -431,8 +294,8 @@ var scriptCases = []diffCase{
 	tc("eval_ro read", c("SET k v"), evRO("return redis.call('get', KEYS[1])", 1, "k")),
 	tc("eval_ro write refused", evRO("return redis.call('set', 'k', 'v')", 0), evRO("return redis.pcall('del', 'k')", 0), c("GET k")),
 	tc("eval_ro write refused after read", c("SET k v"), evRO("local v = redis.call('get', 'k')\nredis.call('del', 'k')", 0), c("GET k")),
-	tc("evalsha_ro", scriptLoad("return redis.call('get', 'k')"), c("SET k v"), cmd("EVALSHA_RO", sha1hex("return redis.call('get', 'k')"), "0"), cmd("EVALSHA_RO", sha1hex("nosuch"), "0")),
-	tc("evalsha_ro write refused", scriptLoad("return redis.call('incr', 'n')"), cmd("EVALSHA_RO", sha1hex("return redis.call('incr', 'n')"), "0"), c("GET n")),
+	tc("evalsha_ro", scriptLoad("return redis.call('get', 'k')"), c("SET k v"), cmd("EVALSHA_RO", lockscripts.SHA1("return redis.call('get', 'k')"), "0"), cmd("EVALSHA_RO", lockscripts.SHA1("nosuch"), "0")),
+	tc("evalsha_ro write refused", scriptLoad("return redis.call('incr', 'n')"), cmd("EVALSHA_RO", lockscripts.SHA1("return redis.call('incr', 'n')"), "0"), c("GET n")),
 	tc("eval_ro errors", evRO("return +", 0), evRO("error('x')", 0), evRO("return 1", -1)),
 
 	// SELECT inside a script
@@ -487,38 +350,38 @@ var scriptCases = []diffCase{
 	tc("expired key inside script", c("SET k v PXAT 1000"), ev("return {redis.call('get', 'k'), redis.call('exists', 'k'), redis.call('ttl', 'k')}", 0)),
 
 	// The lock libraries' scripts
-	tc("redsync delete", c("SET lock tok"), ev(redsyncDelete, 1, "lock", "other"), ev(redsyncDelete, 1, "lock", "tok"), ev(redsyncDelete, 1, "lock", "tok"), c("EXISTS lock")),
-	tc("redsync delete evalsha first", evsha(redsyncDelete, 1, "lock", "tok"), ev(redsyncDelete, 1, "lock", "tok"), evsha(redsyncDelete, 1, "lock", "tok")),
-	tc("redsync touch", c("SET lock tok PX 1000"), ev(redsyncTouch, 1, "lock", "tok", "8000"), c("TTL lock"), ev(redsyncTouch, 1, "lock", "other", "8000"), ev(redsyncTouch, 1, "nosuch", "tok", "8000")),
-	tc("redsync touch with setnx", ev(redsyncTouchWithSetNX, 1, "lock", "tok", "8000"), c("GET lock"), c("TTL lock"), ev(redsyncTouchWithSetNX, 1, "lock", "tok", "9000"), ev(redsyncTouchWithSetNX, 1, "lock", "other", "9000")),
-	tc("redislock obtain", ev(redislockObtain, 1, "lock", "tokenA", "0", "5000"), c("GET lock"), ev(redislockObtain, 1, "lock", "tokenB", "0", "5000"), c("GET lock")),
-	tc("redislock obtain with metadata offset", ev(redislockObtain, 1, "lock", "tokenAmeta1", "6", "5000"), ev(redislockObtain, 1, "lock", "tokenAmeta2", "6", "7000"), c("GET lock"), c("TTL lock"), ev(redislockObtain, 1, "lock", "tokenBmeta", "6", "5000")),
-	tc("redislock refresh release pttl", c("SET lock tok PX 1000"), ev(redislockRefresh, 1, "lock", "tok", "9000"), c("TTL lock"), ev(redislockRefresh, 1, "lock", "bad", "9000"), ev(redislockPTTL, 1, "lock", "bad"), ev(redislockRelease, 1, "lock", "bad"), ev(redislockRelease, 1, "lock", "tok"), ev(redislockRelease, 1, "lock", "tok")),
-	tc("redislock pttl exact", ev("redis.call('set', KEYS[1], ARGV[1], 'PX', 5000) return 1", 1, "lock", "tok"), ev(redislockPTTL, 1, "lock", "tok").with(msToSec)),
-	tc("redis-py release", c("SET lock tok"), ev(redisPyRelease, 1, "lock", "bad"), c("GET lock"), ev(redisPyRelease, 1, "lock", "tok"), ev(redisPyRelease, 1, "lock", "tok")),
-	tc("redis-py extend add", c("SET lock tok PX 10000"), ev(redisPyExtend, 1, "lock", "tok", "5000", "0"), c("TTL lock"), ev(redisPyExtend, 1, "lock", "bad", "5000", "0"), ev(redisPyExtend, 1, "nosuch", "tok", "5000", "0")),
-	tc("redis-py extend replace", c("SET lock tok PX 10000"), ev(redisPyExtend, 1, "lock", "tok", "30000", "1"), c("TTL lock")),
-	tc("redis-py extend no ttl", c("SET lock tok"), ev(redisPyExtend, 1, "lock", "tok", "5000", "0"), c("TTL lock")),
-	tc("redis-py reacquire", c("SET lock tok PX 1000"), ev(redisPyReacquire, 1, "lock", "tok", "20000"), c("TTL lock"), ev(redisPyReacquire, 1, "lock", "bad", "20000")),
-	tc("redis-py script load flow", c("SET lock tok PX 10000 NX"), c("SET lock other PX 10000 NX"), evsha(redisPyRelease, 1, "lock", "tok"), scriptLoad(redisPyRelease), evsha(redisPyRelease, 1, "lock", "tok"), evsha(redisPyRelease, 1, "lock", "tok")),
-	tc("node-redlock acquire", ev(redlockAcquire, 2, "r1", "r2", "val", "5000"), c("TTL r1"), ev(redlockAcquire, 2, "r2", "r3", "other", "5000"), c("EXISTS r3")),
-	tc("node-redlock extend and release", ev(redlockAcquire, 1, "r", "val", "1000"), ev(redlockExtend, 1, "r", "val", "9000"), c("TTL r"), ev(redlockExtend, 1, "r", "bad", "9000"), ev(redlockRelease, 1, "r", "bad"), ev(redlockRelease, 1, "r", "val"), c("EXISTS r")),
-	tc("article compare and delete", c("SET resource rand1 NX PX 30000"), ev(articleRelease, 1, "resource", "rand2"), ev(articleRelease, 1, "resource", "rand1"), ev(articleRelease, 1, "resource", "rand1")),
+	tc("redsync delete", c("SET lock tok"), ev(lockscripts.RedsyncDelete, 1, "lock", "other"), ev(lockscripts.RedsyncDelete, 1, "lock", "tok"), ev(lockscripts.RedsyncDelete, 1, "lock", "tok"), c("EXISTS lock")),
+	tc("redsync delete evalsha first", evsha(lockscripts.RedsyncDelete, 1, "lock", "tok"), ev(lockscripts.RedsyncDelete, 1, "lock", "tok"), evsha(lockscripts.RedsyncDelete, 1, "lock", "tok")),
+	tc("redsync touch", c("SET lock tok PX 1000"), ev(lockscripts.RedsyncTouch, 1, "lock", "tok", "8000"), c("TTL lock"), ev(lockscripts.RedsyncTouch, 1, "lock", "other", "8000"), ev(lockscripts.RedsyncTouch, 1, "nosuch", "tok", "8000")),
+	tc("redsync touch with setnx", ev(lockscripts.RedsyncTouchWithSetNX, 1, "lock", "tok", "8000"), c("GET lock"), c("TTL lock"), ev(lockscripts.RedsyncTouchWithSetNX, 1, "lock", "tok", "9000"), ev(lockscripts.RedsyncTouchWithSetNX, 1, "lock", "other", "9000")),
+	tc("redislock obtain", ev(lockscripts.RedislockObtain, 1, "lock", "tokenA", "0", "5000"), c("GET lock"), ev(lockscripts.RedislockObtain, 1, "lock", "tokenB", "0", "5000"), c("GET lock")),
+	tc("redislock obtain with metadata offset", ev(lockscripts.RedislockObtain, 1, "lock", "tokenAmeta1", "6", "5000"), ev(lockscripts.RedislockObtain, 1, "lock", "tokenAmeta2", "6", "7000"), c("GET lock"), c("TTL lock"), ev(lockscripts.RedislockObtain, 1, "lock", "tokenBmeta", "6", "5000")),
+	tc("redislock refresh release pttl", c("SET lock tok PX 1000"), ev(lockscripts.RedislockRefresh, 1, "lock", "tok", "9000"), c("TTL lock"), ev(lockscripts.RedislockRefresh, 1, "lock", "bad", "9000"), ev(lockscripts.RedislockPTTL, 1, "lock", "bad"), ev(lockscripts.RedislockRelease, 1, "lock", "bad"), ev(lockscripts.RedislockRelease, 1, "lock", "tok"), ev(lockscripts.RedislockRelease, 1, "lock", "tok")),
+	tc("redislock pttl exact", ev("redis.call('set', KEYS[1], ARGV[1], 'PX', 5000) return 1", 1, "lock", "tok"), ev(lockscripts.RedislockPTTL, 1, "lock", "tok").with(msToSec)),
+	tc("redis-py release", c("SET lock tok"), ev(lockscripts.RedisPyRelease, 1, "lock", "bad"), c("GET lock"), ev(lockscripts.RedisPyRelease, 1, "lock", "tok"), ev(lockscripts.RedisPyRelease, 1, "lock", "tok")),
+	tc("redis-py extend add", c("SET lock tok PX 10000"), ev(lockscripts.RedisPyExtend, 1, "lock", "tok", "5000", "0"), c("TTL lock"), ev(lockscripts.RedisPyExtend, 1, "lock", "bad", "5000", "0"), ev(lockscripts.RedisPyExtend, 1, "nosuch", "tok", "5000", "0")),
+	tc("redis-py extend replace", c("SET lock tok PX 10000"), ev(lockscripts.RedisPyExtend, 1, "lock", "tok", "30000", "1"), c("TTL lock")),
+	tc("redis-py extend no ttl", c("SET lock tok"), ev(lockscripts.RedisPyExtend, 1, "lock", "tok", "5000", "0"), c("TTL lock")),
+	tc("redis-py reacquire", c("SET lock tok PX 1000"), ev(lockscripts.RedisPyReacquire, 1, "lock", "tok", "20000"), c("TTL lock"), ev(lockscripts.RedisPyReacquire, 1, "lock", "bad", "20000")),
+	tc("redis-py script load flow", c("SET lock tok PX 10000 NX"), c("SET lock other PX 10000 NX"), evsha(lockscripts.RedisPyRelease, 1, "lock", "tok"), scriptLoad(lockscripts.RedisPyRelease), evsha(lockscripts.RedisPyRelease, 1, "lock", "tok"), evsha(lockscripts.RedisPyRelease, 1, "lock", "tok")),
+	tc("node-redlock acquire", ev(lockscripts.RedlockAcquire, 2, "r1", "r2", "val", "5000"), c("TTL r1"), ev(lockscripts.RedlockAcquire, 2, "r2", "r3", "other", "5000"), c("EXISTS r3")),
+	tc("node-redlock extend and release", ev(lockscripts.RedlockAcquire, 1, "r", "val", "1000"), ev(lockscripts.RedlockExtend, 1, "r", "val", "9000"), c("TTL r"), ev(lockscripts.RedlockExtend, 1, "r", "bad", "9000"), ev(lockscripts.RedlockRelease, 1, "r", "bad"), ev(lockscripts.RedlockRelease, 1, "r", "val"), c("EXISTS r")),
+	tc("article compare and delete", c("SET resource rand1 NX PX 30000"), ev(lockscripts.ArticleRelease, 1, "resource", "rand2"), ev(lockscripts.ArticleRelease, 1, "resource", "rand1"), ev(lockscripts.ArticleRelease, 1, "resource", "rand1")),
 	// The compare-and-delete bodies luaeval runs without the Lua VM
 	// (luaeval/native.go), in every situation that shows
-	tc("compare and delete held", c("SET lock tok PX 30000"), ev(articleRelease, 1, "lock", "tok"), c("EXISTS lock"), ev(redislockRelease, 1, "lock", "tok")),
-	tc("compare and delete not held", c("SET lock other"), ev(articleRelease, 1, "lock", "tok"), ev(redislockRelease, 1, "lock", "tok"), c("GET lock")),
-	tc("compare and delete odd arguments", c("SET lock tok"), ev(articleRelease, 0, "tok"), ev(articleRelease, 1, "lock"), ev(articleRelease, 2, "lock", "x", "tok"), ev(articleRelease, 1, "lock", "tok", "extra"), c("EXISTS lock")),
-	tc("compare and delete empty and binary", cmd("SET", "l\x00ck", ""), cmd("EVAL", articleRelease, "1", "l\x00ck", ""), cmd("SET", "k", "t\r\nk"), cmd("EVAL", articleRelease, "1", "k", "t\r\nk")),
-	tc("compare and delete read-only", c("SET lock tok"), evRO(articleRelease, 1, "lock", "tok"), evRO(articleRelease, 1, "lock", "other"), cmd("EVALSHA_RO", sha1hex(articleRelease), "1", "lock", "tok"), c("GET lock")),
-	tc("compare and delete evalsha", c("SET lock tok"), evsha(redislockRelease, 1, "lock", "tok"), scriptLoad(redislockRelease), evsha(redislockRelease, 1, "lock", "tok"), cmd("EVALSHA", strings.ToUpper(sha1hex(redislockRelease)), "1", "lock", "tok")),
-	tc("compare and delete resp3", hello3, c("SET lock tok"), ev(articleRelease, 1, "lock", "x"), ev(articleRelease, 1, "lock", "tok"), ev(articleRelease, 1, "lock", "tok")),
-	tc("compare and delete in multi", c("SET lock tok"), c("MULTI"), ev(articleRelease, 1, "lock", "tok"), ev(articleRelease, 1, "lock", "tok"), c("EXEC")),
-	tc("compare and delete selected db", c("SELECT 3"), c("SET lock tok"), ev(articleRelease, 1, "lock", "tok"), c("SELECT 0"), c("SET lock tok"), c("SELECT 3"), ev(articleRelease, 1, "lock", "tok")),
-	tc("compare and delete expired", c("SET lock tok PXAT 1000"), ev(articleRelease, 1, "lock", "tok")),
-	tc("compare and delete monitor", c("SET lock tok"), c("MONITOR").on(1), ev(articleRelease, 1, "lock", "tok"), raw("").on(1).expect(3).with(monitorLines), ev(articleRelease, 1, "lock", "tok"), raw("").on(1).expect(2).with(monitorLines)),
-	tc("article setnx expire", ev(articleAcquire, 1, "lock", "me", "10"), c("TTL lock"), ev(articleAcquire, 1, "lock", "you", "10"), c("GET lock")),
-	tc("article ttl unlock", ev(articleAcquire, 1, "lock", "me", "10"), ev("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return redis.call('ttl', KEYS[1])", 1, "lock", "you"), ev("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return redis.call('ttl', KEYS[1])", 1, "lock", "me")),
+	tc("compare and delete held", c("SET lock tok PX 30000"), ev(lockscripts.ArticleRelease, 1, "lock", "tok"), c("EXISTS lock"), ev(lockscripts.RedislockRelease, 1, "lock", "tok")),
+	tc("compare and delete not held", c("SET lock other"), ev(lockscripts.ArticleRelease, 1, "lock", "tok"), ev(lockscripts.RedislockRelease, 1, "lock", "tok"), c("GET lock")),
+	tc("compare and delete odd arguments", c("SET lock tok"), ev(lockscripts.ArticleRelease, 0, "tok"), ev(lockscripts.ArticleRelease, 1, "lock"), ev(lockscripts.ArticleRelease, 2, "lock", "x", "tok"), ev(lockscripts.ArticleRelease, 1, "lock", "tok", "extra"), c("EXISTS lock")),
+	tc("compare and delete empty and binary", cmd("SET", "l\x00ck", ""), cmd("EVAL", lockscripts.ArticleRelease, "1", "l\x00ck", ""), cmd("SET", "k", "t\r\nk"), cmd("EVAL", lockscripts.ArticleRelease, "1", "k", "t\r\nk")),
+	tc("compare and delete read-only", c("SET lock tok"), evRO(lockscripts.ArticleRelease, 1, "lock", "tok"), evRO(lockscripts.ArticleRelease, 1, "lock", "other"), cmd("EVALSHA_RO", lockscripts.SHA1(lockscripts.ArticleRelease), "1", "lock", "tok"), c("GET lock")),
+	tc("compare and delete evalsha", c("SET lock tok"), evsha(lockscripts.RedislockRelease, 1, "lock", "tok"), scriptLoad(lockscripts.RedislockRelease), evsha(lockscripts.RedislockRelease, 1, "lock", "tok"), cmd("EVALSHA", strings.ToUpper(lockscripts.SHA1(lockscripts.RedislockRelease)), "1", "lock", "tok")),
+	tc("compare and delete resp3", hello3, c("SET lock tok"), ev(lockscripts.ArticleRelease, 1, "lock", "x"), ev(lockscripts.ArticleRelease, 1, "lock", "tok"), ev(lockscripts.ArticleRelease, 1, "lock", "tok")),
+	tc("compare and delete in multi", c("SET lock tok"), c("MULTI"), ev(lockscripts.ArticleRelease, 1, "lock", "tok"), ev(lockscripts.ArticleRelease, 1, "lock", "tok"), c("EXEC")),
+	tc("compare and delete selected db", c("SELECT 3"), c("SET lock tok"), ev(lockscripts.ArticleRelease, 1, "lock", "tok"), c("SELECT 0"), c("SET lock tok"), c("SELECT 3"), ev(lockscripts.ArticleRelease, 1, "lock", "tok")),
+	tc("compare and delete expired", c("SET lock tok PXAT 1000"), ev(lockscripts.ArticleRelease, 1, "lock", "tok")),
+	tc("compare and delete monitor", c("SET lock tok"), c("MONITOR").on(1), ev(lockscripts.ArticleRelease, 1, "lock", "tok"), raw("").on(1).expect(3).with(monitorLines), ev(lockscripts.ArticleRelease, 1, "lock", "tok"), raw("").on(1).expect(2).with(monitorLines)),
+	tc("article setnx expire", ev(lockscripts.ArticleAcquire, 1, "lock", "me", "10"), c("TTL lock"), ev(lockscripts.ArticleAcquire, 1, "lock", "you", "10"), c("GET lock")),
+	tc("article ttl unlock", ev(lockscripts.ArticleAcquire, 1, "lock", "me", "10"), ev("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return redis.call('ttl', KEYS[1])", 1, "lock", "you"), ev("if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end return redis.call('ttl', KEYS[1])", 1, "lock", "me")),
 
 	// More conversions and errors
 	tc("return huge numbers", ev("return 1e20", 0), ev("return -1e20", 0), ev("return 2^63", 0), ev("return 2^64", 0), ev("return 0/0", 0)),
@@ -574,7 +437,7 @@ var scriptCases = []diffCase{
 	// Scripts and the rest of the server
 	tc("evalsha queued then flushed", scriptLoad("return 'q'"), c("MULTI"), evsha("return 'q'", 0), c("SCRIPT FLUSH").on(1), c("EXEC")),
 	tc("eval inline command", raw("EVAL \"return 'inline'\" 0\r\n"), raw("EVAL 'return {KEYS[1], ARGV[1]}' 1 k a\r\n")),
-	tc("eval pipelined", raw(string(cmdBytes("EVAL", "return 1", "0"))+string(cmdBytes("EVAL", "return 2", "0"))+string(cmdBytes("EVALSHA", sha1hex("return 1"), "0"))).expect(3)),
+	tc("eval pipelined", raw(string(cmdBytes("EVAL", "return 1", "0"))+string(cmdBytes("EVAL", "return 2", "0"))+string(cmdBytes("EVALSHA", lockscripts.SHA1("return 1"), "0"))).expect(3)),
 	tc("script large value round trip", ev("redis.call('set', 'big', string.rep('x', 1000000)) return #redis.call('get', 'big')", 0), c("STRLEN big")),
 	tc("expired key during script stays visible", ev(`local function now() local t = redis.call('time') return t[1] * 1000000 + t[2] end
 redis.call('set', 'k', 'v', 'px', 30)
@@ -591,7 +454,7 @@ return {redis.call('exists', 'k'), redis.call('get', 'k'), redis.call('ttl', 'k'
 	tc("script large array result", ev("local t = {} for i = 1, 1000 do t[i] = i end return t", 0)),
 	tc("script deep nesting", ev("local t = {} local c = t for i = 1, 100 do c[1] = {} c = c[1] end return t", 0)),
 	tc("script recursion error", ev("local function f() return f() + 1 end return f()", 0)),
-	tc("script cached across calls", ev("return 'x'", 0), cmd("SCRIPT", "EXISTS", sha1hex("return 'x'")), evsha("return 'x'", 0)),
+	tc("script cached across calls", ev("return 'x'", 0), cmd("SCRIPT", "EXISTS", lockscripts.SHA1("return 'x'")), evsha("return 'x'", 0)),
 	tc("script same body different args", ev("return ARGV[1]", 0, "a"), ev("return ARGV[1]", 0, "b"), evsha("return ARGV[1]", 0, "c")),
 	tc("script loop with calls", ev("for i = 1, 100 do redis.call('incr', 'n') end return redis.call('get', 'n')", 0)),
 	tc("script sees its own writes and others", c("SET k v").on(1), ev("return redis.call('get', 'k')", 0)),

@@ -1,12 +1,12 @@
-package minilock_test
+package diff_test
 
 // The differential suite: every case is sent as raw RESP to minilock and to
 // a real redis-server 7 started by the test, and the raw replies must be
 // byte-identical. A difference is a bug in minilock unless the README lists
 // it as deliberate.
 //
-//	go test -run TestDiff -v . | grep cases      # how many cases ran
-//	go test -run 'TestDiff/strings/set_nx' .     # one case
+//	go test -run TestDiff -v ./e2e/diff | grep cases      # how many cases ran
+//	go test -run 'TestDiff/strings/set_nx' ./e2e/diff     # one case
 //
 // The case tables live in diff_*_test.go, one file per topic. A case is a
 // list of steps; a step is a command (cmd, c) or raw bytes (raw), sent on one

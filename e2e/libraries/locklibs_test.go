@@ -1,4 +1,4 @@
-package minilock_test
+package libraries_test
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	redsyncgoredis "github.com/go-redsync/redsync/v4/redis/goredis/v9"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/minilock/minilock/internal/lockscripts"
 	"github.com/minilock/minilock/server"
 )
 
@@ -24,7 +25,7 @@ import (
 // expire, extended and released, and a release by someone who does not
 // hold the lock is refused.
 //
-//	go test -run TestLib -v .
+//	go test -run TestLib -v ./e2e/libraries
 
 // libCommands records the EVAL and EVALSHA commands a go-redis client sends
 // (not the connection handshake).
@@ -74,7 +75,7 @@ func TestLibGoRedisScriptRun(t *testing.T) {
 	rdb := libClient(t, s)
 	var rec libCommands
 	rdb.AddHook(&rec)
-	release := redis.NewScript(articleRelease)
+	release := redis.NewScript(lockscripts.ArticleRelease)
 
 	s.Set("lock", "tok")
 	if n, err := release.Run(ctx, rdb, []string{"lock"}, "other").Int(); err != nil || n != 0 {

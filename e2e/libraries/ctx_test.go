@@ -1,0 +1,5 @@
+package libraries_test
+
+import "context"
+
+var ctx = context.Background()

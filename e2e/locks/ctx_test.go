@@ -1,0 +1,5 @@
+package locks_test
+
+import "context"
+
+var ctx = context.Background()

@@ -1,0 +1,5 @@
+package reliability_test
+
+import "context"
+
+var ctx = context.Background()
