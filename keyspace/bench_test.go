@@ -52,13 +52,7 @@ func benchArgv(words ...string) [][]byte {
 	return out
 }
 
-var benchRuns = func() map[string]func(*Keyspace, *Ctx, [][]byte) error {
-	m := map[string]func(*Keyspace, *Ctx, [][]byte) error{}
-	for _, c := range Commands {
-		m[c.Name] = c.Run
-	}
-	return m
-}()
+var benchRuns = ksCommands
 
 // benchExec runs one command (args[0] lower case) as the server would, with the
 // error, if any, written as the reply.

@@ -91,22 +91,22 @@ func (k *Keyspace) expire(c *Ctx, name string, args [][]byte, seconds, relative 
 }
 
 // EXPIRE key seconds [NX|XX|GT|LT]
-func cmdExpire(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdExpire(k *Keyspace, c *Ctx, args [][]byte) error {
 	return k.expire(c, "expire", args, true, true)
 }
 
 // PEXPIRE key milliseconds [NX|XX|GT|LT]
-func cmdPExpire(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdPExpire(k *Keyspace, c *Ctx, args [][]byte) error {
 	return k.expire(c, "pexpire", args, false, true)
 }
 
 // EXPIREAT key unix-seconds [NX|XX|GT|LT]
-func cmdExpireAt(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdExpireAt(k *Keyspace, c *Ctx, args [][]byte) error {
 	return k.expire(c, "expireat", args, true, false)
 }
 
 // PEXPIREAT key unix-ms [NX|XX|GT|LT]
-func cmdPExpireAt(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdPExpireAt(k *Keyspace, c *Ctx, args [][]byte) error {
 	return k.expire(c, "pexpireat", args, false, false)
 }
 
@@ -137,31 +137,31 @@ func (k *Keyspace) ttl(c *Ctx, key []byte, ms, absolute bool) {
 }
 
 // TTL key
-func cmdTTL(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdTTL(k *Keyspace, c *Ctx, args [][]byte) error {
 	k.ttl(c, args[1], false, false)
 	return nil
 }
 
 // PTTL key
-func cmdPTTL(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdPTTL(k *Keyspace, c *Ctx, args [][]byte) error {
 	k.ttl(c, args[1], true, false)
 	return nil
 }
 
 // EXPIRETIME key
-func cmdExpireTime(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdExpireTime(k *Keyspace, c *Ctx, args [][]byte) error {
 	k.ttl(c, args[1], false, true)
 	return nil
 }
 
 // PEXPIRETIME key
-func cmdPExpireTime(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdPExpireTime(k *Keyspace, c *Ctx, args [][]byte) error {
 	k.ttl(c, args[1], true, true)
 	return nil
 }
 
 // PERSIST key: 1 if a deadline was removed.
-func cmdPersist(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdPersist(k *Keyspace, c *Ctx, args [][]byte) error {
 	e, _, ok := k.find(c, args[1])
 	if ok && k.clearExpire(c.DB, e) {
 		k.touch(c.DB, args[1])

@@ -11,7 +11,7 @@ import (
 
 // DEL key [key ...] and UNLINK: the number of keys removed. A key named
 // twice counts once.
-func cmdDel(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdDel(k *Keyspace, c *Ctx, args [][]byte) error {
 	var n int64
 	for _, key := range args[1:] {
 		if k.del(c, key) {
@@ -24,7 +24,7 @@ func cmdDel(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // EXISTS key [key ...]: a key named twice counts twice. TOUCH answers the
 // same.
-func cmdExists(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdExists(k *Keyspace, c *Ctx, args [][]byte) error {
 	var n int64
 	for _, key := range args[1:] {
 		if k.exists(c, key) {
@@ -36,7 +36,7 @@ func cmdExists(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // TYPE key: "string" or "none", the only types minilock holds.
-func cmdType(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdType(k *Keyspace, c *Ctx, args [][]byte) error {
 	c.W.Status(k.typeOf(c, args[1]))
 	return nil
 }
@@ -50,7 +50,7 @@ func (k *Keyspace) typeOf(c *Ctx, key []byte) string {
 
 // DBSIZE: keys in the selected database, as Redis counts them (keys past
 // their deadline that nothing has removed yet included).
-func cmdDBSize(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdDBSize(k *Keyspace, c *Ctx, args [][]byte) error {
 	c.W.Int(int64(k.dbs[c.DB].size()))
 	return nil
 }
@@ -67,7 +67,7 @@ func flushArgs(args [][]byte) error {
 }
 
 // FLUSHDB [ASYNC|SYNC]
-func cmdFlushDB(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdFlushDB(k *Keyspace, c *Ctx, args [][]byte) error {
 	if err := flushArgs(args); err != nil {
 		return err
 	}
@@ -77,7 +77,7 @@ func cmdFlushDB(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // FLUSHALL [ASYNC|SYNC]
-func cmdFlushAll(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdFlushAll(k *Keyspace, c *Ctx, args [][]byte) error {
 	if err := flushArgs(args); err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func cmdFlushAll(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // KEYS pattern. Keys past their deadline are left out (and left in place).
-func cmdKeys(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdKeys(k *Keyspace, c *Ctx, args [][]byte) error {
 	d := &k.dbs[c.DB]
 	pattern := args[1]
 	all := len(pattern) == 1 && pattern[0] == '*'
@@ -118,7 +118,7 @@ var errInvalidCursor = resp.NewError("invalid cursor")
 // Redis's guarantee: a key present for the whole iteration is returned, and
 // one that comes or goes meanwhile may or may not be. COUNT slots are looked
 // at per call.
-func cmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	cursor, ok := parseCursor(args[1])
 	if !ok {
 		return errInvalidCursor

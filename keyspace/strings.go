@@ -141,7 +141,7 @@ func (k *Keyspace) replyValue(c *Ctx, key []byte) {
 }
 
 // SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
-func cmdSet(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdSet(k *Keyspace, c *Ctx, args [][]byte) error {
 	o, err := parseSetOpts(args[3:], true)
 	if err != nil {
 		return err
@@ -150,35 +150,35 @@ func cmdSet(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // SETNX key value
-func cmdSetNX(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdSetNX(k *Keyspace, c *Ctx, args [][]byte) error {
 	return k.set(c, "setnx", args[1], args[2], setOpts{nx: true}, replyOne, replyZero)
 }
 
 // SETEX key seconds value
-func cmdSetEX(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdSetEX(k *Keyspace, c *Ctx, args [][]byte) error {
 	return k.set(c, "setex", args[1], args[3], setOpts{unit: unitEX, expire: args[2]}, replyOK, replyNull)
 }
 
 // PSETEX key milliseconds value
-func cmdPSetEX(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdPSetEX(k *Keyspace, c *Ctx, args [][]byte) error {
 	return k.set(c, "psetex", args[1], args[3], setOpts{unit: unitPX, expire: args[2]}, replyOK, replyNull)
 }
 
 // GET key
-func cmdGet(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdGet(k *Keyspace, c *Ctx, args [][]byte) error {
 	k.replyValue(c, args[1])
 	return nil
 }
 
 // GETSET key value: the old value, and the new one without a TTL.
-func cmdGetSet(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdGetSet(k *Keyspace, c *Ctx, args [][]byte) error {
 	k.replyValue(c, args[1])
 	k.store(c, args[1], args[2], false)
 	return nil
 }
 
 // GETDEL key
-func cmdGetDel(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdGetDel(k *Keyspace, c *Ctx, args [][]byte) error {
 	e, i, ok := k.read(c, args[1])
 	if !ok {
 		c.W.Null()
@@ -190,7 +190,7 @@ func cmdGetDel(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // GETEX key [EX s|PX ms|EXAT ts|PXAT ms-ts|PERSIST]
-func cmdGetEX(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdGetEX(k *Keyspace, c *Ctx, args [][]byte) error {
 	o, err := parseSetOpts(args[2:], false)
 	if err != nil {
 		return err
@@ -222,7 +222,7 @@ func cmdGetEX(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // GETRANGE key start end, with Redis's clamping of negative and
 // out-of-range indexes.
-func cmdGetRange(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdGetRange(k *Keyspace, c *Ctx, args [][]byte) error {
 	start, err := intArg(args[2])
 	if err != nil {
 		return err
@@ -261,7 +261,7 @@ func cmdGetRange(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // STRLEN key
-func cmdStrLen(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdStrLen(k *Keyspace, c *Ctx, args [][]byte) error {
 	var n int
 	if e, _, ok := k.read(c, args[1]); ok {
 		n = len(e.val())
@@ -271,7 +271,7 @@ func cmdStrLen(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // APPEND key value: the new length. The TTL is kept.
-func cmdAppend(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdAppend(k *Keyspace, c *Ctx, args [][]byte) error {
 	_, i, ok := k.find(c, args[1])
 	if !ok {
 		i = k.store(c, args[1], args[2], false)
@@ -299,7 +299,7 @@ func (k *Keyspace) checkStringLength(size, add int) error {
 }
 
 // MGET key [key ...]
-func cmdMGet(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdMGet(k *Keyspace, c *Ctx, args [][]byte) error {
 	c.W.Array(len(args) - 1)
 	for _, key := range args[1:] {
 		k.replyValue(c, key)
@@ -308,7 +308,7 @@ func cmdMGet(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // MSET key value [key value ...]
-func cmdMSet(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdMSet(k *Keyspace, c *Ctx, args [][]byte) error {
 	if len(args)%2 == 0 {
 		return resp.ErrWrongArgs("mset")
 	}
@@ -320,7 +320,7 @@ func cmdMSet(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // MSETNX key value [key value ...]: all or nothing.
-func cmdMSetNX(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdMSetNX(k *Keyspace, c *Ctx, args [][]byte) error {
 	if len(args)%2 == 0 {
 		return resp.ErrWrongArgs("msetnx")
 	}
@@ -362,13 +362,13 @@ func (k *Keyspace) incr(c *Ctx, key []byte, by int64) error {
 }
 
 // INCR key
-func cmdIncr(k *Keyspace, c *Ctx, args [][]byte) error { return k.incr(c, args[1], 1) }
+func CmdIncr(k *Keyspace, c *Ctx, args [][]byte) error { return k.incr(c, args[1], 1) }
 
 // DECR key
-func cmdDecr(k *Keyspace, c *Ctx, args [][]byte) error { return k.incr(c, args[1], -1) }
+func CmdDecr(k *Keyspace, c *Ctx, args [][]byte) error { return k.incr(c, args[1], -1) }
 
 // INCRBY key increment
-func cmdIncrBy(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdIncrBy(k *Keyspace, c *Ctx, args [][]byte) error {
 	by, err := intArg(args[2])
 	if err != nil {
 		return err
@@ -377,7 +377,7 @@ func cmdIncrBy(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 // DECRBY key decrement
-func cmdDecrBy(k *Keyspace, c *Ctx, args [][]byte) error {
+func CmdDecrBy(k *Keyspace, c *Ctx, args [][]byte) error {
 	by, err := intArg(args[2])
 	if err != nil {
 		return err

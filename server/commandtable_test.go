@@ -85,7 +85,7 @@ func TestCommandTableMatchesRedis(t *testing.T) {
 			check(cmd, rc)
 			continue
 		}
-		for subName, sub := range cmd.subs {
+		for subName, sub := range cmd.subIndex {
 			i := slices.IndexFunc(rc.subs, func(s redisCommand) bool { return s.name == sub.name })
 			if i < 0 {
 				t.Errorf("%s: Redis 7.0 has no such subcommand (%s)", sub.name, subName)
@@ -98,5 +98,23 @@ func TestCommandTableMatchesRedis(t *testing.T) {
 		if commands[name] == nil {
 			t.Errorf("COMMAND INFO captured for %s, which minilock does not have", name)
 		}
+	}
+}
+
+// A name listed twice in the table (or twice among a container's
+// subcommands) stops the server at start-up instead of leaving a dead row.
+func TestCommandTableRejectsDuplicates(t *testing.T) {
+	for _, table := range [][]*command{
+		{{name: "get", arity: 2}, {name: "get", arity: 2}},
+		{{name: "client", subs: []*command{{name: "id", arity: 2}, {name: "id", arity: 2}}}},
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("index accepted %s twice", table[len(table)-1].name)
+				}
+			}()
+			index(table)
+		}()
 	}
 }

@@ -14,27 +14,6 @@ import (
 // Connection commands: what a client's handshake and session use
 // (server.c, networking.c, acl.c, db.c).
 
-func init() {
-	register(
-		&command{name: "ping", arity: -1, flags: fFast, run: cmdPing},
-		&command{name: "echo", arity: 2, flags: fFast, run: cmdEcho},
-		&command{name: "auth", arity: -2, flags: fNoScript | fNoAuth | fFast | fAllowBusy, run: cmdAuth},
-		&command{name: "hello", arity: -1, flags: fNoScript | fNoAuth | fFast | fAllowBusy, run: cmdHello},
-		&command{name: "select", arity: 2, flags: fFast, run: cmdSelect},
-		&command{name: "quit", arity: -1, flags: fNoScript | fNoAuth | fFast | fAllowBusy, run: cmdQuit},
-		&command{name: "reset", arity: 1, flags: fNoScript | fNoAuth | fFast | fAllowBusy, run: cmdReset},
-	)
-	container("client", fNoScript,
-		&command{name: "id", arity: 2, flags: fNoScript, run: cmdClientID},
-		&command{name: "getname", arity: 2, flags: fNoScript, run: cmdClientGetName},
-		&command{name: "setname", arity: 3, flags: fNoScript, run: cmdClientSetName},
-		&command{name: "list", arity: -2, flags: fNoScript | fSkipMonitor, run: cmdClientList},
-		&command{name: "info", arity: 2, flags: fNoScript, run: cmdClientInfo},
-		&command{name: "no-evict", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdClientOnOff},
-		&command{name: "help", arity: 2, run: cmdClientHelp},
-	)
-}
-
 // PING [message]
 func cmdPing(x *call, args [][]byte) error {
 	if len(args) > 2 {

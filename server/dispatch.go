@@ -31,7 +31,9 @@ type command struct {
 	arity int    // Redis's arity: N exactly, -N at least N (name included)
 	flags cmdFlags
 	run   func(x *call, args [][]byte) error
-	subs  map[string]*command // subcommands of a container (CLIENT, SCRIPT ...)
+	subs  []*command // subcommands of a container (CLIENT, SCRIPT ...)
+	// subIndex finds subs by name (built by index).
+	subIndex map[string]*command
 }
 
 // call is one command being executed on the owner goroutine.
@@ -50,52 +52,6 @@ type call struct {
 // errNoReply is returned by a command that must send no reply at all.
 var errNoReply = errors.New("no reply")
 
-// commands is the command table, keyed by lower-case name.
-var commands = map[string]*command{}
-
-func register(cmds ...*command) {
-	for _, cmd := range cmds {
-		commands[cmd.name] = cmd
-	}
-}
-
-// container registers a command with subcommands. Like Redis, a container
-// needs at least its subcommand (arity -2); each subcommand's name is
-// "parent|sub".
-func container(name string, flags cmdFlags, subs ...*command) {
-	parent := &command{name: name, arity: -2, flags: flags, subs: map[string]*command{}}
-	for _, sub := range subs {
-		parent.subs[sub.name] = sub
-		sub.name = name + "|" + sub.name
-	}
-	register(parent)
-}
-
-func init() {
-	for _, kc := range keyspace.Commands {
-		run := kc.Run
-		register(&command{
-			name:  kc.Name,
-			arity: kc.Arity,
-			flags: keyspaceFlags(kc.Flags),
-			run:   func(x *call, args [][]byte) error { return run(x.s.ks, &x.Ctx, args) },
-		})
-	}
-}
-
-func keyspaceFlags(f keyspace.Flags) cmdFlags {
-	var out cmdFlags
-	for kf, sf := range map[keyspace.Flags]cmdFlags{
-		keyspace.Write: fWrite, keyspace.ReadOnly: fReadOnly,
-		keyspace.DenyOOM: fDenyOOM, keyspace.Fast: fFast,
-	} {
-		if f&kf != 0 {
-			out |= sf
-		}
-	}
-	return out
-}
-
 // lookup finds the command args names, checking its arity, with Redis's
 // errors for an unknown command or subcommand and a wrong argument count
 // (server.c:processCommand, steps 1 and 2). A wrong argument count comes
@@ -106,13 +62,13 @@ func lookup(args [][]byte) (*command, error) {
 		return nil, resp.ErrUnknownCommand(args[0], args[1:])
 	}
 	if cmd.subs != nil && len(args) >= 2 {
-		sub := find(cmd.subs, args[1])
+		sub := find(cmd.subIndex, args[1])
 		if sub == nil {
 			return nil, resp.ErrUnknownSubcommand(args[0], args[1])
 		}
 		cmd = sub
 	}
-	if (cmd.arity > 0 && len(args) != cmd.arity) || len(args) < -cmd.arity {
+	if !arityOK(cmd, len(args)) {
 		return cmd, resp.ErrWrongArgs(cmd.name)
 	}
 	return cmd, nil

@@ -303,7 +303,7 @@ func fuzzCommands() [][]string {
 			out = append(out, []string{name})
 			continue
 		}
-		for sub := range cmd.subs {
+		for sub := range cmd.subIndex {
 			out = append(out, []string{name, sub})
 		}
 	}

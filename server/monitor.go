@@ -19,10 +19,6 @@ import (
 // The second line is a command a script ran: a script's commands appear as
 // one uninterrupted block, which is what makes its atomicity visible.
 
-func init() {
-	register(&command{name: "monitor", arity: 1, flags: fNoScript | fSkipMonitor, run: cmdMonitor})
-}
-
 // monitorLimit is the most feed a monitor may have waiting to be written; a
 // monitor that reads slower than the server works is disconnected, as
 // Redis's output-buffer limit for monitors (replica class) does, so it

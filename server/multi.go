@@ -57,16 +57,6 @@ var (
 	errExecAbort    = &resp.Error{Code: "EXECABORT", Msg: "Transaction discarded because of previous errors."}
 )
 
-func init() {
-	register(
-		&command{name: "multi", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdMulti},
-		&command{name: "exec", arity: 1, flags: fNoScript, run: cmdExec},
-		&command{name: "discard", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdDiscard},
-		&command{name: "watch", arity: -2, flags: fNoScript | fFast | fAllowBusy, run: cmdWatch},
-		&command{name: "unwatch", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdUnwatch},
-	)
-}
-
 // MULTI
 func cmdMulti(x *call, args [][]byte) error {
 	if x.c.multi != nil {

@@ -10,26 +10,6 @@ import (
 // so that redis.call runs the very same command implementations as the
 // network does, on the owner goroutine, at the script's frozen time.
 
-func init() {
-	register(
-		// skip_monitor: eval() feeds MONITOR itself, before the script
-		// runs, so the script's own commands ("[0 lua] ...") follow it, as
-		// eval.c:evalCommand does.
-		&command{name: "eval", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdEval},
-		&command{name: "evalsha", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdEvalSHA},
-		&command{name: "eval_ro", arity: -3, flags: fNoScript | fReadOnly | fSkipMonitor, run: cmdEvalRO},
-		&command{name: "evalsha_ro", arity: -3, flags: fNoScript | fReadOnly | fSkipMonitor, run: cmdEvalSHARO},
-	)
-	container("script", fNoScript,
-		&command{name: "load", arity: 3, flags: fNoScript, run: cmdScriptLoad},
-		&command{name: "exists", arity: -3, flags: fNoScript, run: cmdScriptExists},
-		&command{name: "flush", arity: -2, flags: fNoScript, run: cmdScriptFlush},
-		&command{name: "kill", arity: 2, flags: fNoScript | fAllowBusy, run: cmdScriptKill},
-		&command{name: "debug", arity: 3, flags: fNoScript, run: cmdScriptDebug},
-		&command{name: "help", arity: 2, run: cmdScriptHelp},
-	)
-}
-
 // scriptHost runs a script's redis.call and redis.pcall (luaeval.Host). A
 // script starts on its caller's database and a SELECT inside it stays
 // inside it; every call sees the time the script started at.
@@ -57,7 +37,7 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 	switch {
 	case cmd == nil:
 		err = errScriptUnknown
-	case (cmd.arity > 0 && len(args) != cmd.arity) || len(args) < -cmd.arity:
+	case !arityOK(cmd, len(args)):
 		err = errScriptArity
 	case cmd.flags&fNoScript != 0:
 		err = errScriptNotAllow
@@ -119,7 +99,7 @@ func (h *scriptHost) Known(args [][]byte) bool { return h.command(args) != nil }
 func (h *scriptHost) command(args [][]byte) *command {
 	cmd := h.cmds.find(args[0])
 	if cmd != nil && cmd.subs != nil && len(args) >= 2 {
-		cmd = find(cmd.subs, args[1])
+		cmd = find(cmd.subIndex, args[1])
 	}
 	return cmd
 }

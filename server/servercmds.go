@@ -18,28 +18,6 @@ import (
 // Server commands: INFO, TIME, CONFIG GET, COMMAND, SHUTDOWN (server.c,
 // config.c).
 
-func init() {
-	register(
-		&command{name: "info", arity: -1, run: cmdInfo},
-		&command{name: "time", arity: 1, flags: fFast, run: cmdTime},
-		&command{name: "shutdown", arity: -1, flags: fNoScript | fAllowBusy | fNoMulti | fSkipMonitor, run: cmdShutdown},
-	)
-	container("config", 0,
-		&command{name: "get", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdConfigGet},
-		&command{name: "resetstat", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdConfigResetStat},
-	)
-	container("command", 0,
-		&command{name: "count", arity: 2, run: cmdCommandCount},
-		&command{name: "info", arity: -2, run: cmdCommandInfo},
-		&command{name: "docs", arity: -2, run: cmdCommandDocs},
-		&command{name: "list", arity: -2, run: cmdCommandList},
-	)
-	// A bare COMMAND lists every command; Redis gives the container
-	// arity -1 for that.
-	commands["command"].arity = -1
-	commands["command"].run = cmdCommandAll
-}
-
 func newRunID() string {
 	var b [20]byte
 	rand.Read(b[:])

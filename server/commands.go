@@ -1,0 +1,169 @@
+package server
+
+import (
+	"fmt"
+
+	"github.com/minilock/minilock/keyspace"
+)
+
+// The command table: every command minilock serves, one row each, grouped
+// as Redis's commands.def groups them. A row names the command, its arity
+// (N: exactly N arguments counting the name; -N: at least N), its flags and
+// its implementation; the data commands are implemented in keyspace, one
+// file per group, the rest here, one file per group too. A container
+// (CLIENT, CONFIG ...) lists its subcommands, each named "parent|sub".
+//
+// Every path to a command goes through this table and its one arity check
+// (arityOK): a client's request, a script's redis.call, a queued MULTI.
+var commandTable = []*command{
+	// Strings (keyspace/strings.go).
+	{name: "set", arity: -3, flags: fWrite | fDenyOOM, run: data(keyspace.CmdSet)},
+	{name: "setnx", arity: 3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdSetNX)},
+	{name: "setex", arity: 4, flags: fWrite | fDenyOOM, run: data(keyspace.CmdSetEX)},
+	{name: "psetex", arity: 4, flags: fWrite | fDenyOOM, run: data(keyspace.CmdPSetEX)},
+	{name: "get", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdGet)},
+	{name: "getset", arity: 3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdGetSet)},
+	{name: "getdel", arity: 2, flags: fWrite | fFast, run: data(keyspace.CmdGetDel)},
+	{name: "getex", arity: -2, flags: fWrite | fFast, run: data(keyspace.CmdGetEX)},
+	{name: "getrange", arity: 4, flags: fReadOnly, run: data(keyspace.CmdGetRange)},
+	{name: "strlen", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdStrLen)},
+	{name: "append", arity: 3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdAppend)},
+	{name: "mget", arity: -2, flags: fReadOnly | fFast, run: data(keyspace.CmdMGet)},
+	{name: "mset", arity: -3, flags: fWrite | fDenyOOM, run: data(keyspace.CmdMSet)},
+	{name: "msetnx", arity: -3, flags: fWrite | fDenyOOM, run: data(keyspace.CmdMSetNX)},
+	{name: "incr", arity: 2, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdIncr)},
+	{name: "decr", arity: 2, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdDecr)},
+	{name: "incrby", arity: 3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdIncrBy)},
+	{name: "decrby", arity: 3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdDecrBy)},
+
+	// Keys (keyspace/keys.go).
+	{name: "del", arity: -2, flags: fWrite, run: data(keyspace.CmdDel)},
+	{name: "unlink", arity: -2, flags: fWrite | fFast, run: data(keyspace.CmdDel)},
+	{name: "exists", arity: -2, flags: fReadOnly | fFast, run: data(keyspace.CmdExists)},
+	{name: "touch", arity: -2, flags: fReadOnly | fFast, run: data(keyspace.CmdExists)},
+	{name: "type", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdType)},
+	{name: "keys", arity: 2, flags: fReadOnly, run: data(keyspace.CmdKeys)},
+	{name: "scan", arity: -2, flags: fReadOnly, run: data(keyspace.CmdScan)},
+	{name: "dbsize", arity: 1, flags: fReadOnly | fFast, run: data(keyspace.CmdDBSize)},
+	{name: "flushdb", arity: -1, flags: fWrite, run: data(keyspace.CmdFlushDB)},
+	{name: "flushall", arity: -1, flags: fWrite, run: data(keyspace.CmdFlushAll)},
+
+	// Expiry (keyspace/expire.go).
+	{name: "expire", arity: -3, flags: fWrite | fFast, run: data(keyspace.CmdExpire)},
+	{name: "pexpire", arity: -3, flags: fWrite | fFast, run: data(keyspace.CmdPExpire)},
+	{name: "expireat", arity: -3, flags: fWrite | fFast, run: data(keyspace.CmdExpireAt)},
+	{name: "pexpireat", arity: -3, flags: fWrite | fFast, run: data(keyspace.CmdPExpireAt)},
+	{name: "ttl", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdTTL)},
+	{name: "pttl", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdPTTL)},
+	{name: "expiretime", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdExpireTime)},
+	{name: "pexpiretime", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdPExpireTime)},
+	{name: "persist", arity: 2, flags: fWrite | fFast, run: data(keyspace.CmdPersist)},
+
+	// Scripting (scripting.go). skip_monitor: eval() feeds MONITOR
+	// itself, before the script runs, so the script's own commands
+	// ("[0 lua] ...") follow it, as eval.c:evalCommand does.
+	{name: "eval", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdEval},
+	{name: "evalsha", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdEvalSHA},
+	{name: "eval_ro", arity: -3, flags: fNoScript | fReadOnly | fSkipMonitor, run: cmdEvalRO},
+	{name: "evalsha_ro", arity: -3, flags: fNoScript | fReadOnly | fSkipMonitor, run: cmdEvalSHARO},
+	{name: "script", flags: fNoScript, subs: []*command{
+		{name: "load", arity: 3, flags: fNoScript, run: cmdScriptLoad},
+		{name: "exists", arity: -3, flags: fNoScript, run: cmdScriptExists},
+		{name: "flush", arity: -2, flags: fNoScript, run: cmdScriptFlush},
+		{name: "kill", arity: 2, flags: fNoScript | fAllowBusy, run: cmdScriptKill},
+		{name: "debug", arity: 3, flags: fNoScript, run: cmdScriptDebug},
+		{name: "help", arity: 2, run: cmdScriptHelp},
+	}},
+
+	// Transactions (multi.go).
+	{name: "multi", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdMulti},
+	{name: "exec", arity: 1, flags: fNoScript, run: cmdExec},
+	{name: "discard", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdDiscard},
+	{name: "watch", arity: -2, flags: fNoScript | fFast | fAllowBusy, run: cmdWatch},
+	{name: "unwatch", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdUnwatch},
+
+	// Connection (conncmds.go).
+	{name: "ping", arity: -1, flags: fFast, run: cmdPing},
+	{name: "echo", arity: 2, flags: fFast, run: cmdEcho},
+	{name: "auth", arity: -2, flags: fNoScript | fNoAuth | fFast | fAllowBusy, run: cmdAuth},
+	{name: "hello", arity: -1, flags: fNoScript | fNoAuth | fFast | fAllowBusy, run: cmdHello},
+	{name: "select", arity: 2, flags: fFast, run: cmdSelect},
+	{name: "quit", arity: -1, flags: fNoScript | fNoAuth | fFast | fAllowBusy, run: cmdQuit},
+	{name: "reset", arity: 1, flags: fNoScript | fNoAuth | fFast | fAllowBusy, run: cmdReset},
+	{name: "client", flags: fNoScript, subs: []*command{
+		{name: "id", arity: 2, flags: fNoScript, run: cmdClientID},
+		{name: "getname", arity: 2, flags: fNoScript, run: cmdClientGetName},
+		{name: "setname", arity: 3, flags: fNoScript, run: cmdClientSetName},
+		{name: "list", arity: -2, flags: fNoScript | fSkipMonitor, run: cmdClientList},
+		{name: "info", arity: 2, flags: fNoScript, run: cmdClientInfo},
+		{name: "no-evict", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdClientOnOff},
+		{name: "help", arity: 2, run: cmdClientHelp},
+	}},
+
+	// Server (servercmds.go, monitor.go).
+	{name: "info", arity: -1, run: cmdInfo},
+	{name: "time", arity: 1, flags: fFast, run: cmdTime},
+	{name: "shutdown", arity: -1, flags: fNoScript | fAllowBusy | fNoMulti | fSkipMonitor, run: cmdShutdown},
+	{name: "monitor", arity: 1, flags: fNoScript | fSkipMonitor, run: cmdMonitor},
+	{name: "config", subs: []*command{
+		{name: "get", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdConfigGet},
+		{name: "resetstat", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdConfigResetStat},
+	}},
+	// A bare COMMAND lists every command: Redis gives this container
+	// arity -1 and a run of its own.
+	{name: "command", arity: -1, run: cmdCommandAll, subs: []*command{
+		{name: "count", arity: 2, run: cmdCommandCount},
+		{name: "info", arity: -2, run: cmdCommandInfo},
+		{name: "docs", arity: -2, run: cmdCommandDocs},
+		{name: "list", arity: -2, run: cmdCommandList},
+	}},
+}
+
+// commands indexes commandTable by lower-case name; each container's
+// subs by subcommand name. (Built in init: the table's own commands, such
+// as COMMAND, read it.)
+var commands map[string]*command
+
+func init() { commands = index(commandTable) }
+
+// index builds the lookup map of a table, panicking on a name that is
+// there twice: two rows for one command would leave one of them dead.
+func index(table []*command) map[string]*command {
+	m := make(map[string]*command, len(table))
+	for _, cmd := range table {
+		if _, dup := m[cmd.name]; dup {
+			panic(fmt.Sprintf("command table: %q is listed twice", cmd.name))
+		}
+		m[cmd.name] = cmd
+		if cmd.subs == nil {
+			continue
+		}
+		// A container needs at least its subcommand (arity -2) unless
+		// it has a run of its own for the bare name (COMMAND).
+		if cmd.arity == 0 {
+			cmd.arity = -2
+		}
+		cmd.subIndex = make(map[string]*command, len(cmd.subs))
+		for _, sub := range cmd.subs {
+			if _, dup := cmd.subIndex[sub.name]; dup {
+				panic(fmt.Sprintf("command table: %s|%s is listed twice", cmd.name, sub.name))
+			}
+			cmd.subIndex[sub.name] = sub
+			sub.name = cmd.name + "|" + sub.name
+		}
+	}
+	return m
+}
+
+// data adapts a keyspace command to the table.
+func data(run func(k *keyspace.Keyspace, c *keyspace.Ctx, args [][]byte) error) func(x *call, args [][]byte) error {
+	return func(x *call, args [][]byte) error { return run(x.s.ks, &x.Ctx, args) }
+}
+
+// arityOK reports whether n arguments (the name included) suit cmd.
+func arityOK(cmd *command, n int) bool {
+	if cmd.arity >= 0 {
+		return n == cmd.arity
+	}
+	return n >= -cmd.arity
+}
