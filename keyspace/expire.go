@@ -3,6 +3,7 @@ package keyspace
 import (
 	"math"
 
+	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -22,16 +23,16 @@ func parseExpireFlags(args [][]byte) (expireFlags, error) {
 	var f expireFlags
 	for _, a := range args {
 		switch {
-		case Option(a, "nx"):
+		case redisstr.Option(a, "nx"):
 			f.nx = true
-		case Option(a, "xx"):
+		case redisstr.Option(a, "xx"):
 			f.xx = true
-		case Option(a, "gt"):
+		case redisstr.Option(a, "gt"):
 			f.gt = true
-		case Option(a, "lt"):
+		case redisstr.Option(a, "lt"):
 			f.lt = true
 		default:
-			return f, resp.NewError("Unsupported option " + cstring(a))
+			return f, resp.NewError("Unsupported option " + redisstr.CString(a))
 		}
 	}
 	if f.nx && (f.xx || f.gt || f.lt) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strconv"
 
+	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -59,7 +60,7 @@ func CmdDBSize(k *Keyspace, c *Ctx, args [][]byte) error {
 func flushArgs(args [][]byte) error {
 	switch {
 	case len(args) == 1:
-	case len(args) == 2 && (Option(args[1], "sync") || Option(args[1], "async")):
+	case len(args) == 2 && (redisstr.Option(args[1], "sync") || redisstr.Option(args[1], "async")):
 	default:
 		return resp.ErrSyntax
 	}
@@ -128,7 +129,7 @@ func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	for i := 2; i < len(args); i += 2 {
 		hasValue := i+1 < len(args)
 		switch {
-		case Option(args[i], "count") && hasValue:
+		case redisstr.Option(args[i], "count") && hasValue:
 			n, err := intArg(args[i+1])
 			if err != nil {
 				return err
@@ -137,12 +138,12 @@ func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 				return resp.ErrSyntax
 			}
 			count = n
-		case Option(args[i], "match") && hasValue:
+		case redisstr.Option(args[i], "match") && hasValue:
 			pattern = args[i+1]
 			if len(pattern) == 1 && pattern[0] == '*' {
 				pattern = nil
 			}
-		case Option(args[i], "type") && hasValue:
+		case redisstr.Option(args[i], "type") && hasValue:
 			typ = args[i+1]
 		default:
 			return resp.ErrSyntax
@@ -164,7 +165,7 @@ func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 		if e.expired(c.Now) || (pattern != nil && !Match(pattern, e.key())) {
 			continue
 		}
-		if typ != nil && !Option(typ, "string") {
+		if typ != nil && !redisstr.Option(typ, "string") {
 			continue
 		}
 		found = append(found, e.key())

@@ -3,6 +3,7 @@ package keyspace
 import (
 	"math"
 
+	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -38,15 +39,15 @@ func parseSetOpts(args [][]byte, forSet bool) (setOpts, error) {
 		a := args[j]
 		hasNext := j+1 < len(args)
 		switch {
-		case forSet && Option(a, "nx") && !o.xx:
+		case forSet && redisstr.Option(a, "nx") && !o.xx:
 			o.nx = true
-		case forSet && Option(a, "xx") && !o.nx:
+		case forSet && redisstr.Option(a, "xx") && !o.nx:
 			o.xx = true
-		case forSet && Option(a, "get"):
+		case forSet && redisstr.Option(a, "get"):
 			o.get = true
-		case forSet && Option(a, "keepttl") && !o.persist && o.unit == unitNone:
+		case forSet && redisstr.Option(a, "keepttl") && !o.persist && o.unit == unitNone:
 			o.keepTTL = true
-		case !forSet && Option(a, "persist") && o.unit == unitNone && !o.keepTTL:
+		case !forSet && redisstr.Option(a, "persist") && o.unit == unitNone && !o.keepTTL:
 			o.persist = true
 		default:
 			u := unitOf(a)
@@ -63,7 +64,7 @@ func parseSetOpts(args [][]byte, forSet bool) (setOpts, error) {
 
 func unitOf(a []byte) expireUnit {
 	for name, u := range unitNames {
-		if Option(a, name) {
+		if redisstr.Option(a, name) {
 			return u
 		}
 	}
@@ -347,7 +348,7 @@ func (k *Keyspace) incr(c *Ctx, key []byte, by int64) error {
 	e, i, ok := k.find(c, key)
 	if ok {
 		var valid bool
-		if old, valid = ParseInt(e.val()); !valid {
+		if old, valid = redisstr.ParseInt(e.val()); !valid {
 			return resp.ErrNotInteger
 		}
 	}

@@ -6,40 +6,6 @@ import (
 	"github.com/minilock/minilock/expiry"
 )
 
-func TestParseInt(t *testing.T) {
-	tests := []struct {
-		in   string
-		want int64
-		ok   bool
-	}{
-		{"0", 0, true},
-		{"1", 1, true},
-		{"-1", -1, true},
-		{"9223372036854775807", 9223372036854775807, true},
-		{"-9223372036854775808", -9223372036854775808, true},
-		{"9223372036854775808", 0, false},
-		{"-9223372036854775809", 0, false},
-		{"18446744073709551616", 0, false},
-		{"100000000000000000000", 0, false}, // 21 bytes
-		{"", 0, false},
-		{"-", 0, false},
-		{"+1", 0, false},
-		{"01", 0, false},
-		{"00", 0, false},
-		{"-0", 0, false},
-		{" 1", 0, false},
-		{"1 ", 0, false},
-		{"1.0", 0, false},
-		{"1\x00", 0, false},
-	}
-	for _, tt := range tests {
-		got, ok := ParseInt([]byte(tt.in))
-		if got != tt.want || ok != tt.ok {
-			t.Errorf("ParseInt(%q) = %d, %v; want %d, %v", tt.in, got, ok, tt.want, tt.ok)
-		}
-	}
-}
-
 func TestSetOptions(t *testing.T) {
 	syntax := errReply("syntax error")
 	runKSCases(t, []ksCase{

@@ -16,6 +16,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
@@ -299,7 +300,7 @@ func evalName(ro, sha bool) string {
 // numKeys parses and checks EVAL's numkeys the way eval.c:evalGenericCommand
 // does, before the script is looked up or compiled.
 func numKeys(args [][]byte) (int, error) {
-	n, ok := parseInt(args[1])
+	n, ok := redisstr.ParseInt(args[1])
 	if !ok {
 		return 0, resp.ErrNotInteger
 	}
@@ -310,53 +311,6 @@ func numKeys(args [][]byte) (int, error) {
 		return 0, resp.NewError("Number of keys can't be negative")
 	}
 	return int(n), nil
-}
-
-// parseInt is Redis's strict string2ll: no sign '+', no spaces, no leading
-// zeros, no "-0".
-func parseInt(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := false
-	i := 0
-	if b[0] == '-' {
-		neg = true
-		i = 1
-		if len(b) == 1 {
-			return 0, false
-		}
-	}
-	if b[i] < '1' || b[i] > '9' {
-		return 0, false
-	}
-	var v uint64
-	for ; i < len(b); i++ {
-		c := b[i]
-		if c < '0' || c > '9' {
-			return 0, false
-		}
-		if v > (1<<64-1)/10 {
-			return 0, false
-		}
-		v = v*10 + uint64(c-'0')
-		if v < uint64(c-'0') {
-			return 0, false
-		}
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > 1<<63-1 {
-		return 0, false
-	}
-	return int64(v), true
 }
 
 // log sends a line to Config.Log when one is set.

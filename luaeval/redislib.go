@@ -6,6 +6,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/resp"
 )
 
 // Redis version the redis table reports (version.h of 7.0.15).
@@ -129,7 +130,7 @@ func (e *Engine) scriptArgs(L *lua.LState) string {
 		case lua.LString:
 			buf = append(buf, v...)
 		case lua.LNumber:
-			buf = lauxlib.AppendG17(buf, float64(v))
+			buf = resp.FormatDouble(buf, float64(v))
 		default:
 			e.argBuf, e.offs = buf, offs
 			return "Lua redis lib command arguments must be strings or integers"

@@ -5,6 +5,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
@@ -211,6 +212,6 @@ func luaNonexistentGlobal(L *lua.LState) int {
 	default:
 		L.RaiseError("Second argument to luaProtectedTableError must be a string or number")
 	}
-	L.RaiseError("Script attempted to access nonexistent global variable '%s'", cstring(lauxlib.ToString(k)))
+	L.RaiseError("Script attempted to access nonexistent global variable '%s'", redisstr.CString([]byte(lauxlib.ToString(k))))
 	return 0
 }

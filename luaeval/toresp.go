@@ -1,7 +1,6 @@
 package luaeval
 
 import (
-	"strconv"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
@@ -74,7 +73,7 @@ func tableToReply(w *resp.Writer, t *lua.LTable, scriptResp, used, limit int) bo
 		return true
 	}
 	if n, ok := t.RawGetString("double").(lua.LNumber); ok {
-		writeDouble(w, float64(n))
+		w.Double(float64(n))
 		return true
 	}
 	if s, ok := t.RawGetString("big_number").(lua.LString); ok {
@@ -91,7 +90,7 @@ func tableToReply(w *resp.Writer, t *lua.LTable, scriptResp, used, limit int) bo
 			if !fits(s) {
 				return false
 			}
-			writeVerbatim(w, string(f), string(s))
+			w.Verbatim(string(f), string(s))
 			return true
 		}
 	}
@@ -135,34 +134,4 @@ func tableToReply(w *resp.Writer, t *lua.LTable, scriptResp, used, limit int) bo
 		}
 	}
 	return true
-}
-
-// writeDouble is addReplyDouble: "%.17g", as a bulk string in RESP2.
-func writeDouble(w *resp.Writer, f float64) {
-	var buf [40]byte
-	s := lauxlib.AppendG17(buf[:0], f)
-	if w.RESP3() {
-		w.B = append(w.B, ',')
-		w.B = append(w.B, s...)
-		w.B = append(w.B, '\r', '\n')
-		return
-	}
-	w.Bulk(s)
-}
-
-// writeVerbatim is addReplyVerbatim: the format is cut or padded to three
-// characters in RESP3 (Redis copies exactly three bytes).
-func writeVerbatim(w *resp.Writer, format, s string) {
-	if !w.RESP3() {
-		w.BulkString(s)
-		return
-	}
-	f := []byte(format + "\x00\x00\x00")[:3]
-	w.B = append(w.B, '=')
-	w.B = strconv.AppendInt(w.B, int64(len(s)+4), 10)
-	w.B = append(w.B, '\r', '\n')
-	w.B = append(w.B, f...)
-	w.B = append(w.B, ':')
-	w.B = append(w.B, s...)
-	w.B = append(w.B, '\r', '\n')
 }

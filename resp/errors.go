@@ -1,9 +1,10 @@
 package resp
 
 import (
-	"bytes"
 	"errors"
 	"strings"
+
+	"github.com/minilock/minilock/internal/redisstr"
 )
 
 // Error is an error that has a Redis reply of its own: Code is the first word
@@ -101,11 +102,9 @@ func ErrUnknownSubcommand(cmd []byte, sub []byte) *Error {
 // cstr returns b as C's printf("%.*s") prints it: at most max bytes, and
 // nothing from the first NUL on.
 func cstr(b []byte, max int) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
+	s := redisstr.CString(b)
+	if len(s) > max {
+		s = s[:max]
 	}
-	if len(b) > max {
-		b = b[:max]
-	}
-	return string(b)
+	return s
 }

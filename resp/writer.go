@@ -51,14 +51,14 @@ func (w *Writer) Int(n int64) {
 
 // Bulk appends a bulk string.
 func (w *Writer) Bulk(b []byte) {
-	w.B = appendHeader(w.B, '$', len(b))
+	w.B = AppendHeader(w.B, '$', int64(len(b)))
 	w.B = append(w.B, b...)
 	w.B = append(w.B, '\r', '\n')
 }
 
 // BulkString appends a bulk string.
 func (w *Writer) BulkString(s string) {
-	w.B = appendHeader(w.B, '$', len(s))
+	w.B = AppendHeader(w.B, '$', int64(len(s)))
 	w.B = append(w.B, s...)
 	w.B = append(w.B, '\r', '\n')
 }
@@ -82,25 +82,25 @@ func (w *Writer) NullArray() {
 }
 
 // Array appends an array header; n elements must follow.
-func (w *Writer) Array(n int) { w.B = appendHeader(w.B, '*', n) }
+func (w *Writer) Array(n int) { w.B = AppendHeader(w.B, '*', int64(n)) }
 
 // Map appends a map header; n key/value pairs must follow. RESP2 has no maps,
 // so it becomes a flat array of 2n elements, as Redis sends it.
 func (w *Writer) Map(n int) {
 	if w.RESP3() {
-		w.B = appendHeader(w.B, '%', n)
+		w.B = AppendHeader(w.B, '%', int64(n))
 		return
 	}
-	w.B = appendHeader(w.B, '*', 2*n)
+	w.B = AppendHeader(w.B, '*', int64(2*n))
 }
 
 // Set appends a set header (an array in RESP2); n elements must follow.
 func (w *Writer) Set(n int) {
 	if w.RESP3() {
-		w.B = appendHeader(w.B, '~', n)
+		w.B = AppendHeader(w.B, '~', int64(n))
 		return
 	}
-	w.B = appendHeader(w.B, '*', n)
+	w.B = AppendHeader(w.B, '*', int64(n))
 }
 
 // Bool appends a RESP3 boolean; RESP2 has none, so Redis sends :1 or :0.
@@ -142,21 +142,25 @@ func (w *Writer) BigNumber(s string) {
 }
 
 // Verbatim appends a RESP3 verbatim string with a three-letter format
-// ("txt"), or a plain bulk string in RESP2.
+// ("txt"), or a plain bulk string in RESP2. Like addReplyVerbatim it
+// copies exactly three bytes of format: a longer one is cut, a shorter one
+// padded with NULs.
 func (w *Writer) Verbatim(format, s string) {
 	if !w.RESP3() {
 		w.BulkString(s)
 		return
 	}
-	w.B = appendHeader(w.B, '=', len(s)+4)
-	w.B = append(w.B, format...)
+	w.B = AppendHeader(w.B, '=', int64(len(s))+4)
+	w.B = append(w.B, (format + "\x00\x00\x00")[:3]...)
 	w.B = append(w.B, ':')
 	w.B = append(w.B, s...)
 	w.B = append(w.B, '\r', '\n')
 }
 
-// FormatDouble appends f as C's printf("%.17g") does, with Redis's spelling
-// of infinities ("inf", "-inf").
+// FormatDouble appends f as glibc's printf("%.17g") does, which is how
+// Redis writes doubles in replies and how scripts' numbers become command
+// arguments: "inf", "-inf", and "nan" or "-nan" by the NaN's sign bit
+// (0/0 on x86 is negative).
 func FormatDouble(b []byte, f float64) []byte {
 	switch {
 	case math.IsInf(f, 1):
@@ -164,16 +168,22 @@ func FormatDouble(b []byte, f float64) []byte {
 	case math.IsInf(f, -1):
 		return append(b, "-inf"...)
 	case math.IsNaN(f):
+		if math.Signbit(f) {
+			return append(b, "-nan"...)
+		}
 		return append(b, "nan"...)
 	case f == 0 && math.Signbit(f):
 		return append(b, "-0"...)
+	case f == math.Trunc(f) && math.Abs(f) < 1e15:
+		return strconv.AppendInt(b, int64(f), 10) // the common case, faster
 	}
 	return strconv.AppendFloat(b, f, 'g', 17, 64)
 }
 
-func appendHeader(b []byte, kind byte, n int) []byte {
+// AppendHeader appends a RESP header: kind ('*', '$', ':' ...), n, CRLF.
+func AppendHeader(b []byte, kind byte, n int64) []byte {
 	b = append(b, kind)
-	b = strconv.AppendInt(b, int64(n), 10)
+	b = strconv.AppendInt(b, n, 10)
 	return append(b, '\r', '\n')
 }
 

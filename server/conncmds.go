@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/minilock/minilock/keyspace"
+	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -80,7 +80,7 @@ func cmdHello(x *call, args [][]byte) error {
 	next := 1
 	if len(args) >= 2 {
 		var ok bool
-		if proto, ok = keyspace.ParseInt(args[1]); !ok {
+		if proto, ok = redisstr.ParseInt(args[1]); !ok {
 			return errHelloProto
 		}
 		if proto < 2 || proto > 3 {
@@ -92,10 +92,10 @@ func cmdHello(x *call, args [][]byte) error {
 	for j := next; j < len(args); j++ {
 		more := len(args) - 1 - j
 		switch {
-		case keyspace.Option(args[j], "auth") && more >= 2:
+		case redisstr.Option(args[j], "auth") && more >= 2:
 			user, pass = args[j+1], args[j+2]
 			j += 2
-		case keyspace.Option(args[j], "setname") && more >= 1:
+		case redisstr.Option(args[j], "setname") && more >= 1:
 			// The name is checked as the options are read, before
 			// AUTH (networking.c:helloCommand).
 			name = args[j+1]
@@ -104,7 +104,7 @@ func cmdHello(x *call, args [][]byte) error {
 			}
 			j++
 		default:
-			return resp.NewError("Syntax error in HELLO option '" + cstr(args[j]) + "'")
+			return resp.NewError("Syntax error in HELLO option '" + redisstr.CString(args[j]) + "'")
 		}
 	}
 	if user != nil {
@@ -165,7 +165,7 @@ var errSelectRange = resp.NewError("value is out of range, value must between -2
 
 // SELECT index
 func cmdSelect(x *call, args [][]byte) error {
-	n, ok := keyspace.ParseInt(args[1])
+	n, ok := redisstr.ParseInt(args[1])
 	if !ok {
 		return resp.ErrNotInteger
 	}
@@ -236,16 +236,16 @@ func cmdClientList(x *call, args [][]byte) error {
 	normal := true
 	switch {
 	case len(args) == 2:
-	case len(args) > 3 && keyspace.Option(args[2], "id"):
+	case len(args) > 3 && redisstr.Option(args[2], "id"):
 		return clientListIDs(x, args[3:])
-	case len(args) == 4 && keyspace.Option(args[2], "type"):
+	case len(args) == 4 && redisstr.Option(args[2], "type"):
 		switch {
-		case keyspace.Option(args[3], "normal"):
-		case keyspace.Option(args[3], "master"), keyspace.Option(args[3], "replica"),
-			keyspace.Option(args[3], "slave"), keyspace.Option(args[3], "pubsub"):
+		case redisstr.Option(args[3], "normal"):
+		case redisstr.Option(args[3], "master"), redisstr.Option(args[3], "replica"),
+			redisstr.Option(args[3], "slave"), redisstr.Option(args[3], "pubsub"):
 			normal = false
 		default:
-			return resp.NewError("Unknown client type '" + cstr(args[3]) + "'")
+			return resp.NewError("Unknown client type '" + redisstr.CString(args[3]) + "'")
 		}
 	default:
 		return resp.ErrSyntax
@@ -270,7 +270,7 @@ func clientListIDs(x *call, ids [][]byte) error {
 	}
 	var b strings.Builder
 	for _, a := range ids {
-		id, ok := keyspace.ParseInt(a)
+		id, ok := redisstr.ParseInt(a)
 		if !ok {
 			return errClientID
 		}
@@ -318,7 +318,7 @@ func (s *Server) clientLine(c *client, x *call) string {
 
 // CLIENT NO-EVICT ON|OFF: accepted; minilock evicts no client.
 func cmdClientOnOff(x *call, args [][]byte) error {
-	if !keyspace.Option(args[2], "on") && !keyspace.Option(args[2], "off") {
+	if !redisstr.Option(args[2], "on") && !redisstr.Option(args[2], "off") {
 		return resp.ErrSyntax
 	}
 	x.W.OK()
@@ -342,16 +342,6 @@ func cmdClientHelp(x *call, args [][]byte) error {
 		x.W.Status(l)
 	}
 	return nil
-}
-
-// cstr returns arg as Redis's "%s" prints it: up to its first NUL byte.
-func cstr(arg []byte) string {
-	for i, ch := range arg {
-		if ch == 0 {
-			return string(arg[:i])
-		}
-	}
-	return string(arg)
 }
 
 // itoa is strconv.Itoa for int64.

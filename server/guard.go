@@ -7,10 +7,12 @@ import (
 	"math"
 	"net"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
+
+	"github.com/minilock/minilock/internal/redisstr"
+	"github.com/minilock/minilock/resp"
 )
 
 // The frame guard is the real request parser. redcon v1.6.2 trusts RESP
@@ -337,7 +339,7 @@ func (g *guardConn) parse() {
 			if !ok {
 				return
 			}
-			n, ok := string2ll(line[1 : len(line)-1])
+			n, ok := redisstr.ParseInt(line[1 : len(line)-1])
 			switch {
 			case !ok || n > math.MaxInt32:
 				g.fail(errInvalidMbulkLen)
@@ -360,7 +362,7 @@ func (g *guardConn) parse() {
 				g.fail(&protocolError{"expected '$', got '" + string(line[:1]) + "'"})
 				return
 			}
-			n, ok := string2ll(line[1 : len(line)-1])
+			n, ok := redisstr.ParseInt(line[1 : len(line)-1])
 			switch {
 			case !ok || n < 0 || n > g.lim.maxBulkLen():
 				g.fail(errInvalidBulkLen)
@@ -409,7 +411,7 @@ func (g *guardConn) parse() {
 				line = line[:len(line)-1]
 			}
 			g.state = stRequest
-			g.argBuf, g.argEnds, ok = splitArgs(g.argBuf[:0], g.argEnds[:0], line)
+			g.argBuf, g.argEnds, ok = redisstr.SplitInto(g.argBuf[:0], g.argEnds[:0], line)
 			if !ok {
 				g.fail(errUnbalancedQuotes)
 				return
@@ -417,10 +419,10 @@ func (g *guardConn) parse() {
 			if len(g.argEnds) == 0 {
 				continue // Redis ignores empty lines
 			}
-			g.out = appendHeader(g.out, '*', int64(len(g.argEnds)))
+			g.out = resp.AppendHeader(g.out, '*', int64(len(g.argEnds)))
 			start := 0
 			for _, end := range g.argEnds {
-				g.out = appendHeader(g.out, '$', int64(end-start))
+				g.out = resp.AppendHeader(g.out, '$', int64(end-start))
 				g.out = append(g.out, g.argBuf[start:end]...)
 				g.out = append(g.out, "\r\n"...)
 				start = end
@@ -488,163 +490,4 @@ func (g *guardConn) line(sep byte, tooBig error) ([]byte, bool) {
 func appendLine(b, line []byte) []byte {
 	b = append(b, line...)
 	return append(b, '\n')
-}
-
-func appendHeader(b []byte, kind byte, n int64) []byte {
-	b = append(b, kind)
-	b = strconv.AppendInt(b, n, 10)
-	return append(b, '\r', '\n')
-}
-
-// string2ll parses an integer as Redis's util.c:string2ll does: at most 20
-// bytes, an optional '-', no '+', spaces or leading zeros, and not "-0".
-func string2ll(b []byte) (int64, bool) {
-	if len(b) == 0 || len(b) > 20 {
-		return 0, false
-	}
-	if len(b) == 1 && b[0] == '0' {
-		return 0, true
-	}
-	neg := b[0] == '-'
-	if neg {
-		b = b[1:]
-	}
-	if len(b) == 0 || b[0] == '0' {
-		return 0, false
-	}
-	var v uint64
-	for _, c := range b {
-		if c < '0' || c > '9' || v > math.MaxUint64/10 {
-			return 0, false
-		}
-		v *= 10
-		if v > math.MaxUint64-uint64(c-'0') {
-			return 0, false
-		}
-		v += uint64(c - '0')
-	}
-	if neg {
-		if v > 1<<63 {
-			return 0, false
-		}
-		return -int64(v), true
-	}
-	if v > math.MaxInt64 {
-		return 0, false
-	}
-	return int64(v), true
-}
-
-// splitArgs splits an inline request line exactly as Redis's
-// sds.c:sdssplitargs does, appending each argument to buf and its end offset
-// to ends. It reports false for unbalanced quotes. Quirks kept on purpose:
-// blanks between arguments are any isspace byte, but only space, \t, \r and
-// \n end an unquoted argument (\v and \f do not); a quote inside an
-// unquoted argument opens a quoted part of the same argument; a closing
-// quote must be followed by a blank or the end of the line.
-func splitArgs(buf []byte, ends []int, line []byte) ([]byte, []int, bool) {
-	at := func(i int) byte { // C string semantics: a NUL, or the end, ends the line
-		if i < len(line) {
-			return line[i]
-		}
-		return 0
-	}
-	i := 0
-	for {
-		for at(i) != 0 && isSpace(at(i)) {
-			i++
-		}
-		if at(i) == 0 {
-			return buf, ends, true
-		}
-		inDouble, inSingle := false, false
-		for done := false; !done; {
-			c := at(i)
-			switch {
-			case inDouble:
-				switch {
-				case c == '\\' && at(i+1) == 'x' && isHex(at(i+2)) && isHex(at(i+3)):
-					buf = append(buf, unhex(at(i+2))<<4|unhex(at(i+3)))
-					i += 3
-				case c == '\\' && at(i+1) != 0:
-					i++
-					buf = append(buf, unescape(at(i)))
-				case c == '"':
-					if at(i+1) != 0 && !isSpace(at(i+1)) {
-						return buf, ends, false
-					}
-					done = true
-				case c == 0:
-					return buf, ends, false
-				default:
-					buf = append(buf, c)
-				}
-			case inSingle:
-				switch {
-				case c == '\\' && at(i+1) == '\'':
-					i++
-					buf = append(buf, '\'')
-				case c == '\'':
-					if at(i+1) != 0 && !isSpace(at(i+1)) {
-						return buf, ends, false
-					}
-					done = true
-				case c == 0:
-					return buf, ends, false
-				default:
-					buf = append(buf, c)
-				}
-			default:
-				switch c {
-				case ' ', '\n', '\r', '\t', 0:
-					done = true
-				case '"':
-					inDouble = true
-				case '\'':
-					inSingle = true
-				default:
-					buf = append(buf, c)
-				}
-			}
-			if at(i) != 0 {
-				i++
-			}
-		}
-		ends = append(ends, len(buf))
-	}
-}
-
-// isSpace is C's isspace in the C locale, which Redis runs its ctype in.
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
-}
-
-func isHex(c byte) bool {
-	return '0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F'
-}
-
-func unhex(c byte) byte {
-	switch {
-	case c <= '9':
-		return c - '0'
-	case c <= 'F':
-		return c - 'A' + 10
-	}
-	return c - 'a' + 10
-}
-
-func unescape(c byte) byte {
-	switch c {
-	case 'n':
-		return '\n'
-	case 'r':
-		return '\r'
-	case 't':
-		return '\t'
-	case 'b':
-		return '\b'
-	case 'a':
-		return '\a'
-	}
-	return c
 }

@@ -272,25 +272,6 @@ func TestGuardRead(t *testing.T) {
 	}
 }
 
-func TestString2ll(t *testing.T) {
-	good := map[string]int64{
-		"0": 0, "1": 1, "-1": -1, "2147483647": 2147483647,
-		"9223372036854775807": 9223372036854775807, "-9223372036854775808": -9223372036854775808,
-	}
-	for s, want := range good {
-		if got, ok := string2ll([]byte(s)); !ok || got != want {
-			t.Errorf("string2ll(%q) = %d, %v; want %d", s, got, ok, want)
-		}
-	}
-	for _, s := range []string{"", "-", "+1", "01", "-0", "-01", " 1", "1 ", "1a", "0x1",
-		"9223372036854775808", "-9223372036854775809", "18446744073709551616", "99999999999999999999",
-		"000000000000000000001"} {
-		if got, ok := string2ll([]byte(s)); ok {
-			t.Errorf("string2ll(%q) = %d, want not a number", s, got)
-		}
-	}
-}
-
 // While auth is pending each Read holds one command, so that the limits of
 // the next one are checked after AUTH has run, as Redis does.
 func TestGuardAuthPendingOneCommandPerRead(t *testing.T) {

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
 )
@@ -166,7 +167,7 @@ var errScriptFlushArgs = resp.NewError("SCRIPT FLUSH only support SYNC|ASYNC opt
 
 // SCRIPT FLUSH [ASYNC|SYNC]
 func cmdScriptFlush(x *call, args [][]byte) error {
-	if len(args) > 3 || (len(args) == 3 && !keyspace.Option(args[2], "sync") && !keyspace.Option(args[2], "async")) {
+	if len(args) > 3 || (len(args) == 3 && !redisstr.Option(args[2], "sync") && !redisstr.Option(args[2], "async")) {
 		return errScriptFlushArgs
 	}
 	x.s.lua.Flush()
@@ -200,10 +201,10 @@ func cmdScriptDebug(x *call, args [][]byte) error {
 		return errScriptDebugMulti
 	}
 	switch {
-	case keyspace.Option(args[2], "no"):
+	case redisstr.Option(args[2], "no"):
 		x.W.OK()
 		return nil
-	case keyspace.Option(args[2], "yes"), keyspace.Option(args[2], "sync"):
+	case redisstr.Option(args[2], "yes"), redisstr.Option(args[2], "sync"):
 		return errScriptDebugNone
 	}
 	return errScriptDebugArgs

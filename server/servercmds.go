@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
 )
@@ -250,7 +251,7 @@ func cmdConfigGet(x *call, args [][]byte) error {
 	seen := map[string]bool{}
 	var out [][2]string // reply name, setting
 	for _, pat := range args[2:] {
-		if !strings.ContainsAny(cstr(pat), "[*?") {
+		if !strings.ContainsAny(redisstr.CString(pat), "[*?") {
 			name := strings.ToLower(string(pat))
 			if _, ok := values[name]; ok && !seen[name] {
 				seen[name] = true
@@ -259,7 +260,7 @@ func cmdConfigGet(x *call, args [][]byte) error {
 			continue
 		}
 		for _, name := range names {
-			if !seen[name] && keyspace.Match([]byte(cstr(pat)), name) {
+			if !seen[name] && keyspace.Match([]byte(redisstr.CString(pat)), name) {
 				seen[name] = true
 				out = append(out, [2]string{name, name})
 			}
@@ -291,10 +292,10 @@ func cmdShutdown(x *call, args [][]byte) error {
 	nosave := false
 	for _, a := range args[1:] {
 		switch {
-		case keyspace.Option(a, "nosave"):
+		case redisstr.Option(a, "nosave"):
 			nosave = true
-		case keyspace.Option(a, "save"),
-			keyspace.Option(a, "now"), keyspace.Option(a, "force"):
+		case redisstr.Option(a, "save"),
+			redisstr.Option(a, "now"), redisstr.Option(a, "force"):
 		default:
 			return errShutdownArgs
 		}

@@ -18,18 +18,6 @@ func FormatNumber(f float64) string {
 	return strconv.FormatFloat(f, 'g', 14, 64)
 }
 
-// AppendG17 appends f as C's printf("%.17g"), which Redis uses for numbers
-// passed to commands and for double replies.
-func AppendG17(b []byte, f float64) []byte {
-	if s, ok := NonFinite(f); ok {
-		return append(b, s...)
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1e15 {
-		return strconv.AppendInt(b, int64(f), 10)
-	}
-	return strconv.AppendFloat(b, f, 'g', 17, 64)
-}
-
 // NonFinite spells infinities and NaN as glibc's printf does; a NaN with its
 // sign bit set (0/0 on x86) prints as "-nan".
 func NonFinite(f float64) (string, bool) {
