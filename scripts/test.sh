@@ -33,6 +33,12 @@ fi
 echo "== go vet"
 go vet ./...
 
+echo "== go mod tidy"
+if ! go mod tidy -diff; then
+	echo "go.mod or go.sum is not tidy: run go mod tidy"
+	exit 1
+fi
+
 echo "== go test -race"
 go test -race -count=1 ./...
 
