@@ -4,7 +4,14 @@
 // Exactly one goroutine, the owner, ever touches the databases. Every
 // command, every Lua script and every active-expiry sweep runs on it, one
 // after another; that serial order is the whole atomicity story. Other
-// goroutines hand work to the owner with Do and wait for it to finish.
+// goroutines hand work to the owner with Submit (a Job, which signals its
+// own completion: the server's connections) or DoFunc (a function, waited
+// for: tests and embedders).
+//
+// The commands are functions named after Redis's (CmdSet is SET), one file
+// per group (strings.go, keys.go, expire.go); the server's command table
+// lists them with their arity and flags and checks both before a command
+// runs, so a command may index its arguments as its arity promises.
 package keyspace
 
 import (

@@ -1,0 +1,140 @@
+// Package archtest checks the shape of the house (ARCHITECTURE.md): imports
+// run one way, cmd -> lab -> server -> {luaeval, keyspace} -> {resp,
+// expiry}, with the few shared helpers below, and only
+// luaeval/internal/seam reaches into gopher-lua's internals.
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/minilock/minilock"
+
+// layers orders minilock's packages: a package may import only packages of
+// a lower layer (a larger number), or its own internal packages. Packages
+// not listed (bench/..., e2e/..., test helpers) are programs and suites at
+// the top and may import anything.
+var layers = map[string]int{
+	"cmd/minilock":             0,
+	"internal/gencommands":     0,
+	"lab":                      1, // drives an embedded server
+	"internal/redistest":       1,
+	"server":                   2,
+	"luaeval":                  3,
+	"keyspace":                 3,
+	"luaeval/internal/seam":    4, // below the rest of luaeval: all use it
+	"luaeval/internal/lauxlib": 5, // below the seam: its hooks use it
+	"resp":                     5,
+	"expiry":                   5,
+	"internal/redisstr":        6,
+	"internal/lockscripts":     6,
+}
+
+type goPackage struct {
+	ImportPath string
+	Imports    []string
+	GoFiles    []string
+	Dir        string
+}
+
+func listPackages(t *testing.T) []goPackage {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	var pkgs []goPackage
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for dec.More() {
+		var p goPackage
+		if err := dec.Decode(&p); err != nil {
+			t.Fatal(err)
+		}
+		p.ImportPath = strings.TrimPrefix(strings.TrimPrefix(p.ImportPath, module), "/")
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 10 {
+		t.Fatalf("go list found only %d packages", len(pkgs))
+	}
+	return pkgs
+}
+
+// layerOf is a package's layer: its own, or that of the package whose
+// internal/ it lives in (luaeval/internal/lstrlib is part of luaeval).
+func layerOf(path string) (int, bool) {
+	if l, ok := layers[path]; ok {
+		return l, true
+	}
+	if i := strings.Index(path, "/internal/"); i > 0 {
+		return layerOf(path[:i])
+	}
+	return 0, false
+}
+
+func TestImportsRunOneWay(t *testing.T) {
+	for _, p := range listPackages(t) {
+		from, ok := layerOf(p.ImportPath)
+		if !ok {
+			continue
+		}
+		for _, imp := range p.Imports {
+			if !strings.HasPrefix(imp, module+"/") {
+				continue
+			}
+			imp = strings.TrimPrefix(imp, module+"/")
+			if strings.HasPrefix(imp, p.ImportPath+"/internal/") {
+				continue // a package's own parts
+			}
+			to, ok := layerOf(imp)
+			if !ok {
+				t.Errorf("%s imports %s, which has no place in the layers", p.ImportPath, imp)
+				continue
+			}
+			if to <= from {
+				t.Errorf("%s (layer %d) imports %s (layer %d): imports must run down the layers", p.ImportPath, from, imp, to)
+			}
+		}
+	}
+}
+
+var linkname = regexp.MustCompile(`(?m)^//go:linkname\s+\S+\s+github\.com/yuin/gopher-lua`)
+
+// Only the seam may use unsafe, reflect or go:linkname together with
+// gopher-lua: anything else would break silently with another version.
+func TestOnlyTheSeamReachesIntoGopherLua(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if p.ImportPath == "luaeval/internal/seam" {
+			continue
+		}
+		usesLua, usesUnsafe := false, false
+		for _, imp := range p.Imports {
+			switch {
+			case strings.HasPrefix(imp, "github.com/yuin/gopher-lua"):
+				usesLua = true
+			case imp == "unsafe" || imp == "reflect":
+				usesUnsafe = true
+			}
+		}
+		if usesLua && usesUnsafe {
+			t.Errorf("%s imports gopher-lua and unsafe or reflect: reach gopher-lua's internals through luaeval/internal/seam", p.ImportPath)
+		}
+		for _, f := range p.GoFiles {
+			src, err := os.ReadFile(filepath.Join(p.Dir, f))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if linkname.Match(src) {
+				t.Errorf("%s: go:linkname into gopher-lua outside the seam", filepath.Join(p.ImportPath, f))
+			}
+		}
+	}
+}
