@@ -62,8 +62,8 @@ var commandTable = []*command{
 	// Scripting (scripting.go). skip_monitor: eval() feeds MONITOR
 	// itself, before the script runs, so the script's own commands
 	// ("[0 lua] ...") follow it, as eval.c:evalCommand does.
-	{name: "eval", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdEval},
-	{name: "evalsha", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdEvalSHA},
+	{name: "eval", arity: -3, flags: fNoScript | fSkipMonitor | fMayReplicate, run: cmdEval},
+	{name: "evalsha", arity: -3, flags: fNoScript | fSkipMonitor | fMayReplicate, run: cmdEvalSHA},
 	{name: "eval_ro", arity: -3, flags: fNoScript | fReadOnly | fSkipMonitor, run: cmdEvalRO},
 	{name: "evalsha_ro", arity: -3, flags: fNoScript | fReadOnly | fSkipMonitor, run: cmdEvalSHARO},
 	{name: "script", flags: fNoScript, subs: []*command{

@@ -14,15 +14,16 @@ import (
 type cmdFlags uint32
 
 const (
-	fWrite       cmdFlags = 1 << iota // may change data
-	fReadOnly                         // only reads data
-	fDenyOOM                          // may grow memory
-	fFast                             // O(1)/O(log n)
-	fNoScript                         // refused inside scripts
-	fNoAuth                           // runs before AUTH
-	fAllowBusy                        // answered while a script is busy
-	fNoMulti                          // refused inside MULTI
-	fSkipMonitor                      // not shown by MONITOR (Redis: admin or skip_monitor)
+	fWrite        cmdFlags = 1 << iota // may change data
+	fReadOnly                          // only reads data
+	fDenyOOM                           // may grow memory
+	fFast                              // O(1)/O(log n)
+	fNoScript                          // refused inside scripts
+	fNoAuth                            // runs before AUTH
+	fAllowBusy                         // answered while a script is busy
+	fNoMulti                           // refused inside MULTI
+	fSkipMonitor                       // not shown by MONITOR (Redis: admin or skip_monitor)
+	fMayReplicate                      // may write through what it runs (EVAL, EVALSHA)
 )
 
 // command is one entry of the command table.
@@ -89,7 +90,10 @@ func find(table map[string]*command, name []byte) *command {
 	return table[string(buf[:len(name)])]
 }
 
-var errNotInMulti = resp.NewError("Command not allowed inside a transaction")
+var (
+	errNotInMulti      = resp.NewError("Command not allowed inside a transaction")
+	errReplicaKeyspace = resp.NewError("Replica can't interact with the keyspace")
+)
 
 // execute runs one command from client c, in Redis's order of checks:
 // existence, arity, authentication, then transaction queueing, then the
@@ -110,6 +114,10 @@ func (s *Server) execute(c *client, args [][]byte) {
 		err = resp.ErrNoAuth
 	case c.multi != nil && cmd.flags&fNoMulti != 0:
 		err = errNotInMulti
+	case c.monitor && cmd.flags&(fWrite|fReadOnly|fMayReplicate) != 0:
+		// A MONITOR client is a replica to Redis, and a replica may not
+		// touch the keyspace (processCommand).
+		err = errReplicaKeyspace
 	}
 	if err != nil {
 		if cmd != nil && cmd.name == "exec" {

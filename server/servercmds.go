@@ -361,7 +361,7 @@ func cmdCommandInfo(x *call, args [][]byte) error {
 	}
 	x.W.Array(len(args) - 2)
 	for _, a := range args[2:] {
-		info, ok := commandInfo[x.W.Proto][strings.ToLower(string(a))]
+		info, ok := commandInfoEntry(x.W.Proto, strings.ToLower(string(a)))
 		if !ok {
 			x.W.Null()
 			continue
@@ -377,7 +377,9 @@ func cmdCommandDocs(x *call, args [][]byte) error {
 	if len(args) > 2 {
 		names = names[:0]
 		for _, a := range args[2:] {
-			if name := strings.ToLower(string(a)); commandDocs[x.W.Proto][name] != "" {
+			// Named twice, a command is answered twice, as in Redis.
+			name := strings.ToLower(string(a))
+			if _, ok := commandDocsEntry(x.W.Proto, name); ok {
 				names = append(names, name)
 			}
 		}
@@ -385,7 +387,8 @@ func cmdCommandDocs(x *call, args [][]byte) error {
 	x.W.Map(len(names))
 	for _, name := range names {
 		x.W.BulkString(name)
-		x.W.B = append(x.W.B, commandDocs[x.W.Proto][name]...)
+		docs, _ := commandDocsEntry(x.W.Proto, name)
+		x.W.B = append(x.W.B, docs...)
 	}
 	return nil
 }

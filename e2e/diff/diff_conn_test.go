@@ -134,6 +134,9 @@ var connCases = []diffCase{
 	tc("command docs", c("COMMAND DOCS get"), c("COMMAND DOCS set"), c("COMMAND DOCS nosuch"), c("COMMAND DOCS get nosuch expire")),
 	tc("command docs containers", c("COMMAND DOCS client").with(docsSubcommandsSorted), c("COMMAND DOCS config script get").with(docsSubcommandsSorted), c("COMMAND DOCS hello")),
 	tc("command docs resp3", c("HELLO 3").with(helloID), c("COMMAND DOCS set getex"), c("COMMAND INFO set nosuch")),
+	tc("command info of subcommands", c("COMMAND INFO client|setname"), c("COMMAND INFO get CLIENT|SETNAME nosuch client|nosuch get|x script|load config|get"),
+		c("COMMAND DOCS client|setname"), c("COMMAND DOCS client|id get client|id script|flush")),
+	tc("command info of subcommands resp3", c("HELLO 3").with(helloID), c("COMMAND INFO client|info script|kill"), c("COMMAND DOCS client|getname")),
 	tc("command unknown subcommand", c("COMMAND FOO"), c("command bar")),
 	tc("command subcommand arity", c("COMMAND COUNT x"), c("COMMAND LIST FILTERBY")),
 

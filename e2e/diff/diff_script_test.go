@@ -401,6 +401,12 @@ var scriptCases = []diffCase{
 		raw("").on(1).expect(3).with(monitorLines)),
 	tc("monitor script select", c("MONITOR").on(1), ev("redis.call('select', 3) return redis.call('get', 'k')", 0),
 		raw("").on(1).expect(3).with(monitorLines)),
+	// A MONITOR client is a replica to Redis: it may not touch the keyspace.
+	// (What it may run also shows in its own feed, so only refusals and
+	// unmonitored commands are compared here.)
+	tc("monitor client commands", c("MONITOR"), ev("return 1", 0), c("EVAL_RO 'return 1' 0"), evsha("return 1", 0),
+		c("GET k"), c("SET k v"), c("DBSIZE"), c("KEYS *"), c("TTL k"), c("TYPE k"), c("SCAN 0"), c("FLUSHALL"), c("EXPIRE k 10"),
+		c("CONFIG GET maxmemory"), c("RESET"), c("GET k")),
 
 	// More of the Lua libraries, as Lua 5.1 in Redis has them
 	tc("string.format variants", ev("return string.format('%5.1f|%g|%x|%X|%o|%e|%c', 3.14159, 1e20, 255, 255, 8, 12345.678, 65)", 0), ev("return string.format('%d', 2^63)", 0), ev("return string.format('%s %q', 1.5, 'x\ny')", 0), ev("return string.format('%10s|%-5d|', 'x', 42)", 0)),
