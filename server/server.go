@@ -86,8 +86,9 @@ type Config struct {
 	RestartDelay time.Duration
 	// Logger receives the server's log lines. Nil discards them.
 	Logger *slog.Logger
-	// OnShutdown is called (in its own goroutine) after SHUTDOWN has closed
-	// the server. Nil does nothing; the binary exits the process.
+	// OnShutdown is called (in its own goroutine) when a client's SHUTDOWN
+	// is accepted, as the server starts closing itself; Done tells when it
+	// has. Nil does nothing; the binary exits the process.
 	OnShutdown func()
 }
 

@@ -314,12 +314,10 @@ func cmdShutdown(x *call, args [][]byte) error {
 // Close waits on.
 func (s *Server) shutdownAsync() {
 	s.log.Warn("shutting down on SHUTDOWN")
-	go func() {
-		s.Close()
-		if s.cfg.OnShutdown != nil {
-			s.cfg.OnShutdown()
-		}
-	}()
+	if s.cfg.OnShutdown != nil {
+		go s.cfg.OnShutdown()
+	}
+	go s.Close()
 }
 
 // commandNames returns the names of the top-level commands, sorted.

@@ -68,8 +68,8 @@ func run(args []string) int {
 	cfg := opts.server
 	cfg.Addrs = opts.addrs()
 	cfg.Logger = log
-	stopped := make(chan struct{})
-	cfg.OnShutdown = func() { close(stopped) }
+	requested := make(chan struct{}, 1)
+	cfg.OnShutdown = func() { requested <- struct{}{} }
 	s, err := server.Start(cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)
@@ -82,24 +82,21 @@ func run(args []string) int {
 	select {
 	case got := <-sig:
 		log.Info("received signal, shutting down", "signal", got.String())
-		// Close stops accepting, lets the replies in flight go out (for at
-		// most 5 s), then closes every connection. A second signal, or a
-		// Close that overruns shutdownTimeout, ends the process at once.
-		closed := make(chan struct{})
-		go func() {
-			s.Close()
-			close(closed)
-		}()
-		select {
-		case <-closed:
-		case again := <-sig:
-			log.Warn("received a second signal, exiting now", "signal", again.String())
-			return 1
-		case <-time.After(shutdownTimeout):
-			log.Error("shutdown did not finish in time, exiting now", "timeout", shutdownTimeout.String())
-			return 1
-		}
-	case <-stopped:
+		go s.Close()
+	case <-requested: // SHUTDOWN: the server is closing itself
+	}
+	// Close stops accepting, lets the replies in flight go out (for at most
+	// 5 s), then closes every connection. A second signal, or a close that
+	// overruns shutdownTimeout (a script that will not stop), ends the
+	// process at once.
+	select {
+	case <-s.Done():
+	case again := <-sig:
+		log.Warn("received a second signal, exiting now", "signal", again.String())
+		return 1
+	case <-time.After(shutdownTimeout):
+		log.Error("shutdown did not finish in time, exiting now", "timeout", shutdownTimeout.String())
+		return 1
 	}
 	log.Info("minilock is now ready to exit, bye bye...")
 	return 0
