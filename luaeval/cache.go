@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/luac"
 )
 
 // script is one compiled script. proto is independent of any Lua state; fn is
@@ -145,7 +147,7 @@ func (e *Engine) compile(body []byte) (*script, error) {
 	}
 	// The shebang line is cut but its line feed kept, so line numbers in
 	// errors still count it (eval.c:luaCreateFunction).
-	proto, err := compileChunk(body[skip:], "user_script")
+	proto, err := compileChunk(body[skip:], "@user_script", luac.Options{})
 	if err != nil {
 		return nil, compileError(err)
 	}
