@@ -55,7 +55,9 @@ type gen struct {
 func Program(seed int64, size int) string {
 	g := &gen{r: rand.New(rand.NewSource(seed)), budget: size, vararg: true}
 	g.line("local R = {}")
-	g.line("local function S(v) local t = type(v) if t == 'table' or t == 'function' then return t end return tostring(v) end")
+	// gopher-lua's VM turns an arithmetic result of -0 into 0 (its small
+	// number cache), Lua does not: S prints both as 0.
+	g.line("local function S(v) local t = type(v) if t == 'table' or t == 'function' then return t end if v == 0 then return '0' end return tostring(v) end")
 	g.push()
 	g.locals = append(g.locals, 0)
 	for g.budget > 0 {
@@ -191,7 +193,20 @@ func (g *gen) stmt() {
 	case 10, 11:
 		g.assign()
 	case 12:
-		g.objStat()
+		switch g.intn(6) {
+		case 0:
+			g.recFunc()
+		case 1:
+			g.nestedTable()
+		case 2:
+			g.conflict()
+		case 3:
+			g.loopClosures()
+		case 4:
+			g.earlyReturn()
+		default:
+			g.objStat()
+		}
 	case 13:
 		if g.loop > 0 && g.chance(0.3) {
 			g.line("if " + g.expr(kAny, 2) + " then break end")
@@ -432,20 +447,22 @@ func (g *gen) localStat() {
 		}
 		exprs = append(exprs, g.expr(k, 3))
 	}
-	names := make([]string, n)
-	for i := range names {
+	// The names are visible after the statement: the values first.
+	vars := make([]variable, n)
+	for i := range vars {
 		k := kinds[i]
 		if i >= m {
 			k = kAny // nil
 		}
+		vars[i] = variable{name: g.newName(k), k: k}
 		if k == kTbl {
-			t, tn := g.tableCons()
-			exprs[i] = t
-			names[i] = g.newName(k)
-			g.add(variable{name: names[i], k: k, n: tn})
-			continue
+			exprs[i], vars[i].n = g.tableCons()
 		}
-		names[i] = g.declare(k)
+	}
+	names := make([]string, n)
+	for i, v := range vars {
+		g.add(v)
+		names[i] = v.name
 	}
 	if len(exprs) == 0 {
 		g.line("local " + strings.Join(names, ", "))
@@ -460,7 +477,11 @@ func (g *gen) assign() {
 		k := kind(g.intn(3))
 		if v := g.pickW(k); v != "" {
 			lhs = append(lhs, v)
-			rhs = append(rhs, g.expr(k, 3))
+			e := g.expr(k, 3)
+			if k == kStr {
+				e = "(" + e + "):sub(1, 12)" // no string doubles its way to gigabytes
+			}
+			rhs = append(rhs, e)
 		} else if t, n := g.pickTbl(); n > 0 {
 			lhs = append(lhs, t+"["+strconv.Itoa(1+g.intn(n))+"]")
 			rhs = append(rhs, g.expr(kNum, 2))
@@ -493,8 +514,9 @@ func (g *gen) objStat() {
 	if !g.canDeclare(1) {
 		return
 	}
+	v, tag := g.expr(kNum, 2), g.expr(kStr, 1)
 	o := g.declare(kObj)
-	g.line("local " + o + " = {v = " + g.expr(kNum, 2) + ", tag = " + g.expr(kStr, 1) + "}")
+	g.line("local " + o + " = {v = " + v + ", tag = " + tag + "}")
 	g.line("function " + o + ":get(x) return self.v + (x or 0) end")
 	g.line("function " + o + ".add(self, x) self.v = self.v + x return self end")
 	g.probe(o + ":add(" + g.expr(kNum, 2) + "):get(" + g.expr(kNum, 2) + ")")
@@ -579,7 +601,11 @@ func (g *gen) expr(k kind, depth int) string {
 		case 3:
 			return "(" + g.expr(kNum, depth-1) + ")"
 		case 4:
-			return "#" + g.expr(kStr, depth-1)
+			e := g.expr(kStr, depth-1)
+			if strings.Contains(e, " ") {
+				e = "(" + e + ")" // # binds tighter than ..
+			}
+			return "#" + e
 		case 5:
 			if t, _ := g.pickTbl(); t != "" {
 				return "#" + t
@@ -632,7 +658,9 @@ func (g *gen) expr(k kind, depth int) string {
 		case 2:
 			return g.expr(kStr, depth-1) + " .. " + g.expr(kStr, depth-1)
 		case 3:
-			return g.expr(kStr, depth-1) + " .. " + g.expr(kNum, depth-1)
+			// numbers become text through S: gopher-lua's VM turns an
+			// arithmetic -0 into 0, which would show here
+			return g.expr(kStr, depth-1) + " .. S(" + g.expr(kNum, depth-1) + ")"
 		case 4:
 			return "string.rep(" + g.expr(kStr, depth-1) + ", " + strconv.Itoa(g.intn(3)) + ")"
 		case 5:
@@ -641,7 +669,7 @@ func (g *gen) expr(k kind, depth int) string {
 			if o := g.pick(kObj); o != "" {
 				return o + ".tag"
 			}
-			return "tostring(" + g.expr(kNum, depth-1) + ")"
+			return "S(" + g.expr(kNum, depth-1) + ")"
 		}
 	case kAny:
 		switch g.intn(12) {
@@ -652,7 +680,7 @@ func (g *gen) expr(k kind, depth int) string {
 		case 2:
 			return g.expr(kStr, depth)
 		case 3:
-			return "not " + g.expr(kAny, depth-1)
+			return "not " + paren(g.expr(kAny, depth-1))
 		case 4:
 			ops := []string{"<", "<=", ">", ">=", "==", "~="}
 			return g.expr(kNum, depth-1) + " " + ops[g.intn(len(ops))] + " " + g.expr(kNum, depth-1)
@@ -664,7 +692,7 @@ func (g *gen) expr(k kind, depth int) string {
 		case 7:
 			return g.expr(kAny, depth-1) + " or " + g.expr(kAny, depth-1)
 		case 8:
-			return g.expr(kAny, depth-1) + " == " + g.expr(kAny, depth-1)
+			return paren(g.expr(kAny, depth-1)) + " == " + paren(g.expr(kAny, depth-1))
 		case 9:
 			return "(" + g.expr(kAny, depth-1) + ")"
 		case 10:
@@ -677,6 +705,15 @@ func (g *gen) expr(k kind, depth int) string {
 		}
 	}
 	return g.leaf(k)
+}
+
+// paren puts e in parentheses when it is more than one term, so an
+// operator around it applies to all of it.
+func paren(e string) string {
+	if strings.Contains(e, " ") {
+		return "(" + e + ")"
+	}
+	return e
 }
 
 func (g *gen) leaf(k kind) string {
@@ -886,4 +923,101 @@ func Deep(r *rand.Rand, n int) string {
 		b.WriteString(closers[i])
 	}
 	return b.String()
+}
+
+// recFunc: a local function that calls itself (as an upvalue), a bounded
+// number of times.
+func (g *gen) recFunc() {
+	if !g.canDeclare(1) {
+		return
+	}
+	f := g.newName(kFn)
+	g.line("local function " + f + "(n, acc)")
+	g.line("  if n <= 0 then return acc end")
+	g.line("  return " + f + "(n - 1, acc + n * " + g.numLit() + ")")
+	g.line("end")
+	g.probe(f + "(" + strconv.Itoa(g.intn(6)) + ", 0)")
+	if g.chance(0.5) {
+		// not a tail call: the frames stack up
+		g.probe("(" + f + "(" + strconv.Itoa(g.intn(6)) + ", 1)) + 1")
+	}
+}
+
+// nestedTable: fields of fields, read and written through chains.
+func (g *gen) nestedTable() {
+	if !g.canDeclare(1) {
+		return
+	}
+	cons := "{a = {b = {c = " + g.expr(kNum, 1) + "}}, [1] = {" + g.expr(kNum, 1) + ", " + g.expr(kNum, 1) + "}, s = " + g.expr(kStr, 1) + "}"
+	t := g.newName(kAny)
+	g.line("local " + t + " = " + cons)
+	g.add(variable{name: t, k: kAny})
+	switch g.intn(3) {
+	case 0:
+		g.line(t + ".a.b.c, " + t + "[1][2] = " + g.expr(kNum, 2) + ", " + t + ".a.b.c")
+	case 1:
+		g.line(t + "[1][1] = " + t + "[1][1] + " + t + "[1][2] * " + g.expr(kNum, 2))
+	default:
+		g.line(t + ".a[\"b\"].c = " + t + ".a.b.c .. ''")
+	}
+	g.probe(t + ".a.b.c .. '/' .. " + t + "[1][1] .. '/' .. " + t + "[1][2] .. " + t + ".s")
+}
+
+// conflict: an assignment whose table index is assigned in the same
+// statement (lparser.c's check_conflict).
+func (g *gen) conflict() {
+	if !g.canDeclare(2) {
+		return
+	}
+	i, t := g.newName(kAny), g.newName(kAny)
+	g.add(variable{name: i, k: kAny})
+	g.add(variable{name: t, k: kAny})
+	g.line("local " + i + ", " + t + " = 1, {0, 0, 0}")
+	switch g.intn(3) {
+	case 0:
+		g.line(i + ", " + t + "[" + i + "] = " + i + " + 1, " + g.expr(kNum, 1))
+	case 1:
+		g.line(t + "[" + i + "], " + i + ", " + t + "[" + i + " + 1] = " + i + " + 10, 3, " + i)
+	default:
+		g.line(t + ", " + t + "[" + i + "] = {7, 8}, " + g.expr(kNum, 1))
+	}
+	g.probe(i + " .. ':' .. " + t + "[1] .. ',' .. " + t + "[2] .. ',' .. tostring(" + t + "[3])")
+}
+
+// loopClosures: closures over loop variables and locals of the body, with
+// a break leaving the loop early.
+func (g *gen) loopClosures() {
+	if !g.canDeclare(1) {
+		return
+	}
+	fs := g.newName(kAny)
+	g.add(variable{name: fs, k: kAny})
+	g.line("local " + fs + " = {}")
+	k := strconv.Itoa(1 + g.intn(4))
+	switch g.intn(3) {
+	case 0:
+		g.line("for i = 1, 4 do local j = i * 2 " + fs + "[i] = function() j = j + 1 return i + j end if i == " + k + " then break end end")
+	case 1:
+		g.line("do local i = 0 while i < 4 do i = i + 1 local j = i " + fs + "[i] = function() return j * 10 end if i == " + k + " then break end end end")
+	default:
+		g.line("do local i = 0 repeat i = i + 1 local j = i " + fs + "[i] = function() return j + 100 end until j >= " + k + " end")
+	}
+	g.probe("#" + fs + " .. ':' .. " + fs + "[1]() .. ':' .. " + fs + "[#" + fs + "]() .. ':' .. " + fs + "[1]()")
+}
+
+// earlyReturn: a function that returns from the middle of its blocks.
+func (g *gen) earlyReturn() {
+	if !g.canDeclare(1) {
+		return
+	}
+	f := g.newName(kFn)
+	g.line("local function " + f + "(x)")
+	g.line("  for i = 1, 3 do if i == x then return i * 10 end end")
+	g.line("  do if x == 0 then return 'zero' end end")
+	g.line("  while true do if x then return x, 'more' else break end end")
+	g.line("  return")
+	g.line("end")
+	g.add(variable{name: f, k: kAny})
+	g.probe("table.concat({" + f + "(" + strconv.Itoa(g.intn(5)) + ")}, ',')")
+	g.probe("select('#', " + f + "(nil))")
 }
