@@ -354,6 +354,9 @@ func (fs *funcState) stringK(s string) int {
 		return i
 	}
 	i := fs.addK(lua.LString(s))
+	if fs.kstr == nil {
+		fs.kstr = make(map[string]int)
+	}
 	fs.kstr[s] = i
 	return i
 }
@@ -363,6 +366,9 @@ func (fs *funcState) numberK(r float64) int {
 		return i
 	}
 	i := fs.addK(lua.LNumber(r))
+	if fs.knum == nil {
+		fs.knum = make(map[float64]int)
+	}
 	fs.knum[r] = i
 	return i
 }

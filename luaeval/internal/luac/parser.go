@@ -51,6 +51,12 @@ type lexState struct {
 	pollAt    int
 	interrupt func() error
 
+	// Expression descriptors for subExpr's right operands and
+	// primaryExp's keys, one of each per syntax level (a level has at most
+	// one of each in use): kept here, they are not allocated per operator.
+	// Blocks of 16 levels, made as deep sources need them.
+	scratch [(maxCCalls + 16) / 16]*[16][2]expdesc
+
 	chain  int // see Shape.Depth
 	shape  Shape
 	protos []*lua.FunctionProto // every prototype made, innermost first
@@ -68,6 +74,15 @@ type funcState struct {
 	upvalues   [maxUpvalues]upvalDesc
 	actvar     [maxVars]int // declared-variable stack
 
+	// Name lookups in O(1), where Lua searches: the active local of each
+	// name (shadow[i] is what active local i hides, or -1), and the names
+	// already found outside this function (an upvalue's index, or -1 for
+	// a global). The enclosing functions' scopes cannot change while this
+	// one is compiled, so a name found outside stays found.
+	actIndex map[string]int
+	shadow   [maxVars]int
+	resolved map[string]int
+
 	// The prototype (lobject.h's Proto).
 	code            []uint32
 	lineinfo        []int
@@ -79,6 +94,7 @@ type funcState struct {
 	knil            int
 	p               []*lua.FunctionProto
 	locvars         []*lua.DbgLocalInfo
+	locvarSlab      []lua.DbgLocalInfo // where locvars point, allocated 16 at a time
 	upvalNames      []string
 	calls           []lua.DbgCall
 	isVararg        uint8
@@ -177,7 +193,13 @@ func (ls *lexState) registerLocalVar(name string) int {
 	if len(fs.locvars) >= maxLocVars {
 		ls.runError("too many local variables")
 	}
-	fs.locvars = append(fs.locvars, &lua.DbgLocalInfo{Name: name})
+	if len(fs.locvarSlab) == 0 {
+		fs.locvarSlab = make([]lua.DbgLocalInfo, 16)
+	}
+	v := &fs.locvarSlab[0]
+	fs.locvarSlab = fs.locvarSlab[1:]
+	v.Name = name
+	fs.locvars = append(fs.locvars, v)
 	return len(fs.locvars) - 1
 }
 
@@ -193,7 +215,18 @@ func (ls *lexState) adjustLocalVars(nvars int) {
 	fs := ls.fs
 	fs.nactvar += nvars
 	for ; nvars > 0; nvars-- {
-		fs.getLocVar(fs.nactvar - nvars).StartPc = fs.pc()
+		i := fs.nactvar - nvars
+		v := fs.getLocVar(i)
+		v.StartPc = fs.pc()
+		if fs.actIndex == nil {
+			fs.actIndex = make(map[string]int)
+		}
+		if prev, ok := fs.actIndex[v.Name]; ok {
+			fs.shadow[i] = prev
+		} else {
+			fs.shadow[i] = -1
+		}
+		fs.actIndex[v.Name] = i
 	}
 }
 
@@ -201,7 +234,13 @@ func (ls *lexState) removeVars(tolevel int) {
 	fs := ls.fs
 	for fs.nactvar > tolevel {
 		fs.nactvar--
-		fs.getLocVar(fs.nactvar).EndPc = fs.pc()
+		v := fs.getLocVar(fs.nactvar)
+		v.EndPc = fs.pc()
+		if prev := fs.shadow[fs.nactvar]; prev >= 0 {
+			fs.actIndex[v.Name] = prev
+		} else {
+			delete(fs.actIndex, v.Name)
+		}
 	}
 }
 
@@ -219,11 +258,10 @@ func (fs *funcState) indexUpvalue(name string, v *expdesc) int {
 	return n
 }
 
+// searchVar is the active local named n (the latest declared), or -1.
 func (fs *funcState) searchVar(n string) int {
-	for i := fs.nactvar - 1; i >= 0; i-- {
-		if n == fs.getLocVar(i).Name {
-			return i
-		}
+	if i, ok := fs.actIndex[n]; ok {
+		return i
 	}
 	return -1 // not found
 }
@@ -253,11 +291,24 @@ func singleVarAux(fs *funcState, n string, v *expdesc, base bool) expKind {
 		return vLOCAL
 	}
 	// not found at current level; try upper one
+	if r, ok := fs.resolved[n]; ok {
+		if r < 0 {
+			v.init(vGLOBAL, noReg)
+			return vGLOBAL
+		}
+		v.init(vUPVAL, r)
+		return vUPVAL
+	}
+	if fs.resolved == nil {
+		fs.resolved = make(map[string]int)
+	}
 	if singleVarAux(fs.prev, n, v, false) == vGLOBAL {
+		fs.resolved[n] = -1
 		return vGLOBAL
 	}
 	v.info = fs.indexUpvalue(n, v) // else was LOCAL or UPVAL
 	v.k = vUPVAL                   // upvalue in this level
+	fs.resolved[n] = v.info
 	return vUPVAL
 }
 
@@ -359,11 +410,18 @@ func (ls *lexState) openFunc(fs *funcState) {
 		lasttarget:   -1,
 		jpc:          noJump,
 		maxstacksize: 2, // registers 0/1 are always valid
-		kstr:         make(map[string]int),
-		knum:         make(map[float64]int),
 		ktrue:        -1,
 		kfalse:       -1,
 		knil:         -1,
+	}
+	if fs.prev == nil {
+		// Room for a lock script's main function (under 64 instructions).
+		// Nested functions start small: a source may hold 262,143 of them.
+		fs.code = make([]uint32, 0, 64)
+		fs.lineinfo = make([]int, 0, 64)
+		fs.tail = make([]int32, 0, 64)
+		fs.k = make([]lua.LValue, 0, 16)
+		fs.locvars = make([]*lua.DbgLocalInfo, 0, 8)
 	}
 	ls.fs = fs
 }
@@ -693,15 +751,15 @@ func (ls *lexState) primaryExp(v *expdesc) {
 		case '.': // field
 			ls.field(v)
 		case '[': // '[' exp1 ']'
-			var key expdesc
+			key := ls.key()
 			fs.exp2AnyReg(v)
-			ls.yindex(&key)
-			fs.indexed(v, &key)
+			ls.yindex(key)
+			fs.indexed(v, key)
 		case ':': // ':' NAME funcargs
-			var key expdesc
+			key := ls.key()
 			ls.luaXNext()
-			ls.checkName(&key)
-			fs.self(v, &key)
+			ls.checkName(key)
+			fs.self(v, key)
 			ls.funcArgs(v, fs.kname(getC(fs.code[fs.pc()-1])))
 		case '(', tkString, '{': // funcargs
 			jumps := hasJumps(v)
@@ -715,6 +773,20 @@ func (ls *lexState) primaryExp(v *expdesc) {
 		n++
 		ls.link()
 	}
+}
+
+// key is a fresh expression descriptor for a key at this syntax level.
+func (ls *lexState) key() *expdesc { return ls.scratchExp(1) }
+
+// scratchExp is this syntax level's descriptor number i, cleared.
+func (ls *lexState) scratchExp(i int) *expdesc {
+	b := &ls.scratch[ls.nCcalls/16]
+	if *b == nil {
+		*b = new([16][2]expdesc)
+	}
+	e := &(*b)[ls.nCcalls%16][i]
+	*e = expdesc{}
+	return e
 }
 
 func (ls *lexState) simpleExp(v *expdesc) {
@@ -826,14 +898,14 @@ func (ls *lexState) subExpr(v *expdesc, limit int) binOpr {
 	op := getBinOpr(ls.t.tok)
 	n := 0
 	for op != oprNoBinOpr && priority[op].left > limit {
-		var v2 expdesc
+		v2 := ls.scratchExp(0)
 		ls.luaXNext()
 		ls.fs.infix(op, v)
 		n++
 		ls.link()
 		// read sub-expression with higher priority
-		nextop := ls.subExpr(&v2, priority[op].right)
-		ls.fs.posfix(op, v, &v2)
+		nextop := ls.subExpr(v2, priority[op].right)
+		ls.fs.posfix(op, v, v2)
 		op = nextop
 	}
 	ls.unlink(n)
