@@ -86,16 +86,20 @@ func testCompileFallback(t *testing.T) {
 		{"local t = {} for i = 1, 3 do t[i] = i * i end return t", "*3\r\n:1\r\n:4\r\n:9\r\n"},
 		{"local function f(...) return select('#', ...) end return f(1, 2, 3)", ":3\r\n"},
 		{"return #{" + strings.Repeat("1,", 10000) + "}", ":10000\r\n"},
-		{"local a = 1 return a" + strings.Repeat("+a", 900), ":901\r\n"},
+		{"local a = 1 return a" + strings.Repeat("+a", 400), ":401\r\n"},
 		// Lua's own errors, from luac's front end
 		{"x = = 1", "-ERR Error compiling script (new function): user_script:1: unexpected symbol near '='\r\n"},
 		{"return " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "-ERR Error compiling script (new function): user_script:1: chunk has too many syntax levels\r\n"},
 		{"local t = {} t.goto = 1 return t.goto", "-ERR Error compiling script (new function): user_script:1: unexpected symbol near 'goto'\r\n"},
 		// beyond luac.FallbackLimits
 		{"return #{" + strings.Repeat("1,", 30000) + "}", tooComplex + "a table constructor with more than 10000 items\r\n"},
-		{"local a = 1 return a" + strings.Repeat("+a", 5000), tooComplex + "nesting deeper than 1000 (chained operators, calls and elseifs count)\r\n"},
-		{"local function f() return f end return f" + strings.Repeat("()", 1<<20), tooComplex + "source longer than 1048576 bytes\r\n"},
-		{"local a = 1 if a then" + strings.Repeat(" elseif a then", 2000) + " end", tooComplex + "nesting deeper than 1000 (chained operators, calls and elseifs count)\r\n"},
+		{"local a = 1 return a" + strings.Repeat("+a", 5000), tooComplex + "nesting deeper than 500 (chained operators, calls and elseifs count)\r\n"},
+		{"local function f() return f end return f" + strings.Repeat("()", 1<<20), tooComplex + "source longer than 262144 bytes\r\n"},
+		{"local t = {} return {" + strings.Repeat("'s' .. #t,", 100) + "}", "*100\r\n" + strings.Repeat("$2\r\ns0\r\n", 100)},
+		{"local s = '' for i = 1, 2000 do s = s .. i .. ',' end return loadstring('local t = {' .. s .. '} return #t')()", ":2000\r\n"},
+		{"local s = '' for i = 1, 2001 do s = s .. i .. ',' end return select(2, loadstring('return {' .. s .. '}', '=s'))",
+			"$144\r\ns: script too complex for gopher-lua's compiler, which minilock uses when its gopher-lua hooks are off: a function with more than 2000 constants\r\n"},
+		{"local a = 1 if a then" + strings.Repeat(" elseif a then", 2000) + " end", tooComplex + "nesting deeper than 500 (chained operators, calls and elseifs count)\r\n"},
 	} {
 		if got := evalReply(e, newFakeHost(), 2, tc.script, "0"); got != tc.want {
 			t.Errorf("EVAL %q\n got %q\nwant %q", trunc(tc.script), trunc(got), tc.want)

@@ -142,11 +142,11 @@ func (fs *funcState) pc() int { return len(fs.code) }
 // nil is luaK_nil.
 func (fs *funcState) luaKNil(from, n int) {
 	if fs.pc() > fs.lasttarget { // no jumps to current position?
-		// Lua emits nothing at a function's start when from is past the
-		// parameters ("positions are already clean"). Not on gopher-lua:
-		// its OP_TAILCALL leaves the callee's last register as the caller
-		// had it, so the LOADNIL is always emitted.
-		if fs.pc() > 0 {
+		if fs.pc() == 0 { // function start?
+			if from >= fs.nactvar {
+				return // positions are already clean
+			}
+		} else {
 			previous := &fs.code[fs.pc()-1]
 			if getOp(*previous) == lua.OP_LOADNIL {
 				pfrom := getA(*previous)

@@ -50,8 +50,16 @@
 // CALL, TAILCALL and RETURN, TEST/TESTSET) are Lua's. NEWTABLE's B and C
 // are Lua's "floating point byte" sizes (luaO_int2fb).
 //
+// Two of the VM's semantics differ from Lua's where Lua's code relies on
+// them, and the code generator allows for both: OP_VARARG with B > 0 sets
+// the stack top to its last register and clears every register above, so
+// a single '...' stored below the stack top is loaded into a free
+// register and moved (one MOVE more than Lua, only there); OP_TAILCALL
+// moves the callee's frame one register short, so NumUsedRegisters is
+// Lua's maxstacksize plus a spare register for it to leave behind.
+//
 // Prototypes carry what gopher-lua's runtime reads: NumUsedRegisters
-// (maxstacksize), IsVarArg (Lua's VARARG_* bits, which are gopher-lua's:
+// (maxstacksize + 1), IsVarArg (Lua's VARARG_* bits, which are gopher-lua's:
 // a vararg function has Lua 5.1's implicit 'arg' local), line numbers per
 // instruction (Lua's), locals with Lua's [startpc, endpc) ranges, upvalue
 // names, and DbgCalls: one entry per CALL, TAILCALL and TFORLOOP with the
@@ -70,11 +78,14 @@
 // shallow sources, so before that Compile refuses, with an *Error that
 // says which, a source past FallbackLimits:
 //
-//   - longer than 1 MiB;
-//   - nested deeper than 1,000, counting each syntax level and each link
-//     of a chain (operators, calls and indexing, elseifs);
+//   - longer than 256 KiB;
+//   - nested deeper than 500, counting each syntax level and each link of
+//     a chain (operators, calls and indexing, elseifs);
 //   - a table constructor of more than 10,000 items;
-//   - a function with more than 10,000 constants.
+//   - a function with more than 2,000 constants.
+//
+// Within them gopher-lua's compiler takes under a second (2 cores), time
+// in which a compile cannot be interrupted.
 //
 // # Interrupts
 //

@@ -67,15 +67,17 @@ type Shape struct {
 
 // FallbackLimits bounds the shape of a source handed to gopher-lua's own
 // compiler (when the hooks are off). Its compiler recurses once per level
-// of Depth (a Go stack overflow kills the process), searches its constants
-// linearly (quadratic in Constants), and loses the items of a constructor
-// past 25,550 (its SETLIST block number overflows 9 bits). Within these
-// limits it compiles any source in well under a second.
+// of Depth (a Go stack overflow kills the process) and takes time
+// quadratic in it, searches its constants linearly (quadratic in
+// Constants), loses the items of a constructor past 25,550 (its SETLIST
+// block number overflows 9 bits), and is slow on any large source (1.4 s
+// for 1 MiB of shallow code on a 2-core machine). Within these limits it
+// compiles a source in under a second there; it cannot be interrupted.
 var FallbackLimits = Shape{
-	Size:      1 << 20,
-	Depth:     1000,
+	Size:      256 << 10,
+	Depth:     500,
 	Items:     10000,
-	Constants: 10000,
+	Constants: 2000,
 }
 
 // Compile compiles Lua 5.1 source to a prototype for gopher-lua's VM, in

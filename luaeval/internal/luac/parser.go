@@ -433,13 +433,17 @@ func (ls *lexState) closeFunc() *lua.FunctionProto {
 	ls.removeVars(0)
 	fs.ret(0, 0) // final return
 	p := &lua.FunctionProto{
-		SourceName:         ls.sourceName,
-		LineDefined:        fs.linedefined,
-		LastLineDefined:    fs.lastlinedefined,
-		NumUpvalues:        uint8(len(fs.upvalNames)),
-		NumParameters:      uint8(fs.numparams),
-		IsVarArg:           fs.isVararg,
-		NumUsedRegisters:   uint8(fs.maxstacksize),
+		SourceName:      ls.sourceName,
+		LineDefined:     fs.linedefined,
+		LastLineDefined: fs.lastlinedefined,
+		NumUpvalues:     uint8(len(fs.upvalNames)),
+		NumParameters:   uint8(fs.numparams),
+		IsVarArg:        fs.isVararg,
+		// One register more than Lua's maxstacksize: gopher-lua's
+		// OP_TAILCALL moves the callee's frame down one register short,
+		// leaving the last one as the caller had it (a missing argument
+		// would not be nil); the spare register is the one left behind.
+		NumUsedRegisters:   uint8(fs.maxstacksize + 1),
 		Code:               fs.code,
 		Constants:          fs.k,
 		FunctionPrototypes: fs.p,

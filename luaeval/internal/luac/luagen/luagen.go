@@ -960,7 +960,7 @@ func (g *gen) nestedTable() {
 	default:
 		g.line(t + ".a[\"b\"].c = " + t + ".a.b.c .. ''")
 	}
-	g.probe(t + ".a.b.c .. '/' .. " + t + "[1][1] .. '/' .. " + t + "[1][2] .. " + t + ".s")
+	g.probe("S(" + t + ".a.b.c) .. '/' .. S(" + t + "[1][1]) .. '/' .. S(" + t + "[1][2]) .. " + t + ".s")
 }
 
 // conflict: an assignment whose table index is assigned in the same
@@ -981,7 +981,7 @@ func (g *gen) conflict() {
 	default:
 		g.line(t + ", " + t + "[" + i + "] = {7, 8}, " + g.expr(kNum, 1))
 	}
-	g.probe(i + " .. ':' .. " + t + "[1] .. ',' .. " + t + "[2] .. ',' .. tostring(" + t + "[3])")
+	g.probe("S(" + i + ") .. ':' .. S(" + t + "[1]) .. ',' .. S(" + t + "[2]) .. ',' .. S(" + t + "[3])")
 }
 
 // loopClosures: closures over loop variables and locals of the body, with
