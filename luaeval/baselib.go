@@ -6,7 +6,6 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
-	"github.com/minilock/minilock/luaeval/internal/luac"
 )
 
 // installBase fills the real globals with Redis 7.0's allow list of Lua
@@ -366,7 +365,10 @@ func (sb *sandbox) load(L *lua.LState) int {
 
 func (sb *sandbox) loadChunk(L *lua.LState, src, name string) int {
 	id := chunkID(name)
-	proto, err := compileChunk([]byte(src), name, luac.Options{CallDepth: sb.loadCallDepth(L)})
+	proto, err := compileChunk([]byte(src), name, sb.loadOptions(L))
+	if compileStopped(err) {
+		L.RaiseError("%s", err.Error()) // as lauxlib.Poll does
+	}
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(compileMessage(err)))
@@ -384,12 +386,6 @@ func (sb *sandbox) loadChunk(L *lua.LState, src, name string) int {
 	}
 	L.Push(fn)
 	return 1
-}
-
-// chunkID is lobject.c:luaO_chunkid for LUA_IDSIZE 60: "=name" is used as is,
-// "@file" without its '@', anything else as [string "first line..."].
-func chunkID(source string) string {
-	return luac.ChunkID(source, luac.IDSize)
 }
 
 // luaAssert is Lua 5.1's assert: its first argument is required.

@@ -8,6 +8,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 	"github.com/minilock/minilock/luaeval/internal/luac"
 	"github.com/minilock/minilock/resp"
 )
@@ -99,6 +100,29 @@ func translateParseError(err error, chunk string) error {
 	return &gopherError{msg: chunk + ":" + itoa(line) + ": " + msg + " near '" + near + "'"}
 }
 
+// compileStopped reports whether err is not the source's fault but the
+// compile's interrupt (Options.Interrupt's error: the script was stopped).
+func compileStopped(err error) bool {
+	if err == nil {
+		return false
+	}
+	var le *luac.Error
+	var ge *gopherError
+	return !errors.As(err, &le) && !errors.As(err, &ge)
+}
+
+// loadOptions are the options of the compile loadstring makes: its syntax
+// levels count from the C calls open (loadCallDepth), and it polls the
+// script's budget as every Go loop a script controls does (SCRIPT KILL,
+// SHUTDOWN NOSAVE, the memory watchdog stop it).
+func (sb *sandbox) loadOptions(L *lua.LState) luac.Options {
+	return luac.Options{
+		CallDepth:      sb.loadCallDepth(L),
+		Interrupt:      lauxlib.Of(L).Stopped,
+		InterruptEvery: lauxlib.PollEvery,
+	}
+}
+
 // loadCallDepth is Lua's count of open C calls (L->nCcalls) when a script
 // calls loadstring: one for the script itself (Redis runs it with
 // lua_pcall), and one for each Go function below loadstring on the stack
@@ -119,6 +143,13 @@ func (sb *sandbox) loadCallDepth(L *lua.LState) int {
 		}
 	}
 	return depth
+}
+
+// chunkID is lobject.c:luaO_chunkid for LUA_IDSIZE 60, how run-time errors
+// name a chunk: "=name" as name, "@file" as file, anything else as
+// [string "first line..."].
+func chunkID(source string) string {
+	return luac.ChunkID(source, luac.IDSize)
 }
 
 // compileMessage is the text loadstring returns for a compile error.

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minilock/minilock/luaeval/internal/luac"
 	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
@@ -104,5 +105,45 @@ func testCompileFallback(t *testing.T) {
 		if got := evalReply(e, newFakeHost(), 2, tc.script, "0"); got != tc.want {
 			t.Errorf("EVAL %q\n got %q\nwant %q", trunc(tc.script), trunc(got), tc.want)
 		}
+	}
+}
+
+// TestKillDuringLoadstring: a long compile by loadstring polls the
+// script's budget like any loop a script controls, so SCRIPT KILL stops it
+// at once rather than when the compile ends.
+func TestKillDuringLoadstring(t *testing.T) {
+	src := strings.Repeat("x = 1 ", 1<<20)
+	t0 := time.Now()
+	if _, err := luac.Compile([]byte(src), "=s", luac.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	full := time.Since(t0)
+
+	e := newTestEngine(t, Config{BusyThreshold: 10 * time.Millisecond})
+	h := newFakeHost()
+	marked := make(chan struct{})
+	h.onCall = func(args [][]byte) {
+		if string(args[0]) == "get" && string(args[1]) == "mark" {
+			close(marked)
+		}
+	}
+	script := "local s = string.rep('x = 1 ', 1048576) redis.call('get', 'mark') return loadstring(s) and 'compiled'"
+	ch := runAsync(e, h, script, "0")
+	<-marked
+	if !waitFor(5*time.Second, func() bool { return isClosed(e.BusyChan()) }) {
+		t.Fatal("not busy")
+	}
+	t1 := time.Now()
+	if err := e.Kill(); err != nil {
+		t.Fatalf("Kill = %v", err)
+	}
+	got := waitReply(t, ch, time.Minute)
+	stopped := time.Since(t1)
+	if !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL...") {
+		t.Fatalf("reply %q", got)
+	}
+	t.Logf("the compile takes %v; killed, it ended %v after SCRIPT KILL", full, stopped)
+	if stopped > full/4 {
+		t.Errorf("the script ended %v after SCRIPT KILL; the whole compile takes %v", stopped, full)
 	}
 }
