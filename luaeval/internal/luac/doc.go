@@ -46,8 +46,9 @@
 // those patterns). The semantics gopher-lua's VM gives each instruction
 // (TFORLOOP followed by its jump, FORPREP/FORLOOP, CLOSURE's MOVE and
 // GETUPVAL pseudo-instructions, SETLIST with C=0 and the block number in
-// the next word, LOADNIL's range, VARARG, the B=0 and C=0 counts of
-// CALL, TAILCALL and RETURN, TEST/TESTSET) are Lua's. NEWTABLE's B and C
+// the next word, LOADNIL's range, the B=0 and C=0 counts of CALL,
+// TAILCALL, RETURN and VARARG, TEST/TESTSET) are Lua's, with two
+// exceptions below. NEWTABLE's B and C
 // are Lua's "floating point byte" sizes (luaO_int2fb).
 //
 // Two of the VM's semantics differ from Lua's where Lua's code relies on
@@ -87,9 +88,19 @@
 // Within them gopher-lua's compiler takes under a second (2 cores), time
 // in which a compile cannot be interrupted.
 //
+// # The lexer
+//
+// llex.c as it is, quirks included: a NUL byte is a token of its own and
+// errors near it name no token; check_next's strchr takes a NUL byte as a
+// match ("1\0" is the number 1). One difference from Redis 7.0.15's
+// deps/lua: a "[[" inside a long string is text, not the error "nesting of
+// [[...]] is deprecated", because the redis-server minilock is checked
+// against (the distribution's 7.0.15 build) accepts it.
+//
 // # Interrupts
 //
-// Options.Interrupt is called every Options.InterruptEvery tokens; the
-// engine stops a long compile with it (SCRIPT KILL, SHUTDOWN NOSAVE), as
-// compiling counts as running a script.
+// Options.Interrupt is called every Options.InterruptEvery tokens and its
+// error ends the compile: loadstring polls the script's budget with it
+// (SCRIPT KILL, SHUTDOWN NOSAVE, the memory watchdog), and the engine can
+// do the same for EVAL, as compiling counts as running a script.
 package luac
