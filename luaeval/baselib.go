@@ -484,7 +484,10 @@ func (sb *sandbox) load(L *lua.LState) int {
 
 func (sb *sandbox) loadChunk(L *lua.LState, src, name string) int {
 	id := chunkID(name)
-	proto, err := compileChunk([]byte(src), id)
+	proto, err := compileChunk([]byte(src), name, sb.loadOptions(L))
+	if compileStopped(err) {
+		L.RaiseError("%s", err.Error()) // as lauxlib.Poll does
+	}
 	if err != nil {
 		L.Push(lua.LNil)
 		L.Push(lua.LString(compileMessage(err)))
@@ -502,42 +505,6 @@ func (sb *sandbox) loadChunk(L *lua.LState, src, name string) int {
 	}
 	L.Push(fn)
 	return 1
-}
-
-// chunkID is lobject.c:luaO_chunkid for LUA_IDSIZE 60: "=name" is used as is,
-// "@file" without its '@', anything else as [string "first line..."].
-func chunkID(source string) string {
-	const idSize = 60
-	switch {
-	case strings.HasPrefix(source, "="):
-		s := source[1:]
-		if len(s) > idSize-1 {
-			s = s[:idSize-1]
-		}
-		return s
-	case strings.HasPrefix(source, "@"):
-		s := source[1:]
-		if len(s) > idSize-1 {
-			s = "..." + s[len(s)-(idSize-1-3):]
-		}
-		return s
-	}
-	l := strings.IndexAny(source, "\n\r")
-	max := idSize - len(`[string "..."]`) - 1
-	s := source
-	if l >= 0 {
-		s = s[:l]
-	}
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > max || l >= 0 {
-		if len(s) > max {
-			s = s[:max]
-		}
-		return `[string "` + s + `..."]`
-	}
-	return `[string "` + s + `"]`
 }
 
 // luaAssert is Lua 5.1's assert: its first argument is required.

@@ -7,6 +7,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/luac"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -147,7 +148,7 @@ func (e *Engine) compile(body []byte, sha [40]byte) (*script, error) {
 	}
 	// The shebang line is cut but its line feed kept, so line numbers in
 	// errors still count it (eval.c:luaCreateFunction).
-	proto, err := compileChunk(body[skip:], "user_script")
+	proto, err := compileChunk(body[skip:], "@user_script", luac.Options{Interrupt: e.ctl.interrupted})
 	if e.ctl.killed() {
 		return nil, resp.NewError(killMessage(e.ctl.reason.Load())[len("ERR "):])
 	}

@@ -8,44 +8,59 @@ import (
 	lua "github.com/yuin/gopher-lua"
 	"github.com/yuin/gopher-lua/parse"
 
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/luac"
 	"github.com/minilock/minilock/resp"
 )
 
-// syntaxError is a compile error with Lua 5.1's wording, position included
-// ("user_script:1: '<eof>' expected near 'error'").
-type syntaxError struct{ msg string }
-
-func (e *syntaxError) Error() string { return e.msg }
-
-// compileChunk compiles Lua source to a prototype. chunk is the name used in
-// messages ("user_script", or luaO_chunkid's form for loadstring).
+// compileChunk compiles Lua source to a prototype. name is the chunk's name
+// as lua_load takes it ("@user_script", or loadstring's chunkname); opt
+// says how deep in C calls the compile starts (loadstring) and how to stop
+// it.
 //
-// The source is first checked by checkSyntax, a port of Lua 5.1's lexer and
-// parser error paths, so syntax errors read exactly as Redis's and code Lua
-// 5.1 rejects (goto, binary chunks) is rejected here too. gopher-lua's own
-// parser then builds the code; if it still refuses the source its message is
-// translated as well as possible.
-func compileChunk(src []byte, chunk string) (proto *lua.FunctionProto, err error) {
-	if err := checkSyntax(src, chunk); err != nil {
+// luac, a port of Lua 5.1's compiler, does the work: errors read exactly as
+// Redis's, and time and memory are linear in the source's size. When
+// gopher-lua's internals are out of reach (seam disabled) luac still checks
+// the source and its shape, and gopher-lua's own compiler builds the code.
+func compileChunk(src []byte, name string, opt luac.Options) (*lua.FunctionProto, error) {
+	proto, err := luac.Compile(src, name, opt)
+	if errors.Is(err, luac.ErrNoHooks) {
+		return compileGopherLua(src, name)
+	}
+	if err != nil {
 		return nil, err
 	}
+	return proto, nil
+}
+
+// gopherError is a compile error gopher-lua reports in its own words,
+// translated as well as possible.
+type gopherError struct{ msg string }
+
+func (e *gopherError) Error() string { return e.msg }
+
+// compileGopherLua compiles with gopher-lua's parser and compiler, for
+// sources luac has already accepted and found small enough
+// (luac.FallbackLimits).
+func compileGopherLua(src []byte, name string) (proto *lua.FunctionProto, err error) {
+	chunk := luac.ChunkID(name, luac.MaxSrc) // in compile errors
 	defer func() {
 		// gopher-lua's compiler reports some errors by panicking.
 		if r := recover(); r != nil {
-			proto, err = nil, &syntaxError{msg: chunk + ": " + strings.TrimSpace(anyString(r))}
+			proto, err = nil, &gopherError{msg: chunk + ": " + strings.TrimSpace(anyString(r))}
 		}
 	}()
 	stmts, err := parse.Parse(bytes.NewReader(src), chunk)
 	if err != nil {
 		return nil, translateParseError(err, chunk)
 	}
-	proto, err = lua.Compile(stmts, chunk)
+	proto, err = lua.Compile(stmts, luac.ChunkID(name, luac.IDSize))
 	if err != nil {
 		var ce *lua.CompileError
 		if errors.As(err, &ce) {
-			return nil, &syntaxError{msg: chunk + ":" + itoa(ce.Line) + ": " + ce.Message}
+			return nil, &gopherError{msg: chunk + ":" + itoa(ce.Line) + ": " + ce.Message}
 		}
-		return nil, &syntaxError{msg: chunk + ": " + err.Error()}
+		return nil, &gopherError{msg: chunk + ": " + err.Error()}
 	}
 	// Lua 5.1 gives the main chunk no implicit 'arg' table; gopher-lua
 	// would build one (a table and a map) on every run.
@@ -64,11 +79,11 @@ func anyString(r any) string {
 }
 
 // translateParseError turns gopher-lua's parse error into Lua's form. Only
-// reached when checkSyntax accepted what gopher-lua refuses.
+// reached when luac accepted what gopher-lua's parser refuses.
 func translateParseError(err error, chunk string) error {
 	var pe *parse.Error
 	if !errors.As(err, &pe) {
-		return &syntaxError{msg: chunk + ": " + strings.TrimSpace(err.Error())}
+		return &gopherError{msg: chunk + ": " + strings.TrimSpace(err.Error())}
 	}
 	near := pe.Token
 	line := pe.Pos.Line
@@ -82,7 +97,59 @@ func translateParseError(err error, chunk string) error {
 	if line <= 0 {
 		line = 1
 	}
-	return &syntaxError{msg: chunk + ":" + itoa(line) + ": " + msg + " near '" + near + "'"}
+	return &gopherError{msg: chunk + ":" + itoa(line) + ": " + msg + " near '" + near + "'"}
+}
+
+// compileStopped reports whether err is not the source's fault but the
+// compile's interrupt (Options.Interrupt's error: the script was stopped).
+func compileStopped(err error) bool {
+	if err == nil {
+		return false
+	}
+	var le *luac.Error
+	var ge *gopherError
+	return !errors.As(err, &le) && !errors.As(err, &ge)
+}
+
+// loadOptions are the options of the compile loadstring makes: its syntax
+// levels count from the C calls open (loadCallDepth), and it polls the
+// script's budget as every Go loop a script controls does (SCRIPT KILL,
+// SHUTDOWN NOSAVE, the memory watchdog stop it).
+func (sb *sandbox) loadOptions(L *lua.LState) luac.Options {
+	return luac.Options{
+		CallDepth:      sb.loadCallDepth(L),
+		Interrupt:      lauxlib.Of(L).Stopped,
+		InterruptEvery: lauxlib.PollEvery,
+	}
+}
+
+// loadCallDepth is Lua's count of open C calls (L->nCcalls) when a script
+// calls loadstring: one for the script itself (Redis runs it with
+// lua_pcall), and one for each Go function below loadstring on the stack
+// that called back into Lua (pcall, xpcall, ...; pcall's helper
+// pcallRunner is part of pcall). The compile's syntax levels count from
+// there. (Lua also counts metamethod calls, which gopher-lua makes without
+// a frame of their own; those are not seen.)
+func (sb *sandbox) loadCallDepth(L *lua.LState) int {
+	depth := 1
+	for level := 1; level <= luac.MaxCCalls; level++ {
+		dbg, ok := L.GetStack(level)
+		if !ok {
+			break
+		}
+		fn, err := L.GetInfo("Sf", dbg, lua.LNil)
+		if err == nil && dbg.What == "G" && fn != sb.pcallRunner {
+			depth++
+		}
+	}
+	return depth
+}
+
+// chunkID is lobject.c:luaO_chunkid for LUA_IDSIZE 60, how run-time errors
+// name a chunk: "=name" as name, "@file" as file, anything else as
+// [string "first line..."].
+func chunkID(source string) string {
+	return luac.ChunkID(source, luac.IDSize)
 }
 
 // compileMessage is the text loadstring returns for a compile error.
@@ -93,3 +160,9 @@ func compileMessage(err error) string { return err.Error() }
 func compileError(err error) error {
 	return &resp.Error{Code: sanitize("ERR Error compiling script (new function): " + err.Error())}
 }
+
+// isAlpha and isDigitC are <ctype.h>'s isalpha and isdigit in the "C"
+// locale (struct.go reads format options with them).
+func isAlpha(c int) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func isDigitC(c int) bool { return c >= '0' && c <= '9' }

@@ -144,6 +144,14 @@ func (c *control) leaveCall(wrote bool) {
 // killed reports whether the current run was stopped.
 func (c *control) killed() bool { return c.state.Load() == stKilled }
 
+// interrupted is killed as the compiler polls it (luac.Options.Interrupt).
+func (c *control) interrupted() error {
+	if c.killed() {
+		return errScriptKilled
+	}
+	return nil
+}
+
 // kill implements SCRIPT KILL (force=false) and SHUTDOWN NOSAVE / the memory
 // watchdog (force=true).
 func (c *control) kill(force bool) error {
@@ -204,33 +212,34 @@ func (c *control) stop() {
 
 // memSample is what the watchdog reads of memory: the heap's objects (live
 // and garbage not yet collected), the live heap as the last collection
-// marked it, and the data's bytes (Config.DataBytes).
+// marked it, GOGC, and the data's bytes (Config.DataBytes).
 type memSample struct {
-	heap, live, data int64
+	heap, live, gogc, data int64
 }
 
-// memUse is how much memory a run holds, beyond its data, between two
-// samples: live is what the last collection found alive, total counts the
-// garbage too.
-func (now memSample) since(base memSample) (live, total int64) {
+// overLimit reports whether a run that started at base holds more than
+// limit bytes of memory beyond the data it wrote: either alive at the last
+// collection, or in the heap now, garbage included, past what the
+// collector leaves uncollected of everything else (GOGC percent of the
+// rest of the live heap: on a large dataset that garbage is the
+// collector's, not the script's).
+func (now memSample) overLimit(base memSample, limit int64) (growth int64, over bool) {
 	data := now.data - base.data
-	return now.live - base.live - data, now.heap - base.heap - data
+	live := now.live - base.live - data
+	total := now.heap - base.heap - data
+	rest := now.live - max(live, 0)
+	slack := rest * now.gogc / 100
+	return max(live, 0), live > limit || total > limit+slack
 }
-
-// hardLimitFactor bounds a run's heap growth, garbage included, at this
-// many times MemoryLimit: the live figure is only as fresh as the last
-// collection, and a collection may come late.
-const hardLimitFactor = 4
 
 // monitor is the watchdog goroutine. While scripts run it wakes every tick:
 // it closes the busy channel once a run has lasted BusyThreshold and stops a
-// run that holds more than MemoryLimit of the heap alive (or grew it past
-// hardLimitFactor times that, garbage included). After a second without
-// scripts it parks until the next run starts, so an idle server does no
-// work.
+// run that holds more than MemoryLimit (see memSample.overLimit). After a
+// second without scripts it parks until the next run starts, so an idle
+// server does no work.
 func (c *control) monitor() {
 	defer close(c.stopped)
-	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}}
+	samples := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}, {Name: "/gc/heap/live:bytes"}, {Name: "/gc/gogc:percent"}}
 	read := func() memSample {
 		metrics.Read(samples)
 		var m memSample
@@ -240,6 +249,10 @@ func (c *control) monitor() {
 		}
 		if samples[1].Value.Kind() == metrics.KindUint64 {
 			m.live = int64(samples[1].Value.Uint64())
+		}
+		m.gogc = 100
+		if samples[2].Value.Kind() == metrics.KindUint64 {
+			m.gogc = int64(samples[2].Value.Uint64())
 		}
 		if c.e.cfg.DataBytes != nil {
 			m.data = c.e.cfg.DataBytes()
@@ -292,12 +305,12 @@ func (c *control) monitor() {
 			watched, seenAt, base = g, now, prev
 		}
 		prev = m
-		live, total := m.since(base)
-		c.growth.Store(max(live, 0))
+		growth, over := m.overLimit(base, c.memLimit)
+		c.growth.Store(growth)
 		if now.Sub(seenAt) >= c.threshold {
 			c.setBusy(g)
 		}
-		if c.memLimit > 0 && (live > c.memLimit || total > hardLimitFactor*c.memLimit) {
+		if c.memLimit > 0 && over {
 			if c.stopRun(true, reasonMemory, g) == nil {
 				c.e.log(3, "Lua script stopped: it used more than the scripting memory limit")
 			}

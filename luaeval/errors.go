@@ -279,7 +279,9 @@ func sanitize(s string) string { return strings.TrimRight(s, "\r\n") }
 // what Lua's getobjname needs, so Lua's "attempt to index local 'x' (a nil
 // value)" reads "attempt to index a nil value" here.
 var (
-	reBadArg  = regexp.MustCompile(`bad argument #(\d+) to ([^' ]+) \(`)
+	// "(for generator)" is the one function name with a space (a
+	// generic for's iterator, named after its local).
+	reBadArg  = regexp.MustCompile(`bad argument #(\d+) to ([^' ]+|\(for generator\)) \(`)
 	reArith   = regexp.MustCompile(`cannot perform (?:add|sub|mul|div|mod|pow|unm) operation between (\w+) and (\w+)`)
 	reConcat  = regexp.MustCompile(`cannot perform concat operation between (\w+) and (\w+)`)
 	reIndex   = regexp.MustCompile(`attempt to index a non-table object\((\w+)\) with key '.*'$`)

@@ -18,94 +18,141 @@ import (
 // (seam.FramePC). With the seam's hooks off the message keeps its shorter
 // form.
 
-// objName is getobjname: what register reg holds at instruction pc.
+// objName is getobjname: what register reg holds at instruction pc. The
+// code is Lua 5.1's own (luac), so the register's last writer is found as
+// ldebug.c's symbexec finds it.
 func (sb *sandbox) objName(fn *lua.LFunction, pc, reg, depth int) (kind, name string) {
 	if depth > 8 {
 		return "", ""
 	}
-	if n, ok := localName(fn.Proto, reg+1, pc); ok {
+	p := fn.Proto
+	if n, ok := localName(p, reg+1, pc); ok {
 		return "local", n
 	}
-	p := fn.Proto
-	// The last instruction before pc that set reg, in straight-line code.
-	for i := pc - 1; i >= 0; i-- {
-		in := p.Code[i]
-		op := seam.OpCode(in)
-		switch op {
-		case lua.OP_JMP, lua.OP_FORLOOP, lua.OP_FORPREP, lua.OP_TFORLOOP, lua.OP_CLOSE:
-			return "", ""
-		}
-		a := seam.OpA(in)
-		if op == lua.OP_LOADNIL {
-			if reg >= a && reg <= seam.OpB(in) {
-				return "", ""
-			}
-			continue
-		}
-		if a != reg {
-			continue
-		}
-		switch op {
-		case lua.OP_GETGLOBAL:
-			if s, ok := p.Constants[seam.OpBx(in)].(lua.LString); ok {
+	in, ok := symbexec(p, pc, reg)
+	if !ok {
+		return "", ""
+	}
+	switch seam.OpCode(in) {
+	case lua.OP_GETGLOBAL:
+		if bx := seam.OpBx(in); bx < len(p.Constants) {
+			if s, ok := p.Constants[bx].(lua.LString); ok {
 				return "global", string(s)
 			}
-		case lua.OP_LOADK:
-			// A global read turned into a constant by specialize.
-			if bx := seam.OpBx(in); bx < len(p.Constants) {
-				if _, isTable := p.Constants[bx].(*lua.LTable); isTable || p.Constants[bx].Type() == lua.LTFunction {
-					if n, ok := sb.globalName(p.Constants[bx]); ok {
-						return "global", n
-					}
+		}
+	case lua.OP_LOADK:
+		// A global read turned into a constant by specialize.
+		if bx := seam.OpBx(in); bx < len(p.Constants) {
+			if _, isTable := p.Constants[bx].(*lua.LTable); isTable || p.Constants[bx].Type() == lua.LTFunction {
+				if n, ok := sb.globalName(p.Constants[bx]); ok {
+					return "global", n
 				}
 			}
-		case lua.OP_MOVE, lua.OP_MOVEN:
-			if b := seam.OpB(in); b < a {
-				return sb.objName(fn, i, b, depth+1)
-			}
-		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
-			// ldebug.c:kname: a key that is not a constant string is "?".
-			if s, ok := rkConstant(p, seam.OpC(in)); ok {
-				return "field", s
-			}
-			return "field", "?"
-		case lua.OP_GETUPVAL:
-			if b := seam.OpB(in); b < len(p.DbgUpvalues) {
-				return "upvalue", p.DbgUpvalues[b]
-			}
-		case lua.OP_SELF:
-			if s, ok := rkConstant(p, seam.OpC(in)); ok {
-				return "method", s
-			}
 		}
-		return "", ""
+	case lua.OP_MOVE:
+		if a, b := seam.OpA(in), seam.OpB(in); b < a {
+			return sb.objName(fn, pc, b, depth+1)
+		}
+	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+		// ldebug.c:kname: a key that is not a constant string is "?".
+		if s, ok := rkConstant(p, seam.OpC(in)); ok {
+			return "field", s
+		}
+		return "field", "?"
+	case lua.OP_GETUPVAL:
+		if b := seam.OpB(in); b < len(p.DbgUpvalues) {
+			return "upvalue", p.DbgUpvalues[b]
+		}
+	case lua.OP_SELF:
+		if s, ok := rkConstant(p, seam.OpC(in)); ok {
+			return "method", s
+		}
+		return "method", "?"
 	}
 	return "", ""
 }
 
-// localName is lfunc.c:luaF_getlocalname: the name of the local in
-// register n-1 at pc. gopher-lua's debug ranges can end one instruction
-// early (a loop body's last statement), so a local's register is worked
-// out from the locals live where it starts, and its range is taken as
-// inclusive at the end.
-func localName(p *lua.FunctionProto, n, pc int) (string, bool) {
-	reg := n - 1
-	name, found := "", false
-	for i, l := range p.DbgLocals {
-		if l.StartPc > pc || pc > l.EndPc {
-			continue
+// symbexec is ldebug.c's symbexec, as getobjname uses it: the last
+// instruction before lastpc that changed register reg, following forward
+// jumps that stay before lastpc (and the function's final return when
+// none did).
+func symbexec(p *lua.FunctionProto, lastpc, reg int) (uint32, bool) {
+	code := p.Code
+	if lastpc > len(code) || len(code) == 0 {
+		return 0, false
+	}
+	last := len(code) - 1
+	for pc := 0; pc < lastpc; pc++ {
+		in := code[pc]
+		op := seam.OpCode(in)
+		a, b, c := seam.OpA(in), seam.OpB(in), seam.OpC(in)
+		if setsA(op) && a == reg {
+			last = pc
 		}
-		r := 0
-		for _, prev := range p.DbgLocals[:i] {
-			if prev.StartPc <= l.StartPc && prev.EndPc > l.StartPc {
-				r++
+		switch op {
+		case lua.OP_LOADNIL:
+			if a <= reg && reg <= b {
+				last = pc // sets registers a to b
+			}
+		case lua.OP_SELF:
+			if reg == a+1 {
+				last = pc
+			}
+		case lua.OP_TFORLOOP:
+			if reg >= a+2 {
+				last = pc // affects every register above its base
+			}
+		case lua.OP_FORLOOP, lua.OP_FORPREP, lua.OP_JMP:
+			sbx := seam.OpBx(in) - maxSbx
+			if dest := pc + 1 + sbx; pc < dest && dest <= lastpc {
+				pc += sbx // a forward jump that does not skip lastpc
+			}
+		case lua.OP_CALL, lua.OP_TAILCALL:
+			if reg >= a {
+				last = pc // affects every register above its base
+			}
+		case lua.OP_SETLIST:
+			if c == 0 {
+				pc++ // the block number's word
+			}
+		case lua.OP_CLOSURE:
+			if bx := seam.OpBx(in); bx < len(p.FunctionPrototypes) {
+				pc += int(p.FunctionPrototypes[bx].NumUpvalues) // its pseudo-instructions
 			}
 		}
-		if r == reg {
-			name, found = l.Name, true
+	}
+	return code[last], true
+}
+
+const maxSbx = (1<<18 - 1) >> 1
+
+// setsA reports whether op writes register A (lopcodes.c's testAMode).
+func setsA(op int) bool {
+	switch op {
+	case lua.OP_SETGLOBAL, lua.OP_SETUPVAL, lua.OP_SETTABLE, lua.OP_SETTABLEKS, lua.OP_JMP,
+		lua.OP_EQ, lua.OP_LT, lua.OP_LE, lua.OP_RETURN, lua.OP_TFORLOOP, lua.OP_SETLIST,
+		lua.OP_CLOSE, lua.OP_NOP:
+		return false
+	}
+	return true
+}
+
+// localName is lfunc.c:luaF_getlocalname: the name of the n-th local
+// active at pc (luac records Lua's [startpc, endpc) ranges, in order of
+// declaration).
+func localName(p *lua.FunctionProto, n, pc int) (string, bool) {
+	for _, l := range p.DbgLocals {
+		if l.StartPc > pc {
+			break
+		}
+		if pc < l.EndPc { // is variable active?
+			n--
+			if n == 0 {
+				return l.Name, true
+			}
 		}
 	}
-	return name, found
+	return "", false
 }
 
 func rkConstant(p *lua.FunctionProto, rk int) (string, bool) {
