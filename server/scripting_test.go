@@ -560,3 +560,36 @@ func TestScriptWritesAreNotLuaMemory(t *testing.T) {
 		t.Fatalf("STRLEN k300: %q", got)
 	}
 }
+
+// Compiling a new script is part of running it: a compile that takes long
+// gets BUSY for the others past busy-reply-threshold, and SCRIPT KILL stops
+// it at once (the compiler polls the kill flag), with the killed error.
+func TestBusyDuringCompile(t *testing.T) {
+	s := RunT(t, Config{BusyThreshold: 20 * time.Millisecond})
+	// A one-line sum of 8 MB takes luac about a second (Redis: half that).
+	body := "local a = 1 return a" + strings.Repeat("+a", 4<<20)
+	b := redistest.Dial(t, s.Addr())
+	a, got := scrStartScript(t, s.Addr(), body, b)
+	if got != scrBusy {
+		t.Fatalf("PING while compiling: %q", got)
+	}
+	killed := time.Now()
+	if got := scrDo(b, "SCRIPT", "KILL"); got != "+OK\r\n" {
+		t.Fatalf("SCRIPT KILL while compiling: %q", got)
+	}
+	if got := scrRead(a); got != "-ERR Script killed by user with SCRIPT KILL...\r\n" {
+		t.Fatalf("EVAL stopped while compiling: %q", got)
+	}
+	if d := time.Since(killed); d > time.Second {
+		t.Errorf("the compile ended %v after SCRIPT KILL", d)
+	} else {
+		t.Logf("the compile ended %v after SCRIPT KILL", d)
+	}
+	if got := scrDo(b, "PING"); got != "+PONG\r\n" {
+		t.Fatalf("PING after: %q", got)
+	}
+	// Nothing of the stopped compile was cached.
+	if got := scrDo(b, "SCRIPT", "EXISTS", scrSHA(body)); got != "*1\r\n:0\r\n" {
+		t.Fatalf("SCRIPT EXISTS: %q", got)
+	}
+}
