@@ -33,13 +33,15 @@ type db struct {
 }
 
 // entry is one key. Its array holds the key's length (a uvarint), the key,
-// then the value; p is nil for a free slot. The key bytes never change
-// while the entry lives, so strings made from them stay valid; only the
-// value part is overwritten.
+// then the value of a string key (a key of another type keeps its value in
+// obj); p is nil for a free slot. The key bytes never change while the
+// entry lives, so strings made from them stay valid; only the value part is
+// overwritten.
 type entry struct {
-	p        *byte  // first byte of the array
-	n, c     uint32 // length and capacity of the array
-	expireAt int64  // Unix ms; 0 when the key has no TTL
+	p        *byte   // first byte of the array
+	n, c     uint32  // length and capacity of the array
+	expireAt int64   // Unix ms; 0 when the key has no TTL
+	obj      *object // the value when it is not a string (object.go); nil for a string
 }
 
 func (e *entry) kv() []byte { return unsafe.Slice(e.p, e.c)[:e.n] }
@@ -198,6 +200,10 @@ func (d *db) resize() {
 // value of similar size allocation-free.
 func (d *db) setVal(i uint32, val []byte) {
 	e := &d.slots[i]
+	if e.obj != nil {
+		d.account(-e.obj.counted)
+		e.obj = nil
+	}
 	off, klen := e.valueAt()
 	if need := off + len(val); int(e.c) >= need && int(e.c) <= 2*need+32 {
 		e.setKV(append(e.kv()[:off], val...))
@@ -241,6 +247,9 @@ func (d *db) delete(i uint32) {
 		d.expires--
 	}
 	d.account(-int64(e.c))
+	if e.obj != nil {
+		d.account(-e.obj.counted)
+	}
 	*e = entry{}
 	d.used--
 	if d.used == 0 && len(d.slots) > 1024 {

@@ -105,3 +105,28 @@ func TestDataBytes(t *testing.T) {
 		t.Fatalf("after FLUSHALL: %d bytes", n)
 	}
 }
+
+// A hash's bytes are counted as it grows and shrinks, in both encodings,
+// and given back when it goes.
+func TestDataBytesHashes(t *testing.T) {
+	h := newKSTest(t)
+	h.run("HSET", "h", "f", "v")
+	small := h.k.DataBytes()
+	for i := 0; i < 1000; i++ {
+		h.run("HSET", "h", "field"+strconv.Itoa(i), strings.Repeat("v", 100))
+	}
+	big := h.k.DataBytes()
+	if big < small+100*1000 {
+		t.Fatalf("1000 fields of 100 bytes: %d -> %d bytes", small, big)
+	}
+	for i := 0; i < 1000; i++ {
+		h.run("HDEL", "h", "field"+strconv.Itoa(i))
+	}
+	if n := h.k.DataBytes(); n > big/2 {
+		t.Fatalf("after deleting them: %d bytes (was %d)", n, big)
+	}
+	h.run("DEL", "h")
+	if n := h.k.DataBytes(); n > 256 { // the database's own slot and cells stay
+		t.Fatalf("after DEL: %d bytes", n)
+	}
+}

@@ -14,7 +14,7 @@ func (k *Keyspace) direct(db int) *Ctx { return &Ctx{DB: db, Now: k.Now()} }
 // Value returns key's value in database db, if it is live.
 func (k *Keyspace) Value(db int, key string) (string, bool) {
 	e, _, ok := k.find(k.direct(db), []byte(key))
-	if !ok {
+	if !ok || e.obj != nil {
 		return "", false
 	}
 	return string(e.val()), true

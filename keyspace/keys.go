@@ -36,17 +36,14 @@ func CmdExists(k *Keyspace, c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// TYPE key: "string" or "none", the only types minilock holds.
+// TYPE key: the value's type, or "none".
 func CmdType(k *Keyspace, c *Ctx, args [][]byte) error {
-	c.W.Status(k.typeOf(c, args[1]))
-	return nil
-}
-
-func (k *Keyspace) typeOf(c *Ctx, key []byte) string {
-	if k.exists(c, key) {
-		return "string"
+	if e, _, ok := k.read(c, args[1]); ok {
+		c.W.Status(e.kindOf().String())
+	} else {
+		c.W.Status("none")
 	}
-	return "none"
+	return nil
 }
 
 // DBSIZE: keys in the selected database, as Redis counts them (keys past
@@ -124,31 +121,12 @@ func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	if !ok {
 		return errInvalidCursor
 	}
-	count := int64(10)
-	var pattern, typ []byte
-	for i := 2; i < len(args); i += 2 {
-		hasValue := i+1 < len(args)
-		switch {
-		case redisstr.Option(args[i], "count") && hasValue:
-			n, err := intArg(args[i+1])
-			if err != nil {
-				return err
-			}
-			if n < 1 {
-				return resp.ErrSyntax
-			}
-			count = n
-		case redisstr.Option(args[i], "match") && hasValue:
-			pattern = args[i+1]
-			if len(pattern) == 1 && pattern[0] == '*' {
-				pattern = nil
-			}
-		case redisstr.Option(args[i], "type") && hasValue:
-			typ = args[i+1]
-		default:
-			return resp.ErrSyntax
-		}
+	o, err := parseScanOpts(args[2:], true)
+	if err != nil {
+		return err
 	}
+	count, pattern, typ := o.count, o.pattern, o.typ
+	kind, typeKnown := kindByName(typ)
 	d := &k.dbs[c.DB]
 	var found []string
 	next := uint64(0)
@@ -165,7 +143,7 @@ func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 		if e.expired(c.Now) || (pattern != nil && !Match(pattern, e.key())) {
 			continue
 		}
-		if typ != nil && !redisstr.Option(typ, "string") {
+		if typ != nil && !(typeKnown && e.kindOf() == kind) {
 			continue
 		}
 		found = append(found, e.key())
@@ -177,6 +155,53 @@ func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 		c.W.BulkString(key)
 	}
 	return nil
+}
+
+// scanOpts are SCAN's and the collection scans' options.
+type scanOpts struct {
+	count   int64
+	pattern []byte // nil: every element (also for "*")
+	typ     []byte // SCAN's TYPE, nil when not given
+}
+
+// parseScanOpts reads [MATCH pattern] [COUNT count] and, for the keyspace's
+// SCAN only, [TYPE type] (db.c:scanGenericCommand).
+func parseScanOpts(args [][]byte, withType bool) (scanOpts, error) {
+	o := scanOpts{count: 10}
+	for i := 0; i < len(args); i += 2 {
+		hasValue := i+1 < len(args)
+		switch {
+		case redisstr.Option(args[i], "count") && hasValue:
+			n, err := intArg(args[i+1])
+			if err != nil {
+				return o, err
+			}
+			if n < 1 {
+				return o, resp.ErrSyntax
+			}
+			o.count = n
+		case redisstr.Option(args[i], "match") && hasValue:
+			o.pattern = args[i+1]
+			if len(o.pattern) == 1 && o.pattern[0] == '*' {
+				o.pattern = nil
+			}
+		case withType && redisstr.Option(args[i], "type") && hasValue:
+			o.typ = args[i+1]
+		default:
+			return o, resp.ErrSyntax
+		}
+	}
+	return o, nil
+}
+
+// replyScan writes a scan's reply: the next cursor and the elements.
+func replyScan(w *resp.Writer, next uint64, elems [][]byte) {
+	w.Array(2)
+	w.BulkString(strconv.FormatUint(next, 10))
+	w.Array(len(elems))
+	for _, e := range elems {
+		w.Bulk(e)
+	}
 }
 
 // parseCursor reads a SCAN cursor as Redis does with strtoul

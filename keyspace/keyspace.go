@@ -16,6 +16,7 @@ package keyspace
 
 import (
 	"errors"
+	"math/rand/v2"
 	"sync/atomic"
 	"time"
 
@@ -71,6 +72,8 @@ type Keyspace struct {
 	// bookkeeping (see db.account). Written by the owner, read by anyone.
 	mem     atomic.Int64
 	maxLen  int64
+	enc     Encodings
+	rng     *rand.Rand // SPOP, SRANDMEMBER, HRANDFIELD, RANDOMKEY ...
 	stats   Stats
 	watches watchers
 
@@ -94,6 +97,8 @@ func New(cfg Config) *Keyspace {
 		maxLen = 512 << 20
 	}
 	k := &Keyspace{
+		enc:     DefaultEncodings(),
+		rng:     rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
 		maxLen:  maxLen,
 		dbs:     make([]db, n),
 		clock:   clock,

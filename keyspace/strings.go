@@ -107,7 +107,9 @@ func (k *Keyspace) set(c *Ctx, cmd string, key, val []byte, o setOpts, okReply, 
 		}
 	}
 	if o.get {
-		k.replyValue(c, key)
+		if err := k.replyValue(c, key); err != nil {
+			return err
+		}
 	}
 	_, i, found := k.find(c, key)
 	if (o.nx && found) || (o.xx && !found) {
@@ -132,13 +134,38 @@ func replyOne(w *resp.Writer)  { w.Int(1) }
 func replyZero(w *resp.Writer) { w.Int(0) }
 
 // replyValue replies with key's value, or null when it is missing
-// (getGenericCommand).
-func (k *Keyspace) replyValue(c *Ctx, key []byte) {
-	if e, _, ok := k.read(c, key); ok {
+// (getGenericCommand); a key of another type is WRONGTYPE.
+func (k *Keyspace) replyValue(c *Ctx, key []byte) error {
+	e, _, ok, err := k.readString(c, key)
+	switch {
+	case err != nil:
+		return err
+	case ok:
 		c.W.Bulk(e.val())
-		return
+	default:
+		c.W.Null()
 	}
-	c.W.Null()
+	return nil
+}
+
+// readString is read for a command on strings: errWrongType when key
+// holds another type.
+func (k *Keyspace) readString(c *Ctx, key []byte) (*entry, uint32, bool, error) {
+	e, i, ok := k.read(c, key)
+	if ok && e.obj != nil {
+		return nil, 0, false, errWrongType
+	}
+	return e, i, ok, nil
+}
+
+// findString is find for a command that changes a string: errWrongType
+// when key holds another type.
+func (k *Keyspace) findString(c *Ctx, key []byte) (*entry, uint32, bool, error) {
+	e, i, ok := k.find(c, key)
+	if ok && e.obj != nil {
+		return nil, 0, false, errWrongType
+	}
+	return e, i, ok, nil
 }
 
 // SET key value [NX|XX] [GET] [EX s|PX ms|EXAT ts|PXAT ms-ts|KEEPTTL]
@@ -167,20 +194,24 @@ func CmdPSetEX(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // GET key
 func CmdGet(k *Keyspace, c *Ctx, args [][]byte) error {
-	k.replyValue(c, args[1])
-	return nil
+	return k.replyValue(c, args[1])
 }
 
 // GETSET key value: the old value, and the new one without a TTL.
 func CmdGetSet(k *Keyspace, c *Ctx, args [][]byte) error {
-	k.replyValue(c, args[1])
+	if err := k.replyValue(c, args[1]); err != nil {
+		return err
+	}
 	k.store(c, args[1], args[2], false)
 	return nil
 }
 
 // GETDEL key
 func CmdGetDel(k *Keyspace, c *Ctx, args [][]byte) error {
-	e, i, ok := k.read(c, args[1])
+	e, i, ok, err := k.readString(c, args[1])
+	if err != nil {
+		return err
+	}
 	if !ok {
 		c.W.Null()
 		return nil
@@ -196,7 +227,10 @@ func CmdGetEX(k *Keyspace, c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	e, i, ok := k.read(c, args[1])
+	e, i, ok, err := k.readString(c, args[1])
+	if err != nil {
+		return err
+	}
 	if !ok {
 		c.W.Null()
 		return nil
@@ -232,7 +266,10 @@ func CmdGetRange(k *Keyspace, c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
-	e, _, ok := k.read(c, args[1])
+	e, _, ok, err := k.readString(c, args[1])
+	if err != nil {
+		return err
+	}
 	if !ok {
 		c.W.BulkString("")
 		return nil
@@ -264,7 +301,11 @@ func CmdGetRange(k *Keyspace, c *Ctx, args [][]byte) error {
 // STRLEN key
 func CmdStrLen(k *Keyspace, c *Ctx, args [][]byte) error {
 	var n int
-	if e, _, ok := k.read(c, args[1]); ok {
+	e, _, ok, err := k.readString(c, args[1])
+	if err != nil {
+		return err
+	}
+	if ok {
 		n = len(e.val())
 	}
 	c.W.Int(int64(n))
@@ -273,7 +314,10 @@ func CmdStrLen(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // APPEND key value: the new length. The TTL is kept.
 func CmdAppend(k *Keyspace, c *Ctx, args [][]byte) error {
-	_, i, ok := k.find(c, args[1])
+	_, i, ok, err := k.findString(c, args[1])
+	if err != nil {
+		return err
+	}
 	if !ok {
 		i = k.store(c, args[1], args[2], false)
 	} else {
@@ -303,7 +347,12 @@ func (k *Keyspace) checkStringLength(size, add int) error {
 func CmdMGet(k *Keyspace, c *Ctx, args [][]byte) error {
 	c.W.Array(len(args) - 1)
 	for _, key := range args[1:] {
-		k.replyValue(c, key)
+		// MGET answers null for a key of another type.
+		if e, _, ok := k.read(c, key); ok && e.obj == nil {
+			c.W.Bulk(e.val())
+		} else {
+			c.W.Null()
+		}
 	}
 	return nil
 }
@@ -345,7 +394,10 @@ var errDecrOverflow = resp.NewError("decrement would overflow")
 // as 0; the TTL is kept.
 func (k *Keyspace) incr(c *Ctx, key []byte, by int64) error {
 	var old int64
-	e, i, ok := k.find(c, key)
+	e, i, ok, err := k.findString(c, key)
+	if err != nil {
+		return err
+	}
 	if ok {
 		var valid bool
 		if old, valid = redisstr.ParseInt(e.val()); !valid {

@@ -59,6 +59,24 @@ var commandTable = []*command{
 	{name: "pexpiretime", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdPExpireTime)},
 	{name: "persist", arity: 2, flags: fWrite | fFast, run: data(keyspace.CmdPersist)},
 
+	// Hashes (keyspace/hash.go).
+	{name: "hset", arity: -4, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdHSet)},
+	{name: "hmset", arity: -4, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdHSet)},
+	{name: "hsetnx", arity: 4, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdHSetNX)},
+	{name: "hget", arity: 3, flags: fReadOnly | fFast, run: data(keyspace.CmdHGet)},
+	{name: "hmget", arity: -3, flags: fReadOnly | fFast, run: data(keyspace.CmdHMGet)},
+	{name: "hdel", arity: -3, flags: fWrite | fFast, run: data(keyspace.CmdHDel)},
+	{name: "hexists", arity: 3, flags: fReadOnly | fFast, run: data(keyspace.CmdHExists)},
+	{name: "hlen", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdHLen)},
+	{name: "hstrlen", arity: 3, flags: fReadOnly | fFast, run: data(keyspace.CmdHStrLen)},
+	{name: "hkeys", arity: 2, flags: fReadOnly, run: data(keyspace.CmdHKeys)},
+	{name: "hvals", arity: 2, flags: fReadOnly, run: data(keyspace.CmdHVals)},
+	{name: "hgetall", arity: 2, flags: fReadOnly, run: data(keyspace.CmdHGetAll)},
+	{name: "hincrby", arity: 4, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdHIncrBy)},
+	{name: "hincrbyfloat", arity: 4, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdHIncrByFloat)},
+	{name: "hscan", arity: -3, flags: fReadOnly, run: data(keyspace.CmdHScan)},
+	{name: "hrandfield", arity: -2, flags: fReadOnly, run: data(keyspace.CmdHRandField)},
+
 	// Scripting (scripting.go). skip_monitor: eval() feeds MONITOR
 	// itself, before the script runs, so the script's own commands
 	// ("[0 lua] ...") follow it, as eval.c:evalCommand does.

@@ -119,6 +119,7 @@ func diffGroups() []caseGroup {
 		{"multi", multiCases},
 		{"protocol", protocolCases},
 		{"script", scriptCases},
+		{"hash", hashCases},
 	}
 }
 

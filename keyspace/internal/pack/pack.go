@@ -1,0 +1,112 @@
+// Package pack is minilock's listpack: a sequence of byte strings kept in
+// one []byte, each entry its length as a uvarint and then its bytes. Small
+// hashes, sets and sorted sets and every list chunk use it, so that a
+// small collection costs about the bytes of its elements (as Redis's
+// listpack and ziplist do) rather than an allocation and a header each.
+//
+// Entries are reached by offset: Next walks from one to the next; an
+// offset stays valid until the pack changes before it. Every operation
+// but Append and the walk is linear in the pack's size, which is why
+// collections convert to a real index past a small threshold.
+package pack
+
+import (
+	"bytes"
+	"encoding/binary"
+)
+
+// Pack is the sequence. The zero Pack is empty and ready to use.
+type Pack struct {
+	b []byte
+	n int // entries
+}
+
+// Len is the number of entries.
+func (p *Pack) Len() int { return p.n }
+
+// Size is the bytes the pack holds (its capacity).
+func (p *Pack) Size() int { return cap(p.b) }
+
+// End is the offset past the last entry: a walk stops there.
+func (p *Pack) End() int { return len(p.b) }
+
+// At returns the entry at off and the offset of the next one.
+func (p *Pack) At(off int) (v []byte, next int) {
+	n, w := binary.Uvarint(p.b[off:])
+	start := off + w
+	end := start + int(n)
+	return p.b[start:end:end], end
+}
+
+// Append adds v at the end.
+func (p *Pack) Append(v []byte) {
+	p.b = binary.AppendUvarint(p.b, uint64(len(v)))
+	p.b = append(p.b, v...)
+	p.n++
+}
+
+// Insert adds v before the entry at off (End appends).
+func (p *Pack) Insert(off int, v []byte) {
+	var hdr [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(hdr[:], uint64(len(v)))
+	need := w + len(v)
+	p.b = append(p.b, make([]byte, need)...)
+	copy(p.b[off+need:], p.b[off:len(p.b)-need])
+	copy(p.b[off:], hdr[:w])
+	copy(p.b[off+w:], v)
+	p.n++
+}
+
+// Replace makes the entry at off v, and returns the offset after it.
+func (p *Pack) Replace(off int, v []byte) int {
+	_, next := p.At(off)
+	var hdr [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(hdr[:], uint64(len(v)))
+	need := w + len(v)
+	if grow := need - (next - off); grow > 0 {
+		p.b = append(p.b, make([]byte, grow)...)
+		copy(p.b[next+grow:], p.b[next:len(p.b)-grow])
+	} else if grow < 0 {
+		copy(p.b[next+grow:], p.b[next:])
+		p.b = p.b[:len(p.b)+grow]
+	}
+	copy(p.b[off:], hdr[:w])
+	copy(p.b[off+w:], v)
+	return off + need
+}
+
+// Delete removes count entries starting at off.
+func (p *Pack) Delete(off, count int) {
+	end := off
+	for i := 0; i < count && end < len(p.b); i++ {
+		_, end = p.At(end)
+		p.n--
+	}
+	p.b = append(p.b[:off], p.b[end:]...)
+	if cap(p.b) > 64 && len(p.b) < cap(p.b)/4 {
+		p.b = append([]byte(nil), p.b...) // give back what a shrink left
+	}
+}
+
+// Find returns the offset of the first entry equal to v among every
+// stride-th entry from the first (stride 2 searches the fields of
+// field-value pairs), or -1.
+func (p *Pack) Find(v []byte, stride int) int {
+	for off, i := 0, 0; off < len(p.b); i++ {
+		e, next := p.At(off)
+		if i%stride == 0 && bytes.Equal(e, v) {
+			return off
+		}
+		off = next
+	}
+	return -1
+}
+
+// Offset returns the offset of entry i (0-based), or End when i is Len.
+func (p *Pack) Offset(i int) int {
+	off := 0
+	for ; i > 0; i-- {
+		_, off = p.At(off)
+	}
+	return off
+}
