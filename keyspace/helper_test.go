@@ -160,6 +160,8 @@ var ksCommands = map[string]func(*Keyspace, *Ctx, [][]byte) error{
 	"expiretime":   CmdExpireTime,
 	"pexpiretime":  CmdPExpireTime,
 	"persist":      CmdPersist,
+	"setrange":     CmdSetRange,
+	"incrbyfloat":  CmdIncrByFloat,
 	"hset":         CmdHSet,
 	"hmset":        CmdHSet,
 	"hsetnx":       CmdHSetNX,

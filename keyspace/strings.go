@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/minilock/minilock/internal/redisstr"
+	"github.com/minilock/minilock/keyspace/internal/ldouble"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -439,4 +440,71 @@ func CmdDecrBy(k *Keyspace, c *Ctx, args [][]byte) error {
 		return errDecrOverflow
 	}
 	return k.incr(c, args[1], -by)
+}
+
+var errOffsetRange = resp.NewError("offset is out of range")
+
+// SETRANGE key offset value: the new length; a gap is filled with zero
+// bytes. The TTL is kept.
+func CmdSetRange(k *Keyspace, c *Ctx, args [][]byte) error {
+	offset, err := intArg(args[2])
+	if err != nil {
+		return err
+	}
+	if offset < 0 {
+		return errOffsetRange
+	}
+	val := args[3]
+	e, i, ok, err := k.findString(c, args[1])
+	if err != nil {
+		return err
+	}
+	old := 0
+	if ok {
+		old = len(e.val())
+	}
+	if len(val) == 0 {
+		c.W.Int(int64(old)) // nothing to set: no key is made
+		return nil
+	}
+	if offset > k.maxLen || k.checkStringLength(int(offset), len(val)) != nil {
+		return errStringTooLong
+	}
+	end := int(offset) + len(val)
+	buf := make([]byte, max(old, end))
+	if ok {
+		copy(buf, e.val())
+	}
+	copy(buf[offset:], val)
+	k.put(c, i, ok, args[1], buf, true)
+	c.W.Int(int64(len(buf)))
+	return nil
+}
+
+// INCRBYFLOAT key increment, in long double arithmetic and printed as
+// Redis prints it (t_string.c:incrbyfloatCommand). The TTL is kept.
+func CmdIncrByFloat(k *Keyspace, c *Ctx, args [][]byte) error {
+	e, i, ok, err := k.findString(c, args[1])
+	if err != nil {
+		return err
+	}
+	var old ldouble.Float
+	if ok {
+		if old, ok = ldouble.Parse(e.val()); !ok {
+			return errNotFloat
+		}
+		ok = true
+	}
+	by, valid := ldouble.Parse(args[2])
+	if !valid {
+		return errNotFloat
+	}
+	sum := ldouble.Add(old, by)
+	if sum.IsInf() {
+		return errIncrNaNInf
+	}
+	s := sum.Human()
+	k.put(c, i, ok, args[1], []byte(s), true)
+	c.W.BulkString(s)
+	return nil
 }

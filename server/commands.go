@@ -27,6 +27,8 @@ var commandTable = []*command{
 	{name: "getex", arity: -2, flags: fWrite | fFast, run: data(keyspace.CmdGetEX)},
 	{name: "getrange", arity: 4, flags: fReadOnly, run: data(keyspace.CmdGetRange)},
 	{name: "strlen", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdStrLen)},
+	{name: "setrange", arity: 4, flags: fWrite | fDenyOOM, run: data(keyspace.CmdSetRange)},
+	{name: "incrbyfloat", arity: 3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdIncrByFloat)},
 	{name: "append", arity: 3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdAppend)},
 	{name: "mget", arity: -2, flags: fReadOnly | fFast, run: data(keyspace.CmdMGet)},
 	{name: "mset", arity: -3, flags: fWrite | fDenyOOM, run: data(keyspace.CmdMSet)},

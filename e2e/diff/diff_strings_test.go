@@ -188,4 +188,13 @@ var stringCases = []diffCase{
 	tc("append empty", c("SET k a"), cmd("APPEND", "k", ""), cmd("APPEND", "e", ""), c("EXISTS e"), c("GET e")),
 	tc("append on expired", c("SET k a PXAT 1000"), c("APPEND k b"), c("GET k"), c("TTL k")),
 	tc("append arity", c("APPEND k"), c("APPEND k a b")),
+
+	// SETRANGE and INCRBYFLOAT
+	tc("setrange", c("SETRANGE k 5 abc"), cmd("GET", "k"), c("SETRANGE k 0 X"), c("GET k"), c("SETRANGE k 1 ''"), c("SETRANGE n 3 ''"), c("EXISTS n"),
+		c("SETRANGE k -1 x"), c("SETRANGE k x y"), c("SETRANGE k 536870912 x"), c("SETRANGE k 9223372036854775807 x"),
+		c("SET e v EX 100"), c("SETRANGE e 1 x"), c("TTL e"), c("HSET h f v"), c("SETRANGE h 0 x"), c("SETRANGE h 0 ''")),
+	tc("incrbyfloat", c("INCRBYFLOAT k 10.5"), c("INCRBYFLOAT k 0.1"), c("INCRBYFLOAT k -5"), c("INCRBYFLOAT k 3.0e3"), c("GET k"), c("INCRBYFLOAT k x"),
+		c("INCRBYFLOAT k inf"), c("INCRBYFLOAT k nan"), c("SET s abc"), c("INCRBYFLOAT s 1"), c("SET e 1 EX 100"), c("INCRBYFLOAT e 1"), c("TTL e"),
+		c("INCRBYFLOAT big 1e4932"), c("INCRBYFLOAT big 1e4932"), c("SET i 5"), c("INCRBYFLOAT i 1e-20"), c("HSET h f v"), c("INCRBYFLOAT h 1"),
+		c("SET sp ' 1'"), c("INCRBYFLOAT sp 1"), c("INCRBYFLOAT n 0x10"), c("INCRBYFLOAT m -0"), c("GET m")),
 }
