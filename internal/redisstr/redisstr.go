@@ -9,6 +9,8 @@ package redisstr
 import (
 	"bytes"
 	"math"
+	"strconv"
+	"strings"
 )
 
 // ParseInt parses b as Redis's string2ll does (util.c): optional '-', no '+',
@@ -211,4 +213,131 @@ func unescape(c byte) byte {
 		return '\a'
 	}
 	return c
+}
+
+// ScanNumber reads the longest prefix of s that C's strtod accepts
+// (decimal and hex floats, inf, infinity, nan, nan(...)), without skipping
+// leading white space: it returns how many bytes that is (0: no number)
+// and the value.
+func ScanNumber(s string) (int, float64) {
+	i := 0
+	neg := false
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		neg = s[i] == '-'
+		i++
+	}
+	sign := func(f float64) float64 {
+		if neg {
+			return -f
+		}
+		return f
+	}
+	rest := strings.ToLower(s[i:])
+	switch {
+	case strings.HasPrefix(rest, "infinity"):
+		return i + 8, sign(math.Inf(1))
+	case strings.HasPrefix(rest, "inf"):
+		return i + 3, sign(math.Inf(1))
+	case strings.HasPrefix(rest, "nan"):
+		n := i + 3
+		if n < len(s) && s[n] == '(' {
+			if j := strings.IndexByte(s[n:], ')'); j >= 0 {
+				n += j + 1
+			}
+		}
+		return n, sign(math.NaN())
+	case strings.HasPrefix(rest, "0x") && len(rest) > 2 && (isHex(rest[2]) || rest[2] == '.' && len(rest) > 3 && isHex(rest[3])):
+		j := i + 2
+		var mant float64
+		digits := 0
+		exp := 0
+		for j < len(s) && isHex(s[j]) {
+			mant = mant*16 + float64(unhex(s[j]))
+			j++
+			digits++
+		}
+		if j < len(s) && s[j] == '.' {
+			j++
+			for j < len(s) && isHex(s[j]) {
+				mant = mant*16 + float64(unhex(s[j]))
+				exp -= 4
+				j++
+				digits++
+			}
+		}
+		if digits == 0 {
+			return 0, 0
+		}
+		if j < len(s) && (s[j] == 'p' || s[j] == 'P') {
+			k := j + 1
+			eneg := false
+			if k < len(s) && (s[k] == '+' || s[k] == '-') {
+				eneg = s[k] == '-'
+				k++
+			}
+			if k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				e := 0
+				for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+					if e < 100000 {
+						e = e*10 + int(s[k]-'0')
+					}
+					k++
+				}
+				if eneg {
+					e = -e
+				}
+				exp += e
+				j = k
+			}
+		}
+		return j, sign(math.Ldexp(mant, exp))
+	}
+	j := i
+	digits := 0
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		j++
+		digits++
+	}
+	if j < len(s) && s[j] == '.' {
+		j++
+		for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+			j++
+			digits++
+		}
+	}
+	if digits == 0 {
+		return 0, 0
+	}
+	if j < len(s) && (s[j] == 'e' || s[j] == 'E') {
+		k := j + 1
+		if k < len(s) && (s[k] == '+' || s[k] == '-') {
+			k++
+		}
+		if k < len(s) && s[k] >= '0' && s[k] <= '9' {
+			for k < len(s) && s[k] >= '0' && s[k] <= '9' {
+				k++
+			}
+			j = k
+		}
+	}
+	f, err := strconv.ParseFloat(s[:j], 64)
+	if err != nil {
+		// Out of range: strtod gives ±HUGE_VAL or 0, ParseFloat says so
+		// with f already set to ±Inf or 0.
+		if ne, ok := err.(*strconv.NumError); !ok || ne.Err != strconv.ErrRange {
+			return 0, 0
+		}
+	}
+	return j, f
+}
+
+// Strtod is C's strtod: leading white space, then ScanNumber. It returns
+// the value and how many bytes of s it read (0: no number).
+func Strtod(s string) (float64, int) {
+	t := strings.TrimLeft(s, " \t\n\v\f\r")
+	n, f := ScanNumber(t)
+	if n == 0 {
+		return 0, 0
+	}
+	return f, len(s) - len(t) + n
 }
