@@ -79,6 +79,25 @@ var commandTable = []*command{
 	{name: "hscan", arity: -3, flags: fReadOnly, run: data(keyspace.CmdHScan)},
 	{name: "hrandfield", arity: -2, flags: fReadOnly, run: data(keyspace.CmdHRandField)},
 
+	// Sets (keyspace/set.go).
+	{name: "sadd", arity: -3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdSAdd)},
+	{name: "srem", arity: -3, flags: fWrite | fFast, run: data(keyspace.CmdSRem)},
+	{name: "smove", arity: 4, flags: fWrite | fFast, run: data(keyspace.CmdSMove)},
+	{name: "sismember", arity: 3, flags: fReadOnly | fFast, run: data(keyspace.CmdSIsMember)},
+	{name: "smismember", arity: -3, flags: fReadOnly | fFast, run: data(keyspace.CmdSMIsMember)},
+	{name: "scard", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdSCard)},
+	{name: "smembers", arity: 2, flags: fReadOnly, run: data(keyspace.CmdSMembers)},
+	{name: "spop", arity: -2, flags: fWrite | fFast, run: data(keyspace.CmdSPop)},
+	{name: "srandmember", arity: -2, flags: fReadOnly, run: data(keyspace.CmdSRandMember)},
+	{name: "sunion", arity: -2, flags: fReadOnly, run: data(keyspace.CmdSUnion)},
+	{name: "sinter", arity: -2, flags: fReadOnly, run: data(keyspace.CmdSInter)},
+	{name: "sdiff", arity: -2, flags: fReadOnly, run: data(keyspace.CmdSDiff)},
+	{name: "sunionstore", arity: -3, flags: fWrite | fDenyOOM, run: data(keyspace.CmdSUnionStore)},
+	{name: "sinterstore", arity: -3, flags: fWrite | fDenyOOM, run: data(keyspace.CmdSInterStore)},
+	{name: "sdiffstore", arity: -3, flags: fWrite | fDenyOOM, run: data(keyspace.CmdSDiffStore)},
+	{name: "sintercard", arity: -3, flags: fReadOnly, run: data(keyspace.CmdSInterCard)},
+	{name: "sscan", arity: -3, flags: fReadOnly, run: data(keyspace.CmdSScan)},
+
 	// Scripting (scripting.go). skip_monitor: eval() feeds MONITOR
 	// itself, before the script runs, so the script's own commands
 	// ("[0 lua] ...") follow it, as eval.c:evalCommand does.

@@ -120,6 +120,7 @@ func diffGroups() []caseGroup {
 		{"protocol", protocolCases},
 		{"script", scriptCases},
 		{"hash", hashCases},
+		{"set", setCases},
 	}
 }
 
