@@ -35,7 +35,12 @@ type zsetValue struct {
 	dict  *dict.Dict[float64]
 }
 
+// packScore is a score as a pack holds it. Redis's listpack keeps an
+// integral score as an integer, which loses the sign of -0: so does this.
 func packScore(f float64) []byte {
+	if f == 0 {
+		f = 0
+	}
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], math.Float64bits(f))
 	return b[:]

@@ -121,6 +121,7 @@ func diffGroups() []caseGroup {
 		{"script", scriptCases},
 		{"hash", hashCases},
 		{"set", setCases},
+		{"zset", zsetCases},
 	}
 }
 
