@@ -79,6 +79,25 @@ var commandTable = []*command{
 	{name: "hscan", arity: -3, flags: fReadOnly, run: data(keyspace.CmdHScan)},
 	{name: "hrandfield", arity: -2, flags: fReadOnly, run: data(keyspace.CmdHRandField)},
 
+	// Lists (keyspace/list.go).
+	{name: "lpush", arity: -3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdLPush)},
+	{name: "rpush", arity: -3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdRPush)},
+	{name: "lpushx", arity: -3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdLPushX)},
+	{name: "rpushx", arity: -3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdRPushX)},
+	{name: "linsert", arity: 5, flags: fWrite | fDenyOOM, run: data(keyspace.CmdLInsert)},
+	{name: "llen", arity: 2, flags: fReadOnly | fFast, run: data(keyspace.CmdLLen)},
+	{name: "lindex", arity: 3, flags: fReadOnly, run: data(keyspace.CmdLIndex)},
+	{name: "lset", arity: 4, flags: fWrite | fDenyOOM, run: data(keyspace.CmdLSet)},
+	{name: "lrange", arity: 4, flags: fReadOnly, run: data(keyspace.CmdLRange)},
+	{name: "lpop", arity: -2, flags: fWrite | fFast, run: data(keyspace.CmdLPop)},
+	{name: "rpop", arity: -2, flags: fWrite | fFast, run: data(keyspace.CmdRPop)},
+	{name: "lmpop", arity: -4, flags: fWrite, run: data(keyspace.CmdLMPop)},
+	{name: "ltrim", arity: 4, flags: fWrite, run: data(keyspace.CmdLTrim)},
+	{name: "lpos", arity: -3, flags: fReadOnly, run: data(keyspace.CmdLPos)},
+	{name: "lrem", arity: 4, flags: fWrite, run: data(keyspace.CmdLRem)},
+	{name: "lmove", arity: 5, flags: fWrite | fDenyOOM, run: data(keyspace.CmdLMove)},
+	{name: "rpoplpush", arity: 3, flags: fWrite | fDenyOOM, run: data(keyspace.CmdRPopLPush)},
+
 	// Sets (keyspace/set.go).
 	{name: "sadd", arity: -3, flags: fWrite | fDenyOOM | fFast, run: data(keyspace.CmdSAdd)},
 	{name: "srem", arity: -3, flags: fWrite | fFast, run: data(keyspace.CmdSRem)},

@@ -31,6 +31,7 @@ func TestDiffRandom(t *testing.T) {
 		{"hash", randomHashCases(r, 60)},
 		{"set", randomSetCases(r, 60)},
 		{"zset", randomZSetCases(r, 60)},
+		{"list", randomListCases(r, 60)},
 	} {
 		t.Run(g.name, func(t *testing.T) {
 			for _, dc := range g.cases {

@@ -122,6 +122,7 @@ func diffGroups() []caseGroup {
 		{"hash", hashCases},
 		{"set", setCases},
 		{"zset", zsetCases},
+		{"list", listCases},
 	}
 }
 

@@ -1,0 +1,537 @@
+package keyspace
+
+import (
+	"bytes"
+
+	"github.com/minilock/minilock/resp"
+)
+
+// Lists (t_list.c). The blocking forms (BLPOP ...) build on these in the
+// server, which parks their clients until a push makes a list ready.
+
+var (
+	errNoKey      = resp.NewError("no such key")
+	errIndexRange = resp.NewError("index out of range")
+	errRankZero   = resp.NewError("RANK can't be zero: use 1 to start from the first match, 2 from the second ... or use negative to start from the end of the list")
+	errCountNeg   = resp.NewError("COUNT can't be negative")
+	errMaxLenNeg  = resp.NewError("MAXLEN can't be negative")
+)
+
+// listOf finds key's list: nil when missing, errWrongType for another type.
+func (k *Keyspace) listOf(c *Ctx, key []byte, read bool) (*listValue, *object, uint32, error) {
+	o, i, err := k.objectOf(c, key, kindList, read)
+	if o == nil || err != nil {
+		return nil, nil, 0, err
+	}
+	return o.v.(*listValue), o, i, nil
+}
+
+// push is pushGenericCommand: LPUSH, RPUSH, LPUSHX, RPUSHX.
+func (k *Keyspace) push(c *Ctx, args [][]byte, front, xx bool) error {
+	l, o, i, err := k.listOf(c, args[1], false)
+	if err != nil {
+		return err
+	}
+	if l == nil {
+		if xx {
+			c.W.Int(0)
+			return nil
+		}
+		l = newList(&k.enc)
+		o, i = k.create(c, args[1], kindList, l)
+	}
+	for _, v := range args[2:] {
+		l.push(v, front)
+	}
+	k.changed(c, args[1], i, o)
+	c.W.Int(int64(l.len()))
+	return nil
+}
+
+// LPUSH key element [element ...]
+func CmdLPush(k *Keyspace, c *Ctx, args [][]byte) error { return k.push(c, args, true, false) }
+
+// RPUSH key element [element ...]
+func CmdRPush(k *Keyspace, c *Ctx, args [][]byte) error { return k.push(c, args, false, false) }
+
+// LPUSHX key element [element ...]
+func CmdLPushX(k *Keyspace, c *Ctx, args [][]byte) error { return k.push(c, args, true, true) }
+
+// RPUSHX key element [element ...]
+func CmdRPushX(k *Keyspace, c *Ctx, args [][]byte) error { return k.push(c, args, false, true) }
+
+// LINSERT key BEFORE|AFTER pivot element
+func CmdLInsert(k *Keyspace, c *Ctx, args [][]byte) error {
+	var after bool
+	switch {
+	case equalFold(args[2], "after"):
+		after = true
+	case equalFold(args[2], "before"):
+	default:
+		return resp.ErrSyntax
+	}
+	l, o, i, err := k.listOf(c, args[1], false)
+	if err != nil || l == nil {
+		if err == nil {
+			c.W.Int(0)
+		}
+		return err
+	}
+	at := -1
+	idx := 0
+	l.each(0, l.len()-1, false, func(v []byte) bool {
+		if bytes.Equal(v, args[3]) {
+			at = idx
+			return false
+		}
+		idx++
+		return true
+	})
+	if at < 0 {
+		c.W.Int(-1)
+		return nil
+	}
+	if after {
+		at++
+	}
+	l.insertAt(at, args[4])
+	k.changed(c, args[1], i, o)
+	c.W.Int(int64(l.len()))
+	return nil
+}
+
+// LLEN key
+func CmdLLen(k *Keyspace, c *Ctx, args [][]byte) error {
+	l, _, _, err := k.listOf(c, args[1], true)
+	if err != nil {
+		return err
+	}
+	n := 0
+	if l != nil {
+		n = l.len()
+	}
+	c.W.Int(int64(n))
+	return nil
+}
+
+// LINDEX key index
+func CmdLIndex(k *Keyspace, c *Ctx, args [][]byte) error {
+	l, _, _, err := k.listOf(c, args[1], true)
+	if err != nil {
+		return err
+	}
+	if l == nil {
+		c.W.Null()
+		return nil
+	}
+	idx, err := intArg(args[2])
+	if err != nil {
+		return err
+	}
+	if idx < 0 {
+		idx += int64(l.len())
+	}
+	if idx < 0 || idx >= int64(l.len()) {
+		c.W.Null()
+		return nil
+	}
+	c.W.Bulk(l.at(int(idx)))
+	return nil
+}
+
+// LSET key index element
+func CmdLSet(k *Keyspace, c *Ctx, args [][]byte) error {
+	l, o, i, err := k.listOf(c, args[1], false)
+	if err != nil {
+		return err
+	}
+	if l == nil {
+		return errNoKey
+	}
+	idx, err := intArg(args[2])
+	if err != nil {
+		return err
+	}
+	if idx < 0 {
+		idx += int64(l.len())
+	}
+	if idx < 0 || idx >= int64(l.len()) {
+		return errIndexRange
+	}
+	l.set(int(idx), args[3])
+	k.changed(c, args[1], i, o)
+	c.W.OK()
+	return nil
+}
+
+// replyRange writes elements start..end (Redis's clamping) of l, from the
+// end backwards with reverse (addListRangeReply).
+func replyRange(w *resp.Writer, l *listValue, start, end int64, reverse bool) (int, int, int) {
+	n := int64(l.len())
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start = max(start, 0)
+	if start > end || start >= n {
+		w.Array(0)
+		return 0, 0, 0
+	}
+	end = min(end, n-1)
+	w.Array(int(end - start + 1))
+	l.each(int(start), int(end), reverse, func(v []byte) bool { w.Bulk(v); return true })
+	return int(start), int(end), int(end - start + 1)
+}
+
+// LRANGE key start stop
+func CmdLRange(k *Keyspace, c *Ctx, args [][]byte) error {
+	start, err := intArg(args[2])
+	if err != nil {
+		return err
+	}
+	end, err := intArg(args[3])
+	if err != nil {
+		return err
+	}
+	l, _, _, err := k.listOf(c, args[1], true)
+	if err != nil {
+		return err
+	}
+	if l == nil {
+		c.W.Array(0)
+		return nil
+	}
+	replyRange(c.W, l, start, end, false)
+	return nil
+}
+
+// popRange pops up to count elements from one end of l into the reply, as
+// an array, and removes them.
+func popRange(w *resp.Writer, l *listValue, front bool, count int64) {
+	n := int(min(count, int64(l.len())))
+	if front {
+		replyRange(w, l, 0, int64(n-1), false)
+		l.deleteRange(0, n)
+		return
+	}
+	replyRange(w, l, int64(-n), -1, true)
+	l.deleteRange(l.len()-n, n)
+}
+
+// pop is popGenericCommand: LPOP and RPOP, with or without a count.
+func (k *Keyspace) pop(c *Ctx, args [][]byte, front bool) error {
+	if len(args) > 3 {
+		return resp.ErrWrongArgs(string(bytes.ToLower(args[0])))
+	}
+	hasCount := len(args) == 3
+	var count int64
+	if hasCount {
+		n, err := positiveArg(args[2])
+		if err != nil {
+			return err
+		}
+		count = n
+	}
+	l, o, i, err := k.listOf(c, args[1], false)
+	if err != nil {
+		return err
+	}
+	switch {
+	case l == nil && hasCount:
+		c.W.NullArray()
+		return nil
+	case l == nil:
+		c.W.Null()
+		return nil
+	case hasCount && count == 0:
+		c.W.Array(0)
+		return nil
+	case !hasCount:
+		c.W.Bulk(l.pop(front))
+	default:
+		popRange(c.W, l, front, count)
+	}
+	k.changed(c, args[1], i, o)
+	return nil
+}
+
+// LPOP key [count]
+func CmdLPop(k *Keyspace, c *Ctx, args [][]byte) error { return k.pop(c, args, true) }
+
+// RPOP key [count]
+func CmdRPop(k *Keyspace, c *Ctx, args [][]byte) error { return k.pop(c, args, false) }
+
+// LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]
+func CmdLMPop(k *Keyspace, c *Ctx, args [][]byte) error {
+	keys, right, count, err := parseMPop(args, 1, "left", "right")
+	if err != nil {
+		return err
+	}
+	return k.MPop(c, keys, !right, count)
+}
+
+// MPop pops up to count elements from the first non-empty list of keys
+// (mpopGenericCommand): [key, [elements]], or a null array when all are
+// empty. BLMPOP runs it once a list is ready.
+func (k *Keyspace) MPop(c *Ctx, keys [][]byte, front bool, count int64) error {
+	for _, key := range keys {
+		l, o, i, err := k.listOf(c, key, false)
+		if err != nil {
+			return err
+		}
+		if l == nil {
+			continue
+		}
+		c.W.Array(2)
+		c.W.Bulk(key)
+		popRange(c.W, l, front, count)
+		k.changed(c, key, i, o)
+		return nil
+	}
+	c.W.NullArray()
+	return nil
+}
+
+// LTRIM key start stop
+func CmdLTrim(k *Keyspace, c *Ctx, args [][]byte) error {
+	start, err := intArg(args[2])
+	if err != nil {
+		return err
+	}
+	end, err := intArg(args[3])
+	if err != nil {
+		return err
+	}
+	l, o, i, err := k.listOf(c, args[1], false)
+	if err != nil {
+		return err
+	}
+	if l == nil {
+		c.W.OK()
+		return nil
+	}
+	n := int64(l.len())
+	if start < 0 {
+		start += n
+	}
+	if end < 0 {
+		end += n
+	}
+	start = max(start, 0)
+	var ltrim, rtrim int64
+	if start > end || start >= n {
+		ltrim, rtrim = n, 0
+	} else {
+		end = min(end, n-1)
+		ltrim, rtrim = start, n-end-1
+	}
+	l.deleteRange(0, int(ltrim))
+	l.deleteRange(l.len()-int(rtrim), int(rtrim))
+	k.changed(c, args[1], i, o)
+	c.W.OK()
+	return nil
+}
+
+// LPOS key element [RANK rank] [COUNT num-matches] [MAXLEN len]
+func CmdLPos(k *Keyspace, c *Ctx, args [][]byte) error {
+	rank, count, maxlen := int64(1), int64(-1), int64(0)
+	for j := 3; j < len(args); j++ {
+		more := j+1 < len(args)
+		switch {
+		case equalFold(args[j], "rank") && more:
+			j++
+			n, err := intArg(args[j])
+			if err != nil {
+				return err
+			}
+			if n == 0 {
+				return errRankZero
+			}
+			rank = n
+		case equalFold(args[j], "count") && more:
+			j++
+			n, err := intArg(args[j])
+			if err != nil || n < 0 {
+				return errCountNeg
+			}
+			count = n
+		case equalFold(args[j], "maxlen") && more:
+			j++
+			n, err := intArg(args[j])
+			if err != nil || n < 0 {
+				return errMaxLenNeg
+			}
+			maxlen = n
+		default:
+			return resp.ErrSyntax
+		}
+	}
+	reverse := rank < 0
+	if reverse {
+		rank = -rank
+	}
+	l, _, _, err := k.listOf(c, args[1], true)
+	if err != nil {
+		return err
+	}
+	if l == nil {
+		if count != -1 {
+			c.W.Array(0)
+		} else {
+			c.W.Null()
+		}
+		return nil
+	}
+	var found []int64
+	var matches, index int64
+	n := int64(l.len())
+	l.each(0, l.len()-1, reverse, func(v []byte) bool {
+		if maxlen != 0 && index >= maxlen {
+			return false
+		}
+		if bytes.Equal(v, args[2]) {
+			matches++
+			if matches >= rank {
+				pos := index
+				if reverse {
+					pos = n - index - 1
+				}
+				found = append(found, pos)
+				if count == -1 || count != 0 && matches-rank+1 >= count {
+					return false
+				}
+			}
+		}
+		index++
+		return true
+	})
+	if count == -1 {
+		if len(found) > 0 {
+			c.W.Int(found[0])
+		} else {
+			c.W.Null()
+		}
+		return nil
+	}
+	c.W.Array(len(found))
+	for _, p := range found {
+		c.W.Int(p)
+	}
+	return nil
+}
+
+// LREM key count element
+func CmdLRem(k *Keyspace, c *Ctx, args [][]byte) error {
+	toRemove, err := intArg(args[2])
+	if err != nil {
+		return err
+	}
+	l, o, i, err := k.listOf(c, args[1], false)
+	if err != nil || l == nil {
+		if err == nil {
+			c.W.Int(0)
+		}
+		return err
+	}
+	reverse := toRemove < 0
+	if reverse {
+		toRemove = -toRemove
+	}
+	var at []int
+	idx := 0
+	if reverse {
+		idx = l.len() - 1
+	}
+	l.each(0, l.len()-1, reverse, func(v []byte) bool {
+		if bytes.Equal(v, args[3]) {
+			at = append(at, idx)
+			if toRemove != 0 && int64(len(at)) == toRemove {
+				return false
+			}
+		}
+		if reverse {
+			idx--
+		} else {
+			idx++
+		}
+		return true
+	})
+	// Remove from the highest index down, so the others stay valid.
+	if !reverse {
+		for j := len(at) - 1; j >= 0; j-- {
+			l.removeAt(at[j])
+		}
+	} else {
+		for _, x := range at {
+			l.removeAt(x)
+		}
+	}
+	if len(at) > 0 {
+		k.changed(c, args[1], i, o)
+	}
+	c.W.Int(int64(len(at)))
+	return nil
+}
+
+// LMOVE source destination LEFT|RIGHT LEFT|RIGHT
+func CmdLMove(k *Keyspace, c *Ctx, args [][]byte) error {
+	from, err := listEnd(args[3])
+	if err != nil {
+		return err
+	}
+	to, err := listEnd(args[4])
+	if err != nil {
+		return err
+	}
+	return k.Move(c, args[1], args[2], from, to)
+}
+
+// RPOPLPUSH source destination
+func CmdRPopLPush(k *Keyspace, c *Ctx, args [][]byte) error {
+	return k.Move(c, args[1], args[2], false, true)
+}
+
+// listEnd parses LEFT (true) or RIGHT (false).
+func listEnd(b []byte) (bool, error) {
+	switch {
+	case equalFold(b, "left"):
+		return true, nil
+	case equalFold(b, "right"):
+		return false, nil
+	}
+	return false, resp.ErrSyntax
+}
+
+// Move pops an element from one end of src and pushes it at one end of dst
+// (lmoveGenericCommand), replying with it, or null when src is empty.
+// BLMOVE runs it once src is ready.
+func (k *Keyspace) Move(c *Ctx, src, dst []byte, fromFront, toFront bool) error {
+	sl, so, si, err := k.listOf(c, src, false)
+	if err != nil {
+		return err
+	}
+	if sl == nil {
+		c.W.Null()
+		return nil
+	}
+	dl, do, di, err := k.listOf(c, dst, false)
+	if err != nil {
+		return err
+	}
+	v := sl.pop(fromFront)
+	if dl == nil {
+		dl = newList(&k.enc)
+		do, di = k.create(c, dst, kindList, dl)
+	}
+	dl.push(v, toFront)
+	// The destination first: src and dst may be the same list, which the
+	// push has refilled.
+	k.changed(c, dst, di, do)
+	if so != do {
+		k.changed(c, src, si, so)
+	}
+	c.W.Bulk(v)
+	return nil
+}

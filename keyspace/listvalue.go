@@ -1,0 +1,233 @@
+package keyspace
+
+import (
+	"bytes"
+	"slices"
+
+	"github.com/minilock/minilock/keyspace/internal/pack"
+)
+
+// A list's value: Redis's quicklist, a sequence of chunks, each a pack of
+// elements, at most list-max-listpack-size big (negative: bytes, -1 for 4
+// KiB to -5 for 64 KiB; positive: elements). Pushes and pops at either end
+// touch one chunk; an index is found by walking the chunks' lengths.
+type listValue struct {
+	chunks []*pack.Pack // none is empty
+	n      int
+	bytes  int64 // the chunks' sizes, kept as they change
+	fill   int   // list-max-listpack-size when the list was made
+}
+
+// chunkHeader is what a chunk costs beside its bytes (the Pack and its
+// pointer).
+const chunkHeader = 40
+
+func newList(enc *Encodings) *listValue { return &listValue{fill: enc.ListMaxListpackSize} }
+
+func (l *listValue) len() int    { return l.n }
+func (l *listValue) size() int64 { return l.bytes + int64(len(l.chunks))*chunkHeader }
+
+// fits reports whether chunk p may take one more element of n bytes.
+func (l *listValue) fits(p *pack.Pack, n int) bool {
+	if l.fill >= 0 {
+		return p.Len() < max(l.fill, 1) && p.End()+n <= 8192
+	}
+	limit := 4096 << min(-l.fill-1, 4)
+	return p.End()+n+2 <= limit
+}
+
+// resized accounts for a chunk whose size may have changed from old.
+func (l *listValue) resized(p *pack.Pack, old int) { l.bytes += int64(p.Size() - old) }
+
+func (l *listValue) pushFront(v []byte) {
+	if len(l.chunks) == 0 || !l.fits(l.chunks[0], len(v)) {
+		l.chunks = slices.Insert(l.chunks, 0, &pack.Pack{})
+	}
+	p := l.chunks[0]
+	old := p.Size()
+	p.Insert(0, v)
+	l.resized(p, old)
+	l.n++
+}
+
+func (l *listValue) pushBack(v []byte) {
+	if len(l.chunks) == 0 || !l.fits(l.chunks[len(l.chunks)-1], len(v)) {
+		l.chunks = append(l.chunks, &pack.Pack{})
+	}
+	p := l.chunks[len(l.chunks)-1]
+	old := p.Size()
+	p.Append(v)
+	l.resized(p, old)
+	l.n++
+}
+
+func (l *listValue) push(v []byte, front bool) {
+	if front {
+		l.pushFront(v)
+	} else {
+		l.pushBack(v)
+	}
+}
+
+// locate returns the chunk holding element i and i's index within it.
+func (l *listValue) locate(i int) (int, int) {
+	if i < l.n/2 {
+		for c, p := range l.chunks {
+			if i < p.Len() {
+				return c, i
+			}
+			i -= p.Len()
+		}
+	}
+	j := l.n - 1 - i // from the back
+	for c := len(l.chunks) - 1; c >= 0; c-- {
+		if j < l.chunks[c].Len() {
+			return c, l.chunks[c].Len() - 1 - j
+		}
+		j -= l.chunks[c].Len()
+	}
+	return 0, 0
+}
+
+// at returns element i (0 <= i < len).
+func (l *listValue) at(i int) []byte {
+	c, k := l.locate(i)
+	v, _ := l.chunks[c].At(l.chunks[c].Offset(k))
+	return v
+}
+
+// set replaces element i.
+func (l *listValue) set(i int, v []byte) {
+	c, k := l.locate(i)
+	p := l.chunks[c]
+	old := p.Size()
+	p.Replace(p.Offset(k), v)
+	l.resized(p, old)
+}
+
+// removeAt deletes element i.
+func (l *listValue) removeAt(i int) {
+	c, k := l.locate(i)
+	p := l.chunks[c]
+	old := p.Size()
+	p.Delete(p.Offset(k), 1)
+	l.resized(p, old)
+	l.n--
+	if p.Len() == 0 {
+		l.bytes -= int64(p.Size())
+		l.chunks = slices.Delete(l.chunks, c, c+1)
+	}
+}
+
+// insertAt puts v before element i (i == len appends).
+func (l *listValue) insertAt(i int, v []byte) {
+	if i == l.n {
+		l.pushBack(v)
+		return
+	}
+	c, k := l.locate(i)
+	p := l.chunks[c]
+	old := p.Size()
+	p.Insert(p.Offset(k), v)
+	l.resized(p, old)
+	l.n++
+	if !l.fits(p, 0) {
+		// Split the chunk in halves.
+		half := p.Len() / 2
+		var a, b pack.Pack
+		i := 0
+		for off := 0; off < p.End(); i++ {
+			var e []byte
+			e, off = p.At(off)
+			if i < half {
+				a.Append(e)
+			} else {
+				b.Append(e)
+			}
+		}
+		l.bytes += int64(a.Size() + b.Size() - p.Size())
+		l.chunks = slices.Replace(l.chunks, c, c+1, &a, &b)
+	}
+}
+
+// pop removes and returns the first (front) or last element.
+func (l *listValue) pop(front bool) []byte {
+	i := l.n - 1
+	if front {
+		i = 0
+	}
+	v := bytes.Clone(l.at(i))
+	l.removeAt(i)
+	return v
+}
+
+// each calls f for elements from..to (0 <= from <= to < len), forwards or,
+// with reverse, from to down to from, until f returns false.
+func (l *listValue) each(from, to int, reverse bool, f func(v []byte) bool) {
+	if from > to {
+		return
+	}
+	if !reverse {
+		c, k := l.locate(from)
+		for i := from; c < len(l.chunks); c, k = c+1, 0 {
+			p := l.chunks[c]
+			for off := p.Offset(k); off < p.End() && i <= to; i++ {
+				var v []byte
+				v, off = p.At(off)
+				if !f(v) {
+					return
+				}
+			}
+			if i > to {
+				return
+			}
+		}
+		return
+	}
+	c, k := l.locate(to)
+	for i := to; c >= 0; c-- {
+		p := l.chunks[c]
+		// A pack walks forwards: note the offsets of this chunk's part.
+		var offs []int
+		for off, j := 0, 0; j <= k; j++ {
+			offs = append(offs, off)
+			_, off = p.At(off)
+		}
+		for j := len(offs) - 1; j >= 0 && i >= from; j, i = j-1, i-1 {
+			v, _ := p.At(offs[j])
+			if !f(v) {
+				return
+			}
+		}
+		if i < from || c == 0 {
+			return
+		}
+		k = l.chunks[c-1].Len() - 1
+	}
+}
+
+// deleteRange removes count elements from index start.
+func (l *listValue) deleteRange(start, count int) {
+	// Whole chunks first, then single elements at the edges.
+	for count > 0 {
+		c, k := l.locate(start)
+		p := l.chunks[c]
+		if k == 0 && count >= p.Len() {
+			count -= p.Len()
+			l.n -= p.Len()
+			l.bytes -= int64(p.Size())
+			l.chunks = slices.Delete(l.chunks, c, c+1)
+			continue
+		}
+		m := min(count, p.Len()-k)
+		old := p.Size()
+		p.Delete(p.Offset(k), m)
+		l.resized(p, old)
+		l.n -= m
+		count -= m
+		if p.Len() == 0 {
+			l.bytes -= int64(p.Size())
+			l.chunks = slices.Delete(l.chunks, c, c+1)
+		}
+	}
+}

@@ -1,0 +1,98 @@
+package keyspace
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
+
+// A list value driven by random operations, with chunks small enough to
+// split and empty often, holds what a [][]byte holds.
+func TestListValueMatchesASlice(t *testing.T) {
+	for _, fill := range []int{-1, 3, 1} {
+		for seed := uint64(1); seed <= 4; seed++ {
+			rng := rand.New(rand.NewPCG(seed, uint64(fill+10)))
+			l := newList(&Encodings{ListMaxListpackSize: fill})
+			var model [][]byte
+			for step := 0; step < 4000; step++ {
+				v := []byte(strconv.Itoa(step) + string(bytes.Repeat([]byte{'x'}, rng.IntN(200))))
+				switch op := rng.IntN(8); {
+				case op == 0:
+					l.pushFront(v)
+					model = append([][]byte{v}, model...)
+				case op == 1 || len(model) == 0:
+					l.pushBack(v)
+					model = append(model, v)
+				case op == 2:
+					front := rng.IntN(2) == 0
+					got := l.pop(front)
+					var want []byte
+					if front {
+						want, model = model[0], model[1:]
+					} else {
+						want, model = model[len(model)-1], model[:len(model)-1]
+					}
+					if !bytes.Equal(got, want) {
+						t.Fatalf("fill %d seed %d step %d: pop %q, want %q", fill, seed, step, got, want)
+					}
+				case op == 3:
+					i := rng.IntN(len(model) + 1)
+					l.insertAt(i, v)
+					model = append(model[:i], append([][]byte{v}, model[i:]...)...)
+				case op == 4:
+					i := rng.IntN(len(model))
+					l.set(i, v)
+					model[i] = v
+				case op == 5:
+					i := rng.IntN(len(model))
+					l.removeAt(i)
+					model = append(model[:i], model[i+1:]...)
+				case op == 6:
+					i := rng.IntN(len(model))
+					n := rng.IntN(len(model) - i + 1)
+					l.deleteRange(i, n)
+					model = append(model[:i], model[i+n:]...)
+				default:
+					if len(model) > 0 {
+						from := rng.IntN(len(model))
+						to := from + rng.IntN(len(model)-from)
+						rev := rng.IntN(2) == 0
+						var got [][]byte
+						l.each(from, to, rev, func(v []byte) bool { got = append(got, bytes.Clone(v)); return true })
+						for j := range got {
+							want := model[from+j]
+							if rev {
+								want = model[to-j]
+							}
+							if !bytes.Equal(got[j], want) {
+								t.Fatalf("fill %d seed %d step %d: each(%d,%d,%v)[%d] = %q, want %q", fill, seed, step, from, to, rev, j, got[j], want)
+							}
+						}
+						if len(got) != to-from+1 {
+							t.Fatalf("fill %d seed %d step %d: each gave %d elements, want %d", fill, seed, step, len(got), to-from+1)
+						}
+					}
+				}
+				if l.len() != len(model) {
+					t.Fatalf("fill %d seed %d step %d: len %d, model %d", fill, seed, step, l.len(), len(model))
+				}
+				for i := range model {
+					if i%37 == 0 && !bytes.Equal(l.at(i), model[i]) {
+						t.Fatalf("fill %d seed %d step %d: at(%d)", fill, seed, step, i)
+					}
+				}
+			}
+			var sum int64
+			for _, c := range l.chunks {
+				sum += int64(c.Size())
+				if c.Len() == 0 {
+					t.Fatalf("fill %d seed %d: an empty chunk stayed", fill, seed)
+				}
+			}
+			if sum != l.bytes {
+				t.Fatalf("fill %d seed %d: bytes %d, chunks hold %d", fill, seed, l.bytes, sum)
+			}
+		}
+	}
+}
