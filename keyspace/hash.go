@@ -551,3 +551,11 @@ func rangeArg(b []byte, lo, hi int64) (int64, error) {
 	}
 	return n, nil
 }
+
+func (h *hashValue) clone() value {
+	c := &hashValue{small: h.small.Clone()}
+	if h.big != nil {
+		c.big = h.big.Clone()
+	}
+	return c
+}

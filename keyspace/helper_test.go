@@ -244,4 +244,9 @@ var ksCommands = map[string]func(*Keyspace, *Ctx, [][]byte) error{
 	"lrem":             CmdLRem,
 	"lmove":            CmdLMove,
 	"rpoplpush":        CmdRPopLPush,
+	"rename":           CmdRename,
+	"renamenx":         CmdRenameNX,
+	"copy":             CmdCopy,
+	"move":             CmdMove,
+	"randomkey":        CmdRandomKey,
 }

@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"bytes"
+	"math"
 	"strconv"
 
 	"github.com/minilock/minilock/internal/redisstr"
@@ -233,4 +234,182 @@ func parseCursor(b []byte) (uint64, bool) {
 		v = -v
 	}
 	return v, true
+}
+
+var (
+	errSameObject = resp.NewError("source and destination objects are the same")
+	errDBRange    = resp.NewError("DB index is out of range")
+)
+
+// addEntry adds key, absent from database dbi, holding e's value (its
+// string, or its object itself: the caller drops e) and deadline.
+func (k *Keyspace) addEntry(dbi int, key []byte, val []byte, obj *object, expireAt int64) {
+	d := &k.dbs[dbi]
+	i := d.insert(key, val)
+	if obj != nil {
+		d.slots[i].obj = obj
+		d.account(obj.counted)
+	}
+	if expireAt != 0 {
+		k.setExpire(dbi, i, expireAt)
+	}
+	k.touch(dbi, key)
+}
+
+// RENAME key newkey
+func CmdRename(k *Keyspace, c *Ctx, args [][]byte) error { return k.rename(c, args, false) }
+
+// RENAMENX key newkey
+func CmdRenameNX(k *Keyspace, c *Ctx, args [][]byte) error { return k.rename(c, args, true) }
+
+// rename is renameGenericCommand: the value and its TTL move to newkey,
+// replacing what newkey held (RENAMENX: unless newkey exists).
+func (k *Keyspace) rename(c *Ctx, args [][]byte, nx bool) error {
+	e, i, ok := k.find(c, args[1])
+	if !ok {
+		return errNoKey
+	}
+	if bytes.Equal(args[1], args[2]) {
+		if nx {
+			c.W.Int(0)
+		} else {
+			c.W.OK()
+		}
+		return nil
+	}
+	if k.exists(c, args[2]) {
+		if nx {
+			c.W.Int(0)
+			return nil
+		}
+		k.del(c, args[2])
+		e, i, _ = k.find(c, args[1]) // the delete may have reused nothing, but look again
+	}
+	val, obj, at := bytes.Clone(e.val()), e.obj, e.expireAt
+	if obj != nil {
+		val = nil
+	}
+	k.remove(c.DB, i)
+	k.addEntry(c.DB, args[2], val, obj, at)
+	if nx {
+		c.W.Int(1)
+	} else {
+		c.W.OK()
+	}
+	return nil
+}
+
+// dbArg parses a database number as getIntFromObjectOrReply and
+// selectDb do.
+func (k *Keyspace) dbArg(b []byte) (int, error) {
+	n, err := rangeArg(b, math.MinInt32, math.MaxInt32)
+	if err != nil {
+		return 0, err
+	}
+	if n < 0 || n >= int64(len(k.dbs)) {
+		return 0, errDBRange
+	}
+	return int(n), nil
+}
+
+// COPY source destination [DB destination-db] [REPLACE]
+func CmdCopy(k *Keyspace, c *Ctx, args [][]byte) error {
+	dst, replace := c.DB, false
+	for j := 3; j < len(args); j++ {
+		switch {
+		case equalFold(args[j], "replace"):
+			replace = true
+		case equalFold(args[j], "db") && j+1 < len(args):
+			n, err := k.dbArg(args[j+1])
+			if err != nil {
+				return err
+			}
+			dst = n
+			j++
+		default:
+			return resp.ErrSyntax
+		}
+	}
+	if dst == c.DB && bytes.Equal(args[1], args[2]) {
+		return errSameObject
+	}
+	e, _, ok := k.read(c, args[1])
+	if !ok {
+		c.W.Int(0)
+		return nil
+	}
+	dc := &Ctx{W: c.W, DB: dst, Now: c.Now}
+	if _, _, exists := k.find(dc, args[2]); exists {
+		if !replace {
+			c.W.Int(0)
+			return nil
+		}
+		k.del(dc, args[2])
+		e, _, _ = k.find(c, args[1])
+	}
+	var obj *object
+	val := bytes.Clone(e.val())
+	if e.obj != nil {
+		val = nil
+		v := e.obj.v.clone()
+		obj = &object{kind: e.obj.kind, v: v, counted: v.size()}
+	}
+	k.addEntry(dst, args[2], val, obj, e.expireAt)
+	c.W.Int(1)
+	return nil
+}
+
+// MOVE key db
+func CmdMove(k *Keyspace, c *Ctx, args [][]byte) error {
+	dst, err := k.dbArg(args[2])
+	if err != nil {
+		return err
+	}
+	if dst == c.DB {
+		return errSameObject
+	}
+	e, i, ok := k.find(c, args[1])
+	if !ok {
+		c.W.Int(0)
+		return nil
+	}
+	if _, _, exists := k.find(&Ctx{DB: dst, Now: c.Now}, args[1]); exists {
+		c.W.Int(0)
+		return nil
+	}
+	val, obj, at := bytes.Clone(e.val()), e.obj, e.expireAt
+	if obj != nil {
+		val = nil
+	}
+	k.remove(c.DB, i)
+	k.addEntry(dst, args[1], val, obj, at)
+	c.W.Int(1)
+	return nil
+}
+
+// RANDOMKEY: a random live key of the database, or null.
+func CmdRandomKey(k *Keyspace, c *Ctx, args [][]byte) error {
+	d := &k.dbs[c.DB]
+	for tries := 0; d.used > 0; tries++ {
+		i := uint32(k.rng.IntN(len(d.slots)))
+		if tries > 64 {
+			// Sparse slots (many keys deleted): walk to a live one.
+			for !d.slots[i].live() {
+				i = (i + 1) % uint32(len(d.slots))
+			}
+		}
+		e := &d.slots[i]
+		if !e.live() {
+			continue
+		}
+		if e.expired(c.Now) {
+			k.remove(c.DB, i)
+			k.stats.Expired++
+			continue
+		}
+		c.W.BulkString(e.key())
+		return nil
+	}
+	c.W.Null()
+	return nil
 }

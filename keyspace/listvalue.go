@@ -231,3 +231,12 @@ func (l *listValue) deleteRange(start, count int) {
 		}
 	}
 }
+
+func (l *listValue) clone() value {
+	c := &listValue{n: l.n, bytes: l.bytes, fill: l.fill, chunks: make([]*pack.Pack, len(l.chunks))}
+	for i, p := range l.chunks {
+		cp := p.Clone()
+		c.chunks[i] = &cp
+	}
+	return c
+}

@@ -43,6 +43,8 @@ type value interface {
 	len() int
 	// size is the bytes the value holds, for the memory count.
 	size() int64
+	// clone is a deep copy (COPY).
+	clone() value
 }
 
 // object is the value of a key that is not a string.

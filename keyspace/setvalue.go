@@ -108,3 +108,11 @@ func newSetFor(first []byte) *setValue {
 	}
 	return s
 }
+
+func (s *setValue) clone() value {
+	c := &setValue{ints: s.ints.Clone()}
+	if s.big != nil {
+		c.big = s.big.Clone()
+	}
+	return c
+}

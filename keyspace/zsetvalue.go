@@ -276,3 +276,11 @@ func (z *zsetValue) shrinkIfSmall(enc *Encodings) {
 	})
 	z.small, z.tree, z.dict = p, nil, nil
 }
+
+func (z *zsetValue) clone() value {
+	c := &zsetValue{small: z.small.Clone()}
+	if z.tree != nil {
+		c.tree, c.dict = z.tree.Copy(), z.dict.Clone()
+	}
+	return c
+}

@@ -49,6 +49,11 @@ var commandTable = []*command{
 	{name: "dbsize", arity: 1, flags: fReadOnly | fFast, run: data(keyspace.CmdDBSize)},
 	{name: "flushdb", arity: -1, flags: fWrite, run: data(keyspace.CmdFlushDB)},
 	{name: "flushall", arity: -1, flags: fWrite, run: data(keyspace.CmdFlushAll)},
+	{name: "rename", arity: 3, flags: fWrite, run: data(keyspace.CmdRename)},
+	{name: "renamenx", arity: 3, flags: fWrite | fFast, run: data(keyspace.CmdRenameNX)},
+	{name: "copy", arity: -3, flags: fWrite | fDenyOOM, run: data(keyspace.CmdCopy)},
+	{name: "move", arity: 3, flags: fWrite | fFast, run: data(keyspace.CmdMove)},
+	{name: "randomkey", arity: 1, flags: fReadOnly, run: data(keyspace.CmdRandomKey)},
 
 	// Expiry (keyspace/expire.go).
 	{name: "expire", arity: -3, flags: fWrite | fFast, run: data(keyspace.CmdExpire)},

@@ -107,3 +107,22 @@ var keyCases = []diffCase{
 	tc("flushall options", c("SET a 1"), c("FLUSHALL ASYNC"), c("SET a 1"), c("flushall sync"), c("DBSIZE")),
 	tc("flushall bad options", c("SET a 1"), c("FLUSHALL NOW"), c("FLUSHALL ASYNC x"), c("DBSIZE")),
 }
+
+// Key commands across every type: RENAME, RENAMENX, COPY, MOVE,
+// RANDOMKEY, TYPE, EXPIRE on collections.
+var keyTypeCases = []diffCase{
+	tc("rename", c("SET a 1 EX 100"), c("RENAME a b"), c("GET b"), c("TTL b"), c("EXISTS a"), c("RENAME nosuch x"), c("RENAME b b"), c("RENAME nosuch nosuch"),
+		c("HSET h f v"), c("RENAME h b"), c("TYPE b"), c("HGET b f"), c("RPUSH l x"), c("SET s v"), c("RENAME l s"), c("TYPE s"), c("LRANGE s 0 -1")),
+	tc("renamenx", c("SET a 1"), c("SET b 2"), c("RENAMENX a b"), c("RENAMENX a c"), c("GET c"), c("RENAMENX c c"), c("RENAMENX nosuch x"), c("ZADD z 1 m"), c("RENAMENX z y"), c("ZRANGE y 0 -1")),
+	tc("copy", c("SET a 1 EX 100"), c("COPY a b"), c("GET b"), c("TTL b"), c("COPY a b"), c("COPY a b REPLACE"), c("COPY a a"), c("COPY a a DB 1"), c("SELECT 1"), c("GET a"), c("SELECT 0"),
+		c("COPY nosuch x"), c("COPY a x DB 16"), c("COPY a x DB -1"), c("COPY a x DB x"), c("COPY a x FOO"), c("COPY a x DB"), c("COPY a x DB 99999999999"),
+		c("HSET h f v"), c("COPY h h2"), c("HSET h2 g w"), c("HGETALL h"), c("HGETALL h2"), c("SADD s 1 2"), c("COPY s s2"), c("SREM s 1"), c("SMEMBERS s2"),
+		c("ZADD z 1 a"), c("COPY z z2"), c("ZADD z 2 a"), c("ZSCORE z2 a"), c("RPUSH l 1 2"), c("COPY l l2"), c("RPOP l"), c("LRANGE l2 0 -1")),
+	tc("move", c("SET a 1 EX 100"), c("MOVE a 1"), c("EXISTS a"), c("SELECT 1"), c("GET a"), c("TTL a"), c("MOVE a 1"), c("MOVE a 0"), c("SELECT 0"), c("SET a 2"), c("SELECT 1"), c("MOVE a 0"),
+		c("SELECT 0"), c("GET a"), c("MOVE nosuch 1"), c("MOVE a 16"), c("MOVE a -1"), c("MOVE a x"), c("HSET h f v"), c("MOVE h 2"), c("SELECT 2"), c("HGET h f")),
+	tc("randomkey", c("RANDOMKEY"), c("SET only v"), c("RANDOMKEY"), c("DEL only"), c("RANDOMKEY"), c("HSET h f v"), c("RANDOMKEY")),
+	tc("expire on collections", c("HSET h f v"), c("SADD s a"), c("ZADD z 1 a"), c("RPUSH l a"), c("EXPIRE h 100"), c("PEXPIRE s 100000"), c("EXPIREAT z "+farSec), c("TTL h"), c("PTTL s").with(msToSec),
+		c("EXPIRETIME z"), c("PERSIST h"), c("TTL h"), c("DEL h s z l"), c("EXISTS h s z l"), c("KEYS *")),
+	tc("types", c("SET s v"), c("HSET h f v"), c("SADD t m"), c("ZADD z 1 m"), c("RPUSH l m"), c("TYPE s"), c("TYPE h"), c("TYPE t"), c("TYPE z"), c("TYPE l"), c("TYPE nosuch"),
+		c("KEYS *").with(sorted), c("SCAN 0 TYPE zset"), c("SCAN 0 TYPE list"), c("SCAN 0 TYPE set"), c("DBSIZE"), c("EXISTS s h t z l nosuch"), c("UNLINK s h"), c("DBSIZE")),
+}

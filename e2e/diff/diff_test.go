@@ -123,6 +123,7 @@ func diffGroups() []caseGroup {
 		{"set", setCases},
 		{"zset", zsetCases},
 		{"list", listCases},
+		{"keytypes", keyTypeCases},
 	}
 }
 

@@ -232,3 +232,12 @@ func (d *Dict[V]) Random(r func(n int) int) (string, V) {
 		}
 	}
 }
+
+// Clone returns a copy of d.
+func (d *Dict[V]) Clone() *Dict[V] {
+	c := *d
+	c.slots = append([]slot[V](nil), d.slots...)
+	c.free = append([]uint32(nil), d.free...)
+	c.cells = append([]uint64(nil), d.cells...)
+	return &c
+}

@@ -119,3 +119,6 @@ func (s *Set) Remove(v int64) bool {
 	s.b = append(s.b[:i*w], s.b[(i+1)*w:]...)
 	return true
 }
+
+// Clone returns a copy of s.
+func (s *Set) Clone() Set { return Set{b: append([]byte(nil), s.b...), width: s.width} }

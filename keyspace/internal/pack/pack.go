@@ -110,3 +110,6 @@ func (p *Pack) Offset(i int) int {
 	}
 	return off
 }
+
+// Clone returns a copy of p.
+func (p *Pack) Clone() Pack { return Pack{b: append([]byte(nil), p.b...), n: p.n} }
