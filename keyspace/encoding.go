@@ -20,7 +20,7 @@ type Encodings struct {
 // DefaultEncodings are Redis 7.0's defaults.
 func DefaultEncodings() Encodings {
 	return Encodings{
-		HashMaxListpackEntries: 128,
+		HashMaxListpackEntries: 512,
 		HashMaxListpackValue:   64,
 		ZSetMaxListpackEntries: 128,
 		ZSetMaxListpackValue:   64,

@@ -204,6 +204,7 @@ var commandTable = []*command{
 	{name: "monitor", arity: 1, flags: fNoScript | fSkipMonitor, run: cmdMonitor},
 	{name: "config", subs: []*command{
 		{name: "get", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdConfigGet},
+		{name: "set", arity: -4, flags: fNoScript | fSkipMonitor, run: cmdConfigSet},
 		{name: "resetstat", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdConfigResetStat},
 	}},
 	// A bare COMMAND lists every command: Redis gives this container

@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"runtime/metrics"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -237,12 +238,28 @@ func (s *Server) configValues() map[string]string {
 	}
 }
 
+// withParams adds the settable settings (config.go), under all their names,
+// to what CONFIG GET reports. Owner goroutine.
+func (s *Server) withParams(values map[string]string) map[string]string {
+	for i := range configParams {
+		p := &configParams[i]
+		v := strconv.FormatInt(p.get(s), 10)
+		values[p.name] = v
+		for _, a := range p.aliases {
+			if a != "" {
+				values[a] = v
+			}
+		}
+	}
+	return values
+}
+
 // CONFIG GET parameter [parameter ...]: each setting at most once, as a map
 // (a flat array in RESP2). As in config.c:configGetCommand, a parameter
 // without glob characters is looked up ignoring case and answered under the
 // name as typed; a glob pattern matches the lower-case names, with case.
 func cmdConfigGet(x *call, args [][]byte) error {
-	values := x.s.configValues()
+	values := x.s.withParams(x.s.configValues())
 	names := make([]string, 0, len(values))
 	for name := range values {
 		names = append(names, name)

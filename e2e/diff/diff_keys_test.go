@@ -126,3 +126,14 @@ var keyTypeCases = []diffCase{
 	tc("types", c("SET s v"), c("HSET h f v"), c("SADD t m"), c("ZADD z 1 m"), c("RPUSH l m"), c("TYPE s"), c("TYPE h"), c("TYPE t"), c("TYPE z"), c("TYPE l"), c("TYPE nosuch"),
 		c("KEYS *").with(sorted), c("SCAN 0 TYPE zset"), c("SCAN 0 TYPE list"), c("SCAN 0 TYPE set"), c("DBSIZE"), c("EXISTS s h t z l nosuch"), c("UNLINK s h"), c("DBSIZE")),
 }
+
+// CONFIG SET of the encoding thresholds (each case puts them back).
+var configEncodingCases = []diffCase{
+	tc("config set encodings", c("CONFIG GET hash-max-listpack-entries"), c("CONFIG GET *listpack* *ziplist* set-max-intset-entries").with(sortedPairs), c("CONFIG SET hash-max-listpack-entries 4"),
+		c("CONFIG GET hash-max-ziplist-entries"), c("HSET h a 1 b 2 c 3 d 4 e 5"), c("HGETALL h").with(sortedPairs), c("CONFIG SET zset-max-ziplist-value 1kb"), c("CONFIG GET zset-max-listpack-value"),
+		c("CONFIG SET hash-max-listpack-entries x"), c("CONFIG SET hash-max-listpack-entries -1"), c("CONFIG SET hash-max-listpack-value 1xb"), c("CONFIG SET nosuch 1"),
+		c("CONFIG SET list-max-listpack-size -6"), c("CONFIG GET list-max-ziplist-size"), c("CONFIG SET set-max-intset-entries 2 set-max-intset-entries 3"),
+		c("CONFIG SET hash-max-listpack-entries 1 nosuch 2"), c("CONFIG GET hash-max-listpack-entries"), c("CONFIG SET hash-max-listpack-entries"),
+		c("CONFIG SET zset-max-listpack-entries 0"), c("ZADD z 1 a"), c("ZRANGE z 0 -1 WITHSCORES"),
+		c("CONFIG SET hash-max-listpack-entries 512 hash-max-listpack-value 64 zset-max-listpack-entries 128 zset-max-listpack-value 64 set-max-intset-entries 512 list-max-listpack-size -2")),
+}

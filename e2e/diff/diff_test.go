@@ -124,6 +124,7 @@ func diffGroups() []caseGroup {
 		{"zset", zsetCases},
 		{"list", listCases},
 		{"keytypes", keyTypeCases},
+		{"config", configEncodingCases},
 	}
 }
 
