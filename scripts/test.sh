@@ -22,6 +22,22 @@ if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-benchmark >/d
 fi
 redis-server --version
 
+# The lock-library tests run real npm packages, unmodified, against minilock.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+	echo "installing nodejs and npm (Debian packages)"
+	$sudo apt-get install -y nodejs npm >/dev/null ||
+		{ $sudo apt-get update >/dev/null && $sudo apt-get install -y nodejs npm >/dev/null; }
+fi
+export MINILOCK_NODE_MODULES="${MINILOCK_NODE_MODULES:-$HOME/.cache/minilock-npm/node_modules}"
+npm_prefix=$(dirname "$MINILOCK_NODE_MODULES")
+if [ ! -d "$MINILOCK_NODE_MODULES/redis-semaphore" ]; then
+	echo "installing npm packages into $npm_prefix"
+	mkdir -p "$npm_prefix"
+	npm install --silent --no-audit --no-fund --prefix "$npm_prefix" redis-semaphore@5.8.0 ioredis@5.9.3 >/dev/null
+fi
+
 echo "== gofmt"
 unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then
