@@ -28,10 +28,10 @@ func TestDiffRandom(t *testing.T) {
 	for _, g := range []caseGroup{
 		{"glob", randomGlobCases(r, 40)},
 		{"integers", randomIntegerCases(r, 40)},
-		{"hash", randomHashCases(r, 60)},
-		{"set", randomSetCases(r, 60)},
-		{"zset", randomZSetCases(r, 60)},
-		{"list", randomListCases(r, 60)},
+		{"hash", randomVia(r, randomHashCases(r, 60))},
+		{"set", randomVia(r, randomSetCases(r, 60))},
+		{"zset", randomVia(r, randomZSetCases(r, 60))},
+		{"list", randomVia(r, randomListCases(r, 60))},
 	} {
 		t.Run(g.name, func(t *testing.T) {
 			for _, dc := range g.cases {
@@ -39,6 +39,19 @@ func TestDiffRandom(t *testing.T) {
 			}
 		})
 	}
+}
+
+// randomVia sends each case plainly or one of the variants' ways, at
+// random.
+func randomVia(r *rand.Rand, cases []diffCase) []diffCase {
+	for i, dc := range cases {
+		if n := r.IntN(len(variants) + 1); n < len(variants) {
+			if w, ok := dc.via(variants[n]); ok {
+				cases[i] = w
+			}
+		}
+	}
+	return cases
 }
 
 // randomString returns up to max bytes drawn from alphabet.

@@ -60,8 +60,9 @@ const (
 
 // step is one request and what it reads back.
 type step struct {
-	conn    int    // which of the case's connections (0, 1, ...)
-	label   string // how the step is printed
+	conn    int      // which of the case's connections (0, 1, ...)
+	label   string   // how the step is printed
+	args    []string // the command, when the step is one (cmd, c)
 	send    []byte
 	mode    readMode
 	replies int
@@ -72,7 +73,7 @@ type step struct {
 
 // cmd is a command given as its exact arguments, sent as multibulk.
 func cmd(args ...string) step {
-	return step{label: fmt.Sprintf("%q", args), send: redistest.Encode(args...), replies: 1}
+	return step{label: fmt.Sprintf("%q", args), args: args, send: redistest.Encode(args...), replies: 1}
 }
 
 // c is a command written as space-separated words: c("SET k v NX").
@@ -125,6 +126,13 @@ func diffGroups() []caseGroup {
 		{"list", listCases},
 		{"keytypes", keyTypeCases},
 		{"config", configEncodingCases},
+		{"strings via", allVia(stringCases)},
+		{"expire via", allVia(expireCases)},
+		{"keytypes via", allVia(keyTypeCases)},
+		{"hash via", allVia(hashCases)},
+		{"set via", allVia(setCases)},
+		{"zset via", allVia(zsetCases)},
+		{"list via", allVia(listCases)},
 	}
 }
 
