@@ -34,9 +34,10 @@ func (s *Server) serveWhileBusy(c *client) {
 		s.run(&x, cmd, args)
 		if c.closeNow {
 			c.next = len(c.batch)
-			return
+			break
 		}
 	}
+	c.flushToFeed() // the feed's lock orders this with the script's PUBLISHes
 }
 
 // runsWhileBusy lists the ALLOW_BUSY commands minilock answers without the

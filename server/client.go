@@ -34,10 +34,12 @@ type client struct {
 	multi   *multiState // non-nil between MULTI and EXEC/DISCARD
 	watch   keyspace.Watch
 	monitor bool
-	feed    *monitorFeed // MONITOR's output, when monitor is set
-	// feedStarted is only touched by the connection's goroutine.
-	feedStarted bool
-	closeNow    bool // QUIT or SHUTDOWN: close once the replies are out
+	// feed, once set, carries all of the connection's output (feed.go):
+	// MONITOR, pub/sub and replies alike. Set on the owner; the
+	// connection's goroutine reads it after its batch.
+	feed     *feed
+	pubsub   subscriptions // channels and patterns (pubsub.go)
+	closeNow bool          // QUIT or SHUTDOWN: close once the replies are out
 
 	// The batch handed to the owner, and the channel it signals when done.
 	// Reused from batch to batch so a round trip allocates nothing. The
@@ -147,21 +149,19 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 		}
 	}
 	if c.feed != nil {
-		// A monitor's feed writes from its own goroutine and may be quiet
+		// The owner handed the replies to the feed. A feed may be quiet
 		// for hours: its connection gets no write deadline (the feed has
-		// its own limit, monitorLimit).
+		// its own limits).
 		if !c.writeBy.IsZero() {
 			c.conn.SetWriteDeadline(time.Time{})
 			c.writeBy = time.Time{}
 		}
-		// MONITOR's +OK must reach the client before the first line.
-		if len(c.w.B) > 0 {
-			c.conn.Write(c.w.B)
-			c.w.B = c.w.B[:0]
-		}
-		if !c.feedStarted {
-			c.feedStarted = true
-			c.feed.start()
+		if c.closeNow {
+			d := s.cfg.WriteTimeout
+			if d <= 0 {
+				d = defaultWriteTimeout
+			}
+			c.feed.drain(d)
 		}
 	} else if !s.write(c) {
 		c.closeNow = true
@@ -271,17 +271,42 @@ func (c *client) Run(k *keyspace.Keyspace) {
 			break
 		}
 	}
+	c.flushToFeed()
 	c.done <- struct{}{}
 }
 
+// startFeed gives c a feed with the given limits, unless it has one.
+// Owner goroutine only.
+func (c *client) startFeed(hard, soft int, softFor time.Duration) {
+	if c.feed == nil {
+		c.feed = newFeed(c.conn, hard, soft, softFor)
+	}
+}
+
+// flushToFeed moves the replies gathered so far into c's feed, if it has
+// one, so they keep their place among the messages the owner queues for c.
+// Owner goroutine only.
+func (c *client) flushToFeed() {
+	if c.feed != nil && len(c.w.B) > 0 {
+		c.feed.push(c.w.B)
+		c.w.B = c.w.B[:0]
+	}
+}
+
 // needsCleanup reports whether a closed client left state on the owner.
-func (c *client) needsCleanup() bool { return c.watch.Watching() || c.monitor }
+func (c *client) needsCleanup() bool {
+	return c.watch.Watching() || c.monitor || c.pubsub.count() > 0 || c.feed != nil
+}
 
 // cleanup forgets a closed client's owner-side state. Owner goroutine only.
 func (s *Server) cleanup(c *client) {
 	s.ks.Unwatch(&c.watch)
 	if c.monitor {
 		s.removeMonitor(c)
+	}
+	s.unsubscribeAll(c)
+	if c.feed != nil {
+		c.feed.stop()
 	}
 }
 

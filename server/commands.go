@@ -197,6 +197,24 @@ var commandTable = []*command{
 		{name: "help", arity: 2, run: cmdClientHelp},
 	}},
 
+	// Pub/sub (pubsub.go).
+	{name: "subscribe", arity: -2, flags: fPubSub | fNoScript, run: cmdSubscribe},
+	{name: "unsubscribe", arity: -1, flags: fPubSub | fNoScript, run: cmdUnsubscribe},
+	{name: "psubscribe", arity: -2, flags: fPubSub | fNoScript, run: cmdPSubscribe},
+	{name: "punsubscribe", arity: -1, flags: fPubSub | fNoScript, run: cmdPUnsubscribe},
+	{name: "ssubscribe", arity: -2, flags: fPubSub | fNoScript, run: cmdSSubscribe},
+	{name: "sunsubscribe", arity: -1, flags: fPubSub | fNoScript, run: cmdSUnsubscribe},
+	{name: "publish", arity: 3, flags: fPubSub | fFast | fMayReplicate, run: cmdPublish},
+	{name: "spublish", arity: 3, flags: fPubSub | fFast | fMayReplicate, run: cmdSPublish},
+	{name: "pubsub", subs: []*command{
+		{name: "channels", arity: -2, flags: fPubSub, run: cmdPubsubChannels},
+		{name: "shardchannels", arity: -2, flags: fPubSub, run: cmdPubsubChannels},
+		{name: "numsub", arity: -2, flags: fPubSub, run: cmdPubsubNumSub},
+		{name: "shardnumsub", arity: -2, flags: fPubSub, run: cmdPubsubNumSub},
+		{name: "numpat", arity: 2, flags: fPubSub, run: cmdPubsubNumPat},
+		{name: "help", arity: 2, run: cmdPubsubHelp},
+	}},
+
 	// Server (servercmds.go, monitor.go).
 	{name: "info", arity: -1, run: cmdInfo},
 	{name: "time", arity: 1, flags: fFast, run: cmdTime},

@@ -56,7 +56,7 @@ func TestCommandTableMatchesRedis(t *testing.T) {
 	flagNames := map[cmdFlags]string{
 		fWrite: "write", fReadOnly: "readonly", fDenyOOM: "denyoom", fFast: "fast",
 		fNoScript: "noscript", fNoAuth: "no_auth", fAllowBusy: "allow_busy",
-		fNoMulti: "no_multi",
+		fNoMulti: "no_multi", fPubSub: "pubsub",
 	}
 	check := func(cmd *command, rc redisCommand) {
 		t.Helper()

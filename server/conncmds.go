@@ -19,6 +19,17 @@ func cmdPing(x *call, args [][]byte) error {
 	if len(args) > 2 {
 		return resp.ErrWrongArgs("ping")
 	}
+	if x.script == nil && x.c.inSubscribedMode() && !x.W.RESP3() {
+		// A RESP2 subscriber gets a frame like the messages around it.
+		x.W.Array(2)
+		x.W.BulkString("pong")
+		if len(args) == 2 {
+			x.W.Bulk(args[1])
+		} else {
+			x.W.BulkString("")
+		}
+		return nil
+	}
 	if len(args) == 2 {
 		x.W.Bulk(args[1])
 		return nil
@@ -195,6 +206,7 @@ func cmdReset(x *call, args [][]byte) error {
 	if c.monitor {
 		x.s.removeMonitor(c)
 	}
+	x.s.unsubscribeAll(c)
 	x.discard()
 	x.DB = 0
 	c.w.Proto = 2

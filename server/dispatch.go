@@ -23,7 +23,8 @@ const (
 	fAllowBusy                         // answered while a script is busy
 	fNoMulti                           // refused inside MULTI
 	fSkipMonitor                       // not shown by MONITOR (Redis: admin or skip_monitor)
-	fMayReplicate                      // may write through what it runs (EVAL, EVALSHA)
+	fMayReplicate                      // may write through what it runs (EVAL, EVALSHA), or publishes
+	fPubSub                            // a pub/sub command
 )
 
 // command is one entry of the command table.
@@ -118,6 +119,8 @@ func (s *Server) execute(c *client, args [][]byte) {
 		// A MONITOR client is a replica to Redis, and a replica may not
 		// touch the keyspace (processCommand).
 		err = errReplicaKeyspace
+	case !c.w.RESP3() && c.inSubscribedMode() && !allowedWhileSubscribed(cmd):
+		err = errPubsubContext(cmd.name)
 	}
 	if err != nil {
 		if cmd != nil && cmd.name == "exec" {

@@ -1,9 +1,7 @@
 package server
 
 import (
-	"net"
 	"strconv"
-	"sync"
 	"time"
 
 	"github.com/minilock/minilock/resp"
@@ -19,12 +17,6 @@ import (
 // The second line is a command a script ran: a script's commands appear as
 // one uninterrupted block, which is what makes its atomicity visible.
 
-// monitorLimit is the most feed a monitor may have waiting to be written; a
-// monitor that reads slower than the server works is disconnected, as
-// Redis's output-buffer limit for monitors (replica class) does, so it
-// cannot slow the server or grow its memory without bound.
-const monitorLimit = 64 << 20
-
 var errMonitorDenied = resp.NewError("MONITOR isn't allowed for DENY BLOCKING client")
 
 // MONITOR
@@ -37,7 +29,7 @@ func cmdMonitor(x *call, args [][]byte) error {
 		return errNoReply // Redis ignores a repeated MONITOR without a reply
 	}
 	c.monitor = true
-	c.feed = newMonitorFeed(c.conn)
+	c.startFeed(monitorLimit, 0, 0)
 	x.s.monitors = append(x.s.monitors, c)
 	x.W.OK()
 	return nil
@@ -52,10 +44,6 @@ func (s *Server) removeMonitor(c *client) {
 		}
 	}
 	c.monitor = false
-	if c.feed != nil {
-		c.feed.stop()
-		c.feed = nil
-	}
 }
 
 // feedMonitors sends the command x ran to every monitor. Owner goroutine
@@ -165,87 +153,4 @@ func appendRepr(b, a []byte) []byte {
 		}
 	}
 	return append(b, '"')
-}
-
-// monitorFeed writes a monitor's lines from its own goroutine, so that a
-// slow reader never holds up the owner.
-type monitorFeed struct {
-	conn    net.Conn
-	mu      sync.Mutex
-	pending []byte
-	started bool // the +OK reply is out; lines may follow
-	stopped bool
-	wake    chan struct{}
-}
-
-func newMonitorFeed(conn net.Conn) *monitorFeed {
-	f := &monitorFeed{conn: conn, wake: make(chan struct{}, 1)}
-	go f.run()
-	return f
-}
-
-// start lets lines flow. The connection's goroutine calls it once MONITOR's
-// +OK has been written, so no line overtakes it.
-func (f *monitorFeed) start() {
-	f.mu.Lock()
-	f.started = true
-	f.mu.Unlock()
-	f.signal()
-}
-
-func (f *monitorFeed) push(line []byte) {
-	f.mu.Lock()
-	if f.stopped {
-		f.mu.Unlock()
-		return
-	}
-	if len(f.pending)+len(line) > monitorLimit {
-		f.stopped = true
-		f.pending = nil
-		f.mu.Unlock()
-		f.conn.Close() // the read side notices and cleans up
-		f.signal()
-		return
-	}
-	f.pending = append(f.pending, line...)
-	f.mu.Unlock()
-	f.signal()
-}
-
-func (f *monitorFeed) stop() {
-	f.mu.Lock()
-	f.stopped = true
-	f.pending = nil
-	f.mu.Unlock()
-	f.signal()
-}
-
-func (f *monitorFeed) signal() {
-	select {
-	case f.wake <- struct{}{}:
-	default:
-	}
-}
-
-func (f *monitorFeed) run() {
-	var out []byte
-	for range f.wake {
-		f.mu.Lock()
-		if f.stopped {
-			f.mu.Unlock()
-			return
-		}
-		if !f.started {
-			f.mu.Unlock()
-			continue
-		}
-		out, f.pending = f.pending, out[:0]
-		f.mu.Unlock()
-		if len(out) > 0 {
-			if _, err := f.conn.Write(out); err != nil {
-				f.stop()
-				return
-			}
-		}
-	}
 }

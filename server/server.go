@@ -107,6 +107,7 @@ type Server struct {
 	// writableAt is when RestartDelay ends, in Unix ms on cfg.Clock.
 	writableAt int64
 	monitors   []*client // MONITOR clients; owner goroutine only
+	pubsub     pubsubState
 	clients    clientList
 	nextID     atomic.Int64
 	closing    atomic.Bool
@@ -145,6 +146,11 @@ func Start(cfg Config) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	s := &Server{
+		pubsub: pubsubState{
+			channels: map[string][]*client{},
+			patterns: map[string][]*client{},
+			shard:    map[string][]*client{},
+		},
 		cfg:   cfg,
 		log:   log,
 		start: time.Now(),

@@ -126,6 +126,7 @@ func diffGroups() []caseGroup {
 		{"list", listCases},
 		{"keytypes", keyTypeCases},
 		{"config", configEncodingCases},
+		{"pubsub", pubsubCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
 		{"keytypes via", allVia(keyTypeCases)},

@@ -1,0 +1,161 @@
+package server
+
+import (
+	"net"
+	"sync"
+	"time"
+)
+
+// A feed is a connection's output once the owner may write to it at any
+// moment, not only in answer to the connection's own commands: a MONITOR
+// stream, pub/sub messages, keyspace notifications. The owner appends to
+// the feed and never waits; the feed's own goroutine writes to the socket.
+// Once a connection has a feed, every byte it is sent goes through it (the
+// replies to its own commands too, appended by the owner at the end of each
+// batch), so replies and messages reach the socket in exactly the order the
+// owner produced them.
+//
+// A reader slower than the server is disconnected when what waits for it
+// passes the feed's limits, as Redis's client-output-buffer-limit does: a
+// hard limit at once, a soft limit once it has been exceeded for softFor
+// without a break.
+type feed struct {
+	conn net.Conn
+
+	hard, soft int
+	softFor    time.Duration
+
+	mu        sync.Mutex
+	pending   []byte
+	inflight  int       // bytes being written now, still counted against the limits
+	overSince time.Time // when pending+inflight first passed soft; zero when under
+	stopped   bool
+	draining  bool          // write what is pending, then stop
+	drained   chan struct{} // closed when run returns
+	wake      chan struct{}
+}
+
+// Output buffer limits (Redis's client-output-buffer-limit classes). A
+// monitor is a normal client to Redis, which has no limit for those; ours
+// keeps a hard one so a stalled monitor cannot grow memory without bound.
+const (
+	monitorLimit      = 64 << 20
+	pubsubHardLimit   = 32 << 20
+	pubsubSoftLimit   = 8 << 20
+	pubsubSoftSeconds = 60 * time.Second
+)
+
+func newFeed(conn net.Conn, hard, soft int, softFor time.Duration) *feed {
+	f := &feed{conn: conn, hard: hard, soft: soft, softFor: softFor, wake: make(chan struct{}, 1), drained: make(chan struct{})}
+	go f.run()
+	return f
+}
+
+// push queues b (copied) for the socket. Owner goroutine only; never blocks.
+func (f *feed) push(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	f.mu.Lock()
+	if f.stopped {
+		f.mu.Unlock()
+		return
+	}
+	if f.overLimit(len(f.pending) + f.inflight + len(b)) {
+		f.stopped = true
+		f.pending = nil
+		f.mu.Unlock()
+		f.conn.Close() // the connection's goroutine notices and cleans up
+		f.signal()
+		return
+	}
+	f.pending = append(f.pending, b...)
+	f.mu.Unlock()
+	f.signal()
+}
+
+// overLimit reports whether a feed of n bytes breaks the limits. f.mu held.
+func (f *feed) overLimit(n int) bool {
+	if f.hard > 0 && n > f.hard {
+		return true
+	}
+	if f.soft <= 0 || n <= f.soft {
+		f.overSince = time.Time{}
+		return false
+	}
+	now := time.Now()
+	if f.overSince.IsZero() {
+		f.overSince = now
+	}
+	return now.Sub(f.overSince) >= f.softFor
+}
+
+// size is the bytes waiting to be written (CLIENT LIST's omem).
+func (f *feed) size() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.pending) + f.inflight
+}
+
+func (f *feed) stop() {
+	f.mu.Lock()
+	f.stopped = true
+	f.pending = nil
+	f.mu.Unlock()
+	f.signal()
+}
+
+// drain writes what is pending and stops the feed, waiting at most d:
+// QUIT's +OK and the replies before it still reach the client.
+func (f *feed) drain(d time.Duration) {
+	f.mu.Lock()
+	f.draining = true
+	f.mu.Unlock()
+	f.signal()
+	select {
+	case <-f.drained:
+	case <-time.After(d):
+	}
+}
+
+func (f *feed) signal() {
+	select {
+	case f.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (f *feed) run() {
+	defer close(f.drained)
+	var out []byte
+	for range f.wake {
+		f.mu.Lock()
+		if f.stopped {
+			f.mu.Unlock()
+			return
+		}
+		out, f.pending = f.pending, out[:0]
+		f.inflight = len(out)
+		last := f.draining
+		if last {
+			f.stopped = true
+		}
+		f.mu.Unlock()
+		if len(out) > 0 {
+			_, err := f.conn.Write(out)
+			f.mu.Lock()
+			f.inflight = 0
+			f.mu.Unlock()
+			if err != nil {
+				f.stop()
+				return
+			}
+			if cap(out) > maxIdleBuffer {
+				out = nil
+			}
+		}
+		if last {
+			return
+		}
+	}
+}

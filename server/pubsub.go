@@ -1,0 +1,400 @@
+package server
+
+import (
+	"slices"
+
+	"github.com/minilock/minilock/keyspace"
+	"github.com/minilock/minilock/resp"
+)
+
+// Pub/sub as Redis 7.0's pubsub.c, standalone: channels, patterns and the
+// sharded channels (SSUBSCRIBE/SPUBLISH, which on a single server behave
+// as a namespace of their own that patterns do not see).
+//
+// How a message travels: PUBLISH runs on the owner like every command; it
+// finds the subscribers in the server's tables (owner-only state, so no
+// locks) and appends the message frame to each subscriber's feed
+// (feed.go), which its own goroutine writes to the socket. The publisher
+// never waits for a subscriber: one that reads too slowly passes its feed's
+// limits (Redis's client-output-buffer-limit pubsub 32mb 8mb 60) and is
+// disconnected. A subscriber gets its feed when it first subscribes, and
+// from then on its replies travel the same way, so a reply and the
+// messages around it arrive in the order the owner produced them.
+
+// pubsubState is the server's side: who listens where. Owner goroutine only.
+type pubsubState struct {
+	channels map[string][]*client // SUBSCRIBE, in subscription order
+	patterns map[string][]*client // PSUBSCRIBE
+	shard    map[string][]*client // SSUBSCRIBE
+	// patternOrder keeps the patterns in the order they were first
+	// subscribed, so a message matching several reaches a client in a
+	// stable order. (Redis walks a hash table: its order is arbitrary.)
+	patternOrder []string
+}
+
+// subscriptions is a client's side, in the order it subscribed (Redis
+// answers a bare UNSUBSCRIBE in hash-table order instead).
+type subscriptions struct {
+	channels, patterns, shard []string
+}
+
+func (p *subscriptions) count() int { return len(p.channels) + len(p.patterns) + len(p.shard) }
+
+// inSubscribedMode is Redis's CLIENT_PUBSUB flag: the client holds at least
+// one subscription.
+func (c *client) inSubscribedMode() bool { return c.pubsub.count() > 0 }
+
+// A kind is one of the three namespaces with the frames Redis uses for it.
+type kind struct {
+	subscribe, unsubscribe, message string
+	shard                           bool
+}
+
+var (
+	kindChannel = kind{"subscribe", "unsubscribe", "message", false}
+	kindShard   = kind{"ssubscribe", "sunsubscribe", "smessage", true}
+)
+
+func (s *Server) table(k kind) map[string][]*client {
+	if k.shard {
+		return s.pubsub.shard
+	}
+	return s.pubsub.channels
+}
+
+func (c *client) mine(k kind) *[]string {
+	if k.shard {
+		return &c.pubsub.shard
+	}
+	return &c.pubsub.channels
+}
+
+// countFor is the count a (un)subscribe frame carries: channels and
+// patterns together, or shard channels alone (clientSubscriptionsCount,
+// clientShardSubscriptionsCount).
+func (c *client) countFor(k kind) int {
+	if k.shard {
+		return len(c.pubsub.shard)
+	}
+	return len(c.pubsub.channels) + len(c.pubsub.patterns)
+}
+
+// frame writes the header of a pub/sub frame of n elements: an array in
+// RESP2, a push in RESP3.
+func frame(w *resp.Writer, n int) {
+	if w.RESP3() {
+		w.B = resp.AppendHeader(w.B, '>', int64(n))
+	} else {
+		w.Array(n)
+	}
+}
+
+func (s *Server) subscribe(x *call, k kind, names [][]byte) {
+	c := x.c
+	c.startFeed(pubsubHardLimit, pubsubSoftLimit, pubsubSoftSeconds)
+	table, mine := s.table(k), c.mine(k)
+	for _, name := range names {
+		ch := string(name)
+		if !slices.Contains(*mine, ch) {
+			*mine = append(*mine, ch)
+			table[ch] = append(table[ch], c)
+		}
+		frame(x.W, 3)
+		x.W.BulkString(k.subscribe)
+		x.W.Bulk(name)
+		x.W.Int(int64(c.countFor(k)))
+	}
+}
+
+// unsubscribe drops c from the channels named, or from all of its channels
+// when names is empty; w, when not nil, receives Redis's frames.
+func (s *Server) unsubscribe(c *client, w *resp.Writer, k kind, names []string) {
+	mine := c.mine(k)
+	all := len(names) == 0
+	if all {
+		names = slices.Clone(*mine)
+	}
+	for _, ch := range names {
+		if i := slices.Index(*mine, ch); i >= 0 {
+			*mine = slices.Delete(*mine, i, i+1)
+			s.drop(s.table(k), ch, c)
+		}
+		if w != nil {
+			frame(w, 3)
+			w.BulkString(k.unsubscribe)
+			w.BulkString(ch)
+			w.Int(int64(c.countFor(k)))
+		}
+	}
+	if all && len(names) == 0 && w != nil {
+		frame(w, 3)
+		w.BulkString(k.unsubscribe)
+		w.Null()
+		w.Int(int64(c.countFor(k)))
+	}
+}
+
+// drop removes c from table[name], and the entry once nobody is left (so
+// that subscribing to millions of channels and leaving frees them).
+func (s *Server) drop(table map[string][]*client, name string, c *client) {
+	list := table[name]
+	if i := slices.Index(list, c); i >= 0 {
+		list = slices.Delete(list, i, i+1)
+	}
+	if len(list) == 0 {
+		delete(table, name)
+		return
+	}
+	table[name] = list
+}
+
+func (s *Server) psubscribe(x *call, names [][]byte) {
+	c := x.c
+	c.startFeed(pubsubHardLimit, pubsubSoftLimit, pubsubSoftSeconds)
+	for _, name := range names {
+		pat := string(name)
+		if !slices.Contains(c.pubsub.patterns, pat) {
+			c.pubsub.patterns = append(c.pubsub.patterns, pat)
+			if _, ok := s.pubsub.patterns[pat]; !ok {
+				s.pubsub.patternOrder = append(s.pubsub.patternOrder, pat)
+			}
+			s.pubsub.patterns[pat] = append(s.pubsub.patterns[pat], c)
+		}
+		frame(x.W, 3)
+		x.W.BulkString("psubscribe")
+		x.W.Bulk(name)
+		x.W.Int(int64(c.countFor(kindChannel)))
+	}
+}
+
+func (s *Server) punsubscribe(c *client, w *resp.Writer, names []string) {
+	all := len(names) == 0
+	if all {
+		names = slices.Clone(c.pubsub.patterns)
+	}
+	for _, pat := range names {
+		if i := slices.Index(c.pubsub.patterns, pat); i >= 0 {
+			c.pubsub.patterns = slices.Delete(c.pubsub.patterns, i, i+1)
+			s.drop(s.pubsub.patterns, pat, c)
+			if _, ok := s.pubsub.patterns[pat]; !ok {
+				j := slices.Index(s.pubsub.patternOrder, pat)
+				s.pubsub.patternOrder = slices.Delete(s.pubsub.patternOrder, j, j+1)
+			}
+		}
+		if w != nil {
+			frame(w, 3)
+			w.BulkString("punsubscribe")
+			w.BulkString(pat)
+			w.Int(int64(c.countFor(kindChannel)))
+		}
+	}
+	if all && len(names) == 0 && w != nil {
+		frame(w, 3)
+		w.BulkString("punsubscribe")
+		w.Null()
+		w.Int(int64(c.countFor(kindChannel)))
+	}
+}
+
+// unsubscribeAll forgets every subscription of c, silently (a closed or
+// RESET connection). Owner goroutine only.
+func (s *Server) unsubscribeAll(c *client) {
+	s.unsubscribe(c, nil, kindChannel, nil)
+	s.unsubscribe(c, nil, kindShard, nil)
+	s.punsubscribe(c, nil, nil)
+}
+
+// publish delivers message to channel's subscribers and to the clients
+// whose patterns match it, and returns how many received it. Owner
+// goroutine only; it never waits on a socket.
+func (s *Server) publish(channel, message []byte) int {
+	return s.publishKind(kindChannel, channel, message)
+}
+
+func (s *Server) publishKind(k kind, channel, message []byte) int {
+	n := 0
+	var w resp.Writer
+	for _, c := range s.table(k)[string(channel)] {
+		w.B, w.Proto = w.B[:0], c.w.Proto
+		frame(&w, 3)
+		w.BulkString(k.message)
+		w.Bulk(channel)
+		w.Bulk(message)
+		c.deliver(w.B)
+		n++
+	}
+	if k.shard {
+		return n
+	}
+	for _, pat := range s.pubsub.patternOrder {
+		if !keyspace.Match([]byte(pat), string(channel)) {
+			continue
+		}
+		for _, c := range s.pubsub.patterns[pat] {
+			w.B, w.Proto = w.B[:0], c.w.Proto
+			frame(&w, 4)
+			w.BulkString("pmessage")
+			w.BulkString(pat)
+			w.Bulk(channel)
+			w.Bulk(message)
+			c.deliver(w.B)
+			n++
+		}
+	}
+	return n
+}
+
+// deliver queues an unsolicited frame for c. If c is the client whose
+// command is running (a client that publishes to itself), its replies so
+// far go first, so the frame lands after them as in Redis.
+func (c *client) deliver(b []byte) {
+	c.flushToFeed()
+	c.feed.push(b)
+}
+
+// SUBSCRIBE channel [channel ...]
+func cmdSubscribe(x *call, args [][]byte) error {
+	// Scripts may not (noscript); MULTI may, as Redis keeps allowing it.
+	x.s.subscribe(x, kindChannel, args[1:])
+	return nil
+}
+
+// SSUBSCRIBE shardchannel [shardchannel ...]: unlike SUBSCRIBE, refused
+// inside MULTI too.
+func cmdSSubscribe(x *call, args [][]byte) error {
+	if x.inExec {
+		return resp.NewError("SSUBSCRIBE isn't allowed for a DENY BLOCKING client")
+	}
+	x.s.subscribe(x, kindShard, args[1:])
+	return nil
+}
+
+// PSUBSCRIBE pattern [pattern ...]
+func cmdPSubscribe(x *call, args [][]byte) error {
+	x.s.psubscribe(x, args[1:])
+	return nil
+}
+
+// UNSUBSCRIBE [channel ...]
+func cmdUnsubscribe(x *call, args [][]byte) error {
+	x.s.unsubscribe(x.c, x.W, kindChannel, strs(args[1:]))
+	return nil
+}
+
+// SUNSUBSCRIBE [shardchannel ...]
+func cmdSUnsubscribe(x *call, args [][]byte) error {
+	x.s.unsubscribe(x.c, x.W, kindShard, strs(args[1:]))
+	return nil
+}
+
+// PUNSUBSCRIBE [pattern ...]
+func cmdPUnsubscribe(x *call, args [][]byte) error {
+	x.s.punsubscribe(x.c, x.W, strs(args[1:]))
+	return nil
+}
+
+// PUBLISH channel message
+func cmdPublish(x *call, args [][]byte) error {
+	x.W.Int(int64(x.s.publish(args[1], args[2])))
+	return nil
+}
+
+// SPUBLISH shardchannel message
+func cmdSPublish(x *call, args [][]byte) error {
+	x.W.Int(int64(x.s.publishKind(kindShard, args[1], args[2])))
+	return nil
+}
+
+// PUBSUB CHANNELS [pattern] and PUBSUB SHARDCHANNELS [pattern]
+func cmdPubsubChannels(x *call, args [][]byte) error {
+	if len(args) > 3 {
+		return resp.NewError("unknown subcommand or wrong number of arguments for '" + string(args[1]) + "'. Try PUBSUB HELP.")
+	}
+	table := x.s.pubsub.channels
+	if !equalFold(string(args[1]), "channels") {
+		table = x.s.pubsub.shard
+	}
+	names := make([]string, 0, len(table))
+	for name := range table {
+		if len(args) < 3 || keyspace.Match(args[2], name) {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names) // Redis's order is its hash table's; ours is stable
+	x.W.Array(len(names))
+	for _, n := range names {
+		x.W.BulkString(n)
+	}
+	return nil
+}
+
+// PUBSUB NUMSUB [channel ...] and PUBSUB SHARDNUMSUB [shardchannel ...]
+func cmdPubsubNumSub(x *call, args [][]byte) error {
+	table := x.s.pubsub.channels
+	if equalFold(string(args[1]), "shardnumsub") {
+		table = x.s.pubsub.shard
+	}
+	x.W.Array(2 * (len(args) - 2))
+	for _, ch := range args[2:] {
+		x.W.Bulk(ch)
+		x.W.Int(int64(len(table[string(ch)])))
+	}
+	return nil
+}
+
+// PUBSUB NUMPAT
+func cmdPubsubNumPat(x *call, args [][]byte) error {
+	x.W.Int(int64(len(x.s.pubsub.patterns)))
+	return nil
+}
+
+var pubsubHelp = []string{
+	"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+	"CHANNELS [<pattern>]",
+	"    Return the currently active channels matching a <pattern> (default: '*').",
+	"NUMPAT",
+	"    Return number of subscriptions to patterns.",
+	"NUMSUB [<channel> ...]",
+	"    Return the number of subscribers for the specified channels, excluding",
+	"    pattern subscriptions(default: no channels).",
+	"SHARDCHANNELS [<pattern>]",
+	"    Return the currently active shard level channels matching a <pattern> (default: '*').",
+	"SHARDNUMSUB [<shardchannel> ...]",
+	"    Return the number of subscribers for the specified shard level channel(s)",
+	"HELP",
+	"    Prints this help.",
+}
+
+// PUBSUB HELP
+func cmdPubsubHelp(x *call, args [][]byte) error {
+	x.W.Array(len(pubsubHelp))
+	for _, l := range pubsubHelp {
+		x.W.Status(l)
+	}
+	return nil
+}
+
+func strs(args [][]byte) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = string(a)
+	}
+	return out
+}
+
+// errPubsubContext is the refusal of a RESP2 client in subscribed mode
+// (server.c:processCommand).
+func errPubsubContext(name string) error {
+	return resp.NewError("Can't execute '" + name + "': only (P|S)SUBSCRIBE / (P|S)UNSUBSCRIBE / PING / QUIT / RESET are allowed in this context")
+}
+
+// allowedWhileSubscribed lists what a RESP2 client may send in subscribed
+// mode.
+func allowedWhileSubscribed(cmd *command) bool {
+	switch cmd.name {
+	case "ping", "subscribe", "ssubscribe", "unsubscribe", "sunsubscribe",
+		"psubscribe", "punsubscribe", "quit", "reset":
+		return true
+	}
+	return false
+}
