@@ -108,6 +108,7 @@ type Server struct {
 	writableAt int64
 	monitors   []*client // MONITOR clients; owner goroutine only
 	pubsub     pubsubState
+	blocking   blockingState
 	clients    clientList
 	nextID     atomic.Int64
 	closing    atomic.Bool
@@ -176,7 +177,8 @@ func Start(cfg Config) (*Server, error) {
 	if len(s.lns) == 0 {
 		return nil, errors.New("server: no address to listen on")
 	}
-	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen})
+	s.blocking = blockingState{s: s, byKey: map[keyspace.ReadyKey][]*parked{}}
+	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen, Timers: &s.blocking})
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes})
 	for _, ln := range s.lns {
