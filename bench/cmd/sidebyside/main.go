@@ -10,6 +10,8 @@
 //	sidebyside   (default) redis-benchmark workloads, a go-redis lock cycle,
 //	             memory with 1M lock keys, embedded start+close
 //	manyclients  10,000 idle connections while 100 clients run lock cycles
+//	wakeups      release-to-acquire latency with 100 BLPOP waiters, PUBLISH
+//	             to 1 and 1,000 subscribers, RSS per idle subscriber
 //	profile      minilock only, through bench/cmd/profserver: CPU and
 //	             allocation profiles, allocations, GC, syscalls and context
 //	             switches per command, for each workload
@@ -87,7 +89,7 @@ func main() {
 	fs.IntVar(&o.profSeconds, "profile-seconds", 8, "profile: seconds of CPU profile per workload")
 	fs.StringVar(&o.profDir, "profile-dir", "", "profile: where to keep the profiles (default: a new temp dir)")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|manyclients|profile] [flags]\n")
+		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|manyclients|wakeups|profile] [flags]\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(args)
@@ -128,7 +130,7 @@ func main() {
 	}
 	if o.servers == "" {
 		o.servers = "minilock,redis,miniredis"
-		if mode == "manyclients" {
+		if mode == "manyclients" || mode == "wakeups" {
 			o.servers = "minilock,redis"
 		}
 	}
@@ -141,6 +143,8 @@ func main() {
 		err = manyClients(&o)
 	case "profile":
 		err = profile(&o)
+	case "wakeups":
+		err = wakeups(&o)
 	default:
 		fs.Usage()
 		os.Exit(2)

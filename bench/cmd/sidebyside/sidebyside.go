@@ -100,8 +100,10 @@ func sideBySide(o *options) error {
 					}
 					continue
 				}
-				if _, err := control(p.addr, "FLUSHALL"); err != nil {
-					return fmt.Errorf("%s FLUSHALL: %w", p.name, err)
+				if !w.keep {
+					if _, err := control(p.addr, "FLUSHALL"); err != nil {
+						return fmt.Errorf("%s FLUSHALL: %w", p.name, err)
+					}
 				}
 				var res []result
 				if w.cycle {

@@ -34,6 +34,12 @@ type workload struct {
 	pipeline int
 	script   bool // needs EVALSHA (the release script loaded as sha)
 	cycle    bool // the go-redis lock cycle
+	// load is a script the run loads first (SCRIPT LOAD), its SHA put
+	// where rb says $LOADED.
+	load string
+	// keep skips the FLUSHALL before the run: it reads what the previous
+	// workload wrote.
+	keep bool
 }
 
 // workloads returns the side-by-side list; sha is filled in per server.
@@ -85,9 +91,19 @@ func redisBenchmark(bin, addr string, clients, n int, w workload, sha string) ([
 	host, port, _ := strings.Cut(addr, ":")
 	args := []string{"-h", host, "-p", port, "-c", strconv.Itoa(clients), "-n", strconv.Itoa(n),
 		"-P", strconv.Itoa(w.pipeline), "--csv"}
+	loaded := ""
+	if w.load != "" {
+		var err error
+		if loaded, err = control(addr, "SCRIPT", "LOAD", w.load); err != nil {
+			return nil, fmt.Errorf("SCRIPT LOAD: %w", err)
+		}
+	}
 	for _, a := range w.rb {
-		if a == "$SHA" {
+		switch a {
+		case "$SHA":
 			a = sha
+		case "$LOADED":
+			a = loaded
 		}
 		args = append(args, a)
 	}
