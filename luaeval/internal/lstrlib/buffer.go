@@ -16,7 +16,9 @@ type Buffer struct {
 func NewBuffer(env Env) *Buffer { return &Buffer{env: env} }
 
 // grow makes room for n more bytes: twice the capacity when the script may
-// have it, else exactly what is needed, else ErrNoMemory.
+// have it, else the most it may have (found by bisection: Env.Alloc only
+// asks), so that a buffer near the limit is not copied whole for every
+// byte added. ErrNoMemory when not even len+n is allowed.
 func (b *Buffer) grow(n int) error {
 	need := len(b.b) + n
 	if need <= cap(b.b) {
@@ -25,18 +27,20 @@ func (b *Buffer) grow(n int) error {
 	if need < len(b.b) { // overflow
 		return ErrNoMemory
 	}
-	c := 2 * cap(b.b)
-	if c < need {
-		c = need
-	}
-	if c < 64 {
-		c = 64
-	}
+	c := max(2*cap(b.b), need, 64)
 	if !b.env.Alloc(c) {
-		if c == need || !b.env.Alloc(need) {
+		if !b.env.Alloc(need) {
 			return ErrNoMemory
 		}
-		c = need
+		lo, hi := need, c // Alloc(lo) is allowed, Alloc(hi) is not
+		for hi-lo > max(lo/64, 64) {
+			if mid := lo + (hi-lo)/2; b.env.Alloc(mid) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		c = lo
 	}
 	nb := make([]byte, len(b.b), c)
 	copy(nb, b.b)

@@ -120,11 +120,18 @@ func (m *Matcher) fail(err error) int {
 	return -1
 }
 
-// poll counts a step and reports whether the script was stopped.
+// poll counts a step and, every pollEvery steps, reports whether the
+// script was stopped.
 func (m *Matcher) poll() bool {
 	if m.steps++; m.steps%pollEvery != 0 {
 		return false
 	}
+	return m.stopped()
+}
+
+// stopped asks Env now; loops that take no steps (counting repetitions,
+// balancing) call it every 64 KiB of subject.
+func (m *Matcher) stopped() bool {
 	if err := m.env.Stopped(); err != nil {
 		m.fail(err)
 		return true
@@ -343,7 +350,7 @@ func (m *Matcher) maxExpand(s, p, ep int) int {
 	i := 0
 	for s+i < len(m.src) && m.singleMatch(m.src[s+i], p, ep) {
 		i++
-		if i%(64*pollEvery) == 0 && m.poll() {
+		if i%(64<<10) == 0 && m.stopped() {
 			return -1
 		}
 	}
@@ -452,7 +459,7 @@ func (m *Matcher) matchBalance(s, p int) int {
 	b, e := m.pc(p), m.pc(p+1)
 	cont := 1
 	for s++; s < len(m.src); s++ {
-		if s%(64*pollEvery) == 0 && m.poll() {
+		if s%(64<<10) == 0 && m.stopped() {
 			return -1
 		}
 		switch m.src[s] {
