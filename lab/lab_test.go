@@ -132,6 +132,14 @@ func TestScenarios(t *testing.T) {
 			{"B", "BLPOP lock-signal:res 60", "(nil)"},
 			{"B", "SET lock:res ", "OK"},
 		}},
+		{"signal-ttl", 12001 * time.Millisecond, []string{"B"}, "B", []fact{
+			{"B", "SET lock:res ", "(nil)"},
+			{"B", "BLPOP lock-signal:res 10", "(blocks)"},
+			{"A", "crashes", ""},
+			{Server, "lock:res expires", ""},
+			{"B", "BLPOP lock-signal:res 10", "(nil)"},
+			{"B", "SET lock:res ", "OK"},
+		}},
 		{"signal-pttl", 0, nil, "C", []fact{
 			{"B", "EVAL ", "(integer) 8000"},
 			{"B", "BLPOP lock-signal:res 8", "(blocks)"},
@@ -202,6 +210,8 @@ func TestWaits(t *testing.T) {
 			map[string]time.Duration{"B": 5001 * time.Millisecond}, 0, 0},
 		{"signal-crash", map[string]time.Duration{"A": 0, "B": 62001 * time.Millisecond},
 			map[string]time.Duration{"B": 62001 * time.Millisecond}, 52 * time.Second, 0},
+		{"signal-ttl", map[string]time.Duration{"A": 0, "B": 12001 * time.Millisecond},
+			map[string]time.Duration{"B": 12001 * time.Millisecond}, 2 * time.Second, 0},
 		{"signal-pttl", map[string]time.Duration{"A": 0, "B": 10001 * time.Millisecond, "C": 13001 * time.Millisecond},
 			map[string]time.Duration{"B": 10001 * time.Millisecond, "C": 10001 * time.Millisecond}, 0, 0},
 		{"semaphore-skew", map[string]time.Duration{"A": 0, "B": time.Second, "C": 3 * time.Second}, nil, 0, 1},

@@ -70,15 +70,15 @@ var waitScenarios = []*Scenario{
 	},
 	{
 		Name:   "signal-crash",
-		Title:  "signal-list lock, holder crashes: BLPOP outwaits the TTL",
+		Title:  "signal-list lock, holder crashes: a BLPOP longer than the TTL",
 		Key:    "lock:res",
 		Expect: IdleWait,
-		Explain: `python-redis-lock's waiters BLPOP a signal list that the holder's
-			release pushes to. A crashes, so no signal comes, and the lock frees itself
-			only when its 10 s TTL runs out. B called acquire(timeout=60): the library
-			passes that timeout to BLPOP, so B sleeps until 62 s, long after the lock
-			freed at 10 s. With no timeout it would pass the TTL (10 s) instead, which
-			still oversleeps by however long the lock had been held when B came.`,
+		Explain: `The signal-list lock of python-redis-lock: the lock is SET NX EX, a
+			waiter BLPOPs lock-signal:<name>, and the release pushes one element there. A
+			crashes, so no signal comes, and the lock frees itself only when its 10 s TTL
+			runs out. B waits with a BLPOP timeout of 60 s, longer than the TTL, so it
+			sleeps until 62 s while the lock stands free from 10 s. python-redis-lock
+			refuses such a timeout (TimeoutTooLarge) for this reason.`,
 		run: func(l *Lab) {
 			a, b := l.client("A"), l.client("B")
 			signalLock(a, l.token())
@@ -95,9 +95,34 @@ var waitScenarios = []*Scenario{
 		},
 	},
 	{
+		Name:   "signal-ttl",
+		Title:  "signal-list lock, holder crashes: a BLPOP as long as the TTL",
+		Key:    "lock:res",
+		Expect: IdleWait,
+		Explain: `The same crash with python-redis-lock's own choice: acquire() without a
+			timeout BLPOPs for the lock's whole expire, 10 s. That bounds the wait by the
+			TTL, but not by what is left of it: B came 2 s after A took the lock, so it
+			wakes at 12 s, 2 s after the lock freed. The later a waiter comes, the longer
+			it oversleeps, up to a whole TTL.`,
+		run: func(l *Lab) {
+			a, b := l.client("A"), l.client("B")
+			signalLock(a, l.token())
+			l.Wait(2*time.Second, "A works on the resource")
+			tb := l.token()
+			if signalLock(b, tb) {
+				return
+			}
+			wait := b.BLPop(signalList, signalExpire)
+			l.Wait(time.Second, "A works on")
+			a.Crash("while holding the lock: no signal will come")
+			wait.Await()
+			signalLock(b, tb)
+		},
+	},
+	{
 		Name:   "signal-pttl",
 		Title:  "signal-list lock whose waiters BLPOP for the lock's remaining TTL",
-		Fixes:  "signal-crash",
+		Fixes:  "signal-crash, signal-ttl",
 		Key:    "lock:res",
 		Expect: Safe,
 		Explain: `The same crash, but a failed try answers the lock's remaining TTL (one
