@@ -9,6 +9,12 @@
 // its replies whether it holds the lock, as the recipe's code would, and the
 // Verdict is computed from those beliefs, from the lock key on the server and
 // from what the protected resource accepted.
+//
+// Waiting clients (a BLPOP parked on the server, a subscriber listening for
+// a release message) are scripted the same way: the scenario says when a
+// client starts to wait, and the lab delivers to it what the server sent,
+// at the simulated instant the server sent it, so that how long a waiter
+// waited for a free lock is measured, not assumed.
 package lab
 
 import (
@@ -30,8 +36,12 @@ type Scenario struct {
 	Explain string
 	// Expect is the outcome the scenario demonstrates.
 	Expect Outcome
-	// Key is the lock's key.
+	// Key is the lock's key: a string, or for a semaphore (Permits > 1) the
+	// sorted set of its holders.
 	Key string
+	// Permits is how many clients a semaphore admits at once; 0 for a lock,
+	// which admits one.
+	Permits int
 	// Fenced makes the storage refuse writes with an old fencing token.
 	Fenced bool
 
@@ -91,14 +101,18 @@ func Run(sc *Scenario) (*Result, error) {
 	for _, c := range l.clients {
 		r.Clients = append(r.Clients, c.Name)
 	}
-	r.Verdict = Judge(r.Events)
+	r.Verdict = Judge(r.Events, sc.Permits)
 	return r, nil
 }
 
 // List writes one line per scenario.
 func List(w io.Writer) {
+	nameW, kindW := 0, 0
 	for _, sc := range scenarios {
-		fmt.Fprintf(w, "%-18s %-24s %s\n", sc.Name, sc.Kind(), sc.Title)
+		nameW, kindW = max(nameW, len(sc.Name)), max(kindW, len(sc.Kind()))
+	}
+	for _, sc := range scenarios {
+		fmt.Fprintf(w, "%-*s %-*s %s\n", nameW, sc.Name, kindW, sc.Kind(), sc.Title)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -107,6 +108,64 @@ func TestScenarios(t *testing.T) {
 			{"B", `write "B's data" token=34`, "ok"},
 			{"A", `write "A's data" token=33`, "refused: token 33 < 34"},
 		}},
+		{"subscribe-late", 30 * time.Second, []string{"B"}, "B", []fact{
+			{"A", "EVAL ", "(nil)"},
+			{"B", "EVAL ", "(integer) 25000"},
+			{"A", "EVAL ", "(integer) 1"},
+			{"B", "SUBSCRIBE redisson_lock__channel:{lock}", `1) "subscribe" 2) "redisson_lock__channel:{lock}" 3) (integer) 1`},
+			{"B", "stops waiting: its 25s wait ran out", ""},
+			{"B", "EVAL ", "(nil)"},
+		}},
+		{"subscribe-first", 0, nil, "B", []fact{
+			{"B", "SUBSCRIBE redisson_lock__channel:{lock}", ""},
+			{"B", "EVAL ", "(integer) 25000"},
+			{"A", "EVAL ", "(integer) 1"},
+			{"B", "message redisson_lock__channel:{lock}", `"0"`},
+			{"B", "EVAL ", "(nil)"},
+		}},
+		{"signal-crash", 62001 * time.Millisecond, []string{"B"}, "B", []fact{
+			{"A", "SET lock:res ", "OK"},
+			{"B", "SET lock:res ", "(nil)"},
+			{"B", "BLPOP lock-signal:res 60", "(blocks)"},
+			{"A", "crashes", ""},
+			{Server, "lock:res expires", ""},
+			{"B", "BLPOP lock-signal:res 60", "(nil)"},
+			{"B", "SET lock:res ", "OK"},
+		}},
+		{"signal-ttl", 12001 * time.Millisecond, []string{"B"}, "B", []fact{
+			{"B", "SET lock:res ", "(nil)"},
+			{"B", "BLPOP lock-signal:res 10", "(blocks)"},
+			{"A", "crashes", ""},
+			{Server, "lock:res expires", ""},
+			{"B", "BLPOP lock-signal:res 10", "(nil)"},
+			{"B", "SET lock:res ", "OK"},
+		}},
+		{"signal-pttl", 0, nil, "C", []fact{
+			{"B", "EVAL ", "(integer) 8000"},
+			{"B", "BLPOP lock-signal:res 8", "(blocks)"},
+			{"C", "EVAL ", "(integer) 6000"},
+			{"C", "BLPOP lock-signal:res 6", "(blocks)"},
+			{"A", "crashes", ""},
+			{Server, "lock:res expires", ""},
+			{"B", "BLPOP lock-signal:res 8", "(nil)"},
+			{"C", "BLPOP lock-signal:res 6", "(nil)"},
+			{"B", "EVAL ", "(nil)"},
+			{"C", "EVAL ", "(integer) 10000"},
+			{"C", "BLPOP lock-signal:res 10", "(blocks)"},
+			{"B", "EVAL ", "(integer) 0"},
+			{"C", "BLPOP lock-signal:res 10", `1) "lock-signal:res" 2) "1"`},
+			{"C", "EVAL ", "(nil)"},
+		}},
+		{"semaphore-skew", 3 * time.Second, []string{"A", "B", "C"}, "", []fact{
+			{"A", "EVAL ", "(integer) 1"},
+			{"B", "EVAL ", "(integer) 1"},
+			{"C", "EVAL ", "(integer) 1"},
+		}},
+		{"semaphore-server-time", 0, nil, "", []fact{
+			{"A", "EVAL ", "(integer) 1"},
+			{"B", "EVAL ", "(integer) 1"},
+			{"C", "EVAL ", "(integer) 0"},
+		}},
 	}
 	if len(tests) != len(Scenarios()) {
 		t.Errorf("%d scenarios tested, %d defined", len(tests), len(Scenarios()))
@@ -125,6 +184,74 @@ func TestScenarios(t *testing.T) {
 				t.Errorf("lock owner at the end = %q, want %q", got, tt.owner)
 			}
 			checkFacts(t, r.Events, tt.facts)
+			if t.Failed() {
+				var b bytes.Buffer
+				Print(&b, r)
+				t.Log("\n" + b.String())
+			}
+		})
+	}
+}
+
+// When each client came to hold the lock (or a permit), and when each
+// waiter stopped waiting: the wake-ups come the instant the server sends
+// them, and a missed one costs the whole wait.
+func TestWaits(t *testing.T) {
+	tests := []struct {
+		name   string
+		holds  map[string]time.Duration // the first instant the client holds
+		woken  map[string]time.Duration // the first instant a waiting client stops waiting
+		idle   time.Duration            // IdleWait: how long the lock stood free
+		member int                      // semaphores: members of the set at the end
+	}{
+		{"subscribe-late", map[string]time.Duration{"A": 0, "B": 30 * time.Second},
+			map[string]time.Duration{"B": 30 * time.Second}, 24999 * time.Millisecond, 0},
+		{"subscribe-first", map[string]time.Duration{"A": 0, "B": 5001 * time.Millisecond},
+			map[string]time.Duration{"B": 5001 * time.Millisecond}, 0, 0},
+		{"signal-crash", map[string]time.Duration{"A": 0, "B": 62001 * time.Millisecond},
+			map[string]time.Duration{"B": 62001 * time.Millisecond}, 52 * time.Second, 0},
+		{"signal-ttl", map[string]time.Duration{"A": 0, "B": 12001 * time.Millisecond},
+			map[string]time.Duration{"B": 12001 * time.Millisecond}, 2 * time.Second, 0},
+		{"signal-pttl", map[string]time.Duration{"A": 0, "B": 10001 * time.Millisecond, "C": 13001 * time.Millisecond},
+			map[string]time.Duration{"B": 10001 * time.Millisecond, "C": 10001 * time.Millisecond}, 0, 0},
+		{"semaphore-skew", map[string]time.Duration{"A": 0, "B": time.Second, "C": 3 * time.Second}, nil, 0, 1},
+		{"semaphore-server-time", map[string]time.Duration{"A": 0, "B": time.Second}, nil, 0, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := run(t, tt.name)
+			holds, woken := map[string]time.Duration{}, map[string]time.Duration{}
+			var waiting []string
+			for _, e := range r.Events {
+				for _, h := range e.Holders {
+					if _, ok := holds[h]; !ok {
+						holds[h] = e.At
+					}
+				}
+				for _, w := range waiting {
+					if _, ok := woken[w]; !ok && !slices.Contains(e.Waiters, w) {
+						woken[w] = e.At
+					}
+				}
+				waiting = e.Waiters
+			}
+			if !maps.Equal(holds, tt.holds) {
+				t.Errorf("holds from %v, want %v", holds, tt.holds)
+			}
+			if len(woken) > 0 || len(tt.woken) > 0 {
+				if !maps.Equal(woken, tt.woken) {
+					t.Errorf("first woken at %v, want %v", woken, tt.woken)
+				}
+			}
+			if r.Verdict.Idle != tt.idle {
+				t.Errorf("idle %v, want %v", r.Verdict.Idle, tt.idle)
+			}
+			if tt.member > 0 {
+				last := r.Events[len(r.Events)-1].Lock
+				if n := len(strings.Split(last.Value, ",")); !last.Held || n != tt.member {
+					t.Errorf("the set holds %q at the end, want %d members", last.Value, tt.member)
+				}
+			}
 			if t.Failed() {
 				var b bytes.Buffer
 				Print(&b, r)
@@ -287,12 +414,46 @@ func TestJudge(t *testing.T) {
 		{"a live holder without TTL is not stuck", []Event{
 			{Holders: []string{"A"}, Lock: held("A", false)},
 		}, Safe, -1},
+		{"woken the instant the lock frees", []Event{
+			{At: 1, Waiters: []string{"B"}, Lock: held("A", true)},
+			{At: 2, Waiters: []string{"B"}},
+			{At: 2},
+		}, Safe, -1},
+		{"woken after the lock freed", []Event{
+			{At: 1, Waiters: []string{"B"}, Lock: held("A", true)},
+			{At: 2, Waiters: []string{"B"}},
+			{At: 3, Waiters: []string{"B"}},
+			{At: 9},
+		}, IdleWait, 3},
+		{"the lock was taken again before the waiter woke", []Event{
+			{At: 1, Waiters: []string{"B"}},
+			{At: 1, Waiters: []string{"B"}, Lock: held("C", true)},
+			{At: 5, Lock: held("C", true)},
+		}, Safe, -1},
+		{"still waiting on a free lock at the end", []Event{
+			{At: 1, Waiters: []string{"B"}, Lock: held("A", true)},
+			{At: 2, Waiters: []string{"B"}},
+			{At: 4, Waiters: []string{"B"}},
+		}, IdleWait, 2},
 	}
 	for _, tt := range tests {
-		v := Judge(tt.events)
+		v := Judge(tt.events, 0)
 		if v.Outcome != tt.want || v.Index != tt.index {
 			t.Errorf("%s: %v at event %d, want %v at %d", tt.name, v.Outcome, v.Index, tt.want, tt.index)
 		}
+	}
+
+	// A semaphore of two permits: three holders, not two, break it.
+	two := []Event{{Holders: []string{"A", "B"}}}
+	if v := Judge(two, 2); v.Outcome != Safe {
+		t.Errorf("two holders of two permits: %v", v)
+	}
+	if v := Judge(two, 1); v.Outcome != TwoHolders {
+		t.Errorf("two holders of a lock: %v", v)
+	}
+	three := append(two, Event{At: 3, Holders: []string{"A", "B", "C"}})
+	if v := Judge(three, 2); v.Outcome != Overbooked || v.Index != 1 || v.String() != "3 clients held the semaphore's 2 permits at t=+0.000s (A, B and C)" {
+		t.Errorf("three holders of two permits: %v at %d", v, v.Index)
 	}
 }
 

@@ -37,6 +37,12 @@ type Lab struct {
 	lock     LockState     // the lock key as last observed
 	deadline time.Duration // when the key's TTL ends; forever without one
 
+	waits  map[*Client]lease // who waits for the lock, until when by its own timer
+	parked []*blocked        // blocking commands the server has not answered, in order
+	obs    *redis.Client     // the lab's own connection, off the timeline
+	tap    *server.Tap       // every message published
+	heard  int               // how many of tap's messages were delivered
+
 	err error // the first failure of the lab itself
 }
 
@@ -58,13 +64,20 @@ func newLab(sc *Scenario) (*Lab, error) {
 		leases:   make(map[*Client]lease),
 		storage:  storage{fenced: sc.Fenced},
 		deadline: forever,
+		waits:    make(map[*Client]lease),
+		obs:      redis.NewClient(&redis.Options{Addr: srv.Addr(), MaxRetries: -1}),
+		tap:      srv.Tap("*"),
 	}, nil
 }
 
 func (l *Lab) close() {
 	for _, c := range l.clients {
+		if c.sub != nil {
+			c.sub.ps.Close()
+		}
 		c.rdb.Close()
 	}
+	l.obs.Close()
 	l.srv.Close()
 }
 
@@ -83,6 +96,7 @@ type Client struct {
 	rdb    *redis.Client
 	skew   time.Duration // how far this client's own clock runs ahead
 	paused bool
+	sub    *subscription // its pub/sub connection, once it subscribed
 }
 
 // client connects a new go-redis client called name.
@@ -211,8 +225,20 @@ const (
 // Crash closes the client's connection; whatever it held, it no longer
 // believes anything.
 func (c *Client) Crash(why string) {
+	for _, b := range c.lab.parked {
+		if b.c == c {
+			// The server forgets a parked client only when it notices the
+			// closed socket, which the lab cannot time.
+			c.lab.fail(fmt.Errorf("%s crashes while parked in %s: not supported", c.Name, b.text))
+		}
+	}
+	if c.sub != nil {
+		c.sub.ps.Close()
+		c.sub = nil
+	}
 	c.rdb.Close()
 	delete(c.lab.leases, c)
+	delete(c.lab.waits, c)
 	c.Note(crashNote + " " + why)
 }
 
@@ -261,28 +287,48 @@ func (s *storage) write(token int64) (bool, string) {
 }
 
 // Wait lets d pass on the server's clock. It stops at every instant where
-// something happens by itself, a client's lease running out or the lock key
-// expiring, so that each gets its own row at its own time.
+// something happens by itself, a client's lease running out, the lock key
+// expiring, a waiter's timer running out or a blocked command timing out,
+// so that each gets its own row at its own time.
 func (l *Lab) Wait(d time.Duration, why string) {
 	l.add(Event{Actor: Nobody, Kind: Note, Text: fmt.Sprintf("%v pass: %s", d, why)})
-	end := l.now() + d
-	for {
+	l.advance(l.now()+d, nil)
+}
+
+// advance moves the clock to end, stopping where Wait stops; it returns
+// early, at such an instant, once done reports true.
+func (l *Lab) advance(end time.Duration, done func() bool) {
+	for l.err == nil && (done == nil || !done()) {
 		now := l.now()
 		next := end
-		for _, ls := range l.leases {
-			if ls.until != forever && ls.until > now && ls.until < next {
-				next = ls.until
+		soonest := func(t time.Duration) {
+			if t != forever && t > now && t < next {
+				next = t
 			}
 		}
-		// A key expires once the clock is past its deadline.
-		if l.deadline != forever && l.deadline+time.Millisecond > now && l.deadline+time.Millisecond < next {
-			next = l.deadline + time.Millisecond
+		for _, ls := range l.leases {
+			soonest(ls.until)
+		}
+		for _, w := range l.waits {
+			soonest(w.until)
+		}
+		// A key expires, and a blocked command times out, once the clock is
+		// past its deadline.
+		if l.deadline != forever {
+			soonest(l.deadline + time.Millisecond)
+		}
+		for _, b := range l.parked {
+			if b.deadline != forever {
+				soonest(b.deadline + time.Millisecond)
+			}
 		}
 		l.srv.FastForward(next - now)
 		l.endLeases()
 		if was := l.lock; l.observe() && was.Held && !l.lock.Held {
 			l.add(Event{Actor: Server, Kind: Note, Text: fmt.Sprintf("%s expires: its TTL ran out", l.sc.Key)})
 		}
+		l.endWaits()
+		l.settle()
 		if next >= end {
 			return
 		}
@@ -312,10 +358,11 @@ func (l *Lab) command(c *Client, text, reply string, err error) {
 	if err != nil && l.err == nil {
 		l.err = fmt.Errorf("%s: %s: %w", c.Name, text, err)
 	}
-	if l.observe() && l.lock.Held {
+	if l.observe() && l.lock.Held && l.sc.Permits <= 1 {
 		l.lock.Owner = c.Name
 	}
 	l.add(Event{Actor: c.Name, Kind: Command, Text: text, Reply: reply})
+	l.settle()
 }
 
 // queued puts MULTI, or a command queued after it, on the timeline: the
@@ -329,6 +376,9 @@ func (l *Lab) queued(c *Client, text, reply string) {
 func (l *Lab) observe() bool {
 	val, held := l.srv.Get(l.sc.Key)
 	ttl := l.srv.TTL(l.sc.Key)
+	if l.sc.Permits > 1 {
+		val, held, ttl = l.observeSet()
+	}
 	deadline := forever
 	switch {
 	case held && ttl > 0:
@@ -352,15 +402,17 @@ func (l *Lab) observe() bool {
 func (l *Lab) add(e Event) {
 	e.At = l.now()
 	e.Holders = l.holders()
+	e.Waiters = l.waiters()
 	e.Lock = l.lock
 	l.events = append(l.events, e)
 }
 
-// restamp updates the last event's holders after a client drew its
-// conclusion from the reply on that row.
+// restamp updates the last event's holders and waiters after a client drew
+// its conclusion from the reply on that row.
 func (l *Lab) restamp() {
 	if n := len(l.events); n > 0 {
 		l.events[n-1].Holders = l.holders()
+		l.events[n-1].Waiters = l.waiters()
 	}
 }
 

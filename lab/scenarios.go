@@ -2,6 +2,7 @@ package lab
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"time"
 )
@@ -9,7 +10,10 @@ import (
 // The scenarios: each broken recipe, followed by the fixes that repair it.
 // A scenario scripts who sends what and when time passes; what a client
 // concludes from a reply is the recipe's own logic, in the helpers below.
-var scenarios = []*Scenario{
+var scenarios = slices.Concat(lockScenarios, waitScenarios, semaphoreScenarios)
+
+// lockScenarios are the races of taking and releasing a lock.
+var lockScenarios = []*Scenario{
 	{
 		Name:   "setnx-expire",
 		Title:  "SETNX, then EXPIRE; the client crashes in between",

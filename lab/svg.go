@@ -11,8 +11,9 @@ import (
 // SVG draws r as a sequence diagram: one lane per client, then minilock and
 // the storage; time runs down, one row per event. A client's lane is shaded
 // while it believes it holds the lock, minilock's while the lock key exists
-// (in the colour of the client that set it), and the row of the verdict is
-// marked in red. The picture is plain SVG 1.1 with no scripts or external
+// (in the colour of the client that set it), a waiting client's lane is
+// outlined with dashes while it waits, and the row of the verdict is marked
+// in red. The picture is plain SVG 1.1 with no scripts or external
 // resources, so browsers and GitHub's image viewer both show it.
 func SVG(r *Result) []byte {
 	d := newDiagram(r)
@@ -29,6 +30,7 @@ const (
 	rowsTop  = 104  // first row
 	cmdRow   = 44   // a command or a write: request and reply arrows
 	noteRow  = 26   // a note
+	pushRow  = 34   // a message or a late reply: one arrow
 	markRow  = 22   // extra room under the verdict's row for its label
 	charW    = 6.62 // width of a character at 11px monospace
 	shadeW   = 18   // width of a lane's shading
@@ -52,6 +54,7 @@ type diagram struct {
 	height []int
 	bottom int
 	width  int
+	waits  bool // someone waits in this run: the legend explains outlines and pushes
 }
 
 func newDiagram(r *Result) *diagram {
@@ -73,9 +76,13 @@ func newDiagram(r *Result) *diagram {
 	y := rowsTop
 	for i, e := range r.Events {
 		h := noteRow
-		if e.Kind != Note {
+		switch e.Kind {
+		case Command, Write:
 			h = cmdRow
+		case Push:
+			h = pushRow
 		}
+		d.waits = d.waits || e.Kind == Push || len(e.Waiters) > 0
 		if i == r.Verdict.Index {
 			h += markRow
 		}
@@ -107,17 +114,25 @@ const (
 )
 
 // effect is where what row i did takes effect: for a command or a write,
-// when its reply arrives; for a note, at the note.
+// when its reply arrives; for a note or a push, at its mark.
 func (d *diagram) effect(i int) int {
-	if i < len(d.r.Events) && d.r.Events[i].Kind != Note {
+	if i < len(d.r.Events) && (d.r.Events[i].Kind == Command || d.r.Events[i].Kind == Write) {
 		return d.mid(i) + replyDY
 	}
 	return d.mid(i)
 }
 
+// footer is the height of the verdict and the legend.
+func (d *diagram) footer() int {
+	if d.waits {
+		return footerH + 17
+	}
+	return footerH
+}
+
 func (d *diagram) draw(b *bytes.Buffer) {
 	sc := d.r.Scenario
-	height := d.bottom + footerH
+	height := d.bottom + d.footer()
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" viewBox="0 0 %d %d" font-family="Helvetica, Arial, sans-serif" font-size="12">`+"\n", d.width, height, d.width, height)
 	fmt.Fprintf(b, `<title>minilock lab: %s</title>`+"\n", esc(sc.Name))
 	b.WriteString(`<defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="#333"/></marker></defs>` + "\n")
@@ -191,6 +206,18 @@ func (d *diagram) drawShading(b *bytes.Buffer) {
 			d.shade(b, name, d.color[name], i, j+1, "")
 			i = j
 		}
+		for i := 0; i < len(events); i++ {
+			if !slices.Contains(events[i].Waiters, name) {
+				continue
+			}
+			j := i
+			for j+1 < len(events) && slices.Contains(events[j+1].Waiters, name) {
+				j++
+			}
+			x, y0, y1 := d.x[name], d.effect(i), d.effect(j+1)
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%d" height="%d" fill="none" stroke="%s" stroke-width="1.5" stroke-dasharray="4 3"/>`+"\n", x-shadeW/2, y0, shadeW, y1-y0, d.color[name])
+			i = j
+		}
 	}
 	for i := 0; i < len(events); i++ {
 		lk := events[i].Lock
@@ -238,6 +265,8 @@ func (d *diagram) drawRows(b *bytes.Buffer) {
 			d.message(b, e, d.x[e.Actor], d.x[to], mid)
 		case Note:
 			d.note(b, e, mid)
+		case Push:
+			d.push(b, e, d.x[e.Actor], d.x[Server], mid)
 		}
 	}
 }
@@ -253,8 +282,22 @@ func (d *diagram) message(b *bytes.Buffer, e Event, from, to, mid int) {
 	if e.Kind == Write && !e.Accepted {
 		fill = red
 	}
+	if e.Reply == blocksReply {
+		// Parked: no reply yet; it comes later as a push.
+		fmt.Fprintf(b, `<text class="cmd halo note" x="%d" y="%d" text-anchor="end">%s</text>`+"\n", to-14, rep-4, esc(e.Reply))
+		return
+	}
 	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#777" stroke-width="1" stroke-dasharray="4 3" marker-end="url(#arrow)"/>`+"\n", to-shadeW/2, rep, from+shadeW/2+2, rep)
 	fmt.Fprintf(b, `<text class="cmd halo" x="%d" y="%d" text-anchor="end" fill="%s">%s</text>`+"\n", to-14, rep-4, fill, esc(clip(e.Reply, room)))
+}
+
+// push draws what the server sent unasked, when it sent it: one dotted
+// arrow from minilock to the client, with what it is and its content.
+func (d *diagram) push(b *bytes.Buffer, e Event, client, srv, mid int) {
+	y := mid + 6
+	room := int(float64(srv-client-24) / charW)
+	fmt.Fprintf(b, `<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="#333" stroke-width="1.3" stroke-dasharray="1.5 3" marker-end="url(#arrow)"/>`+"\n", srv-shadeW/2, y, client+shadeW/2+2, y)
+	fmt.Fprintf(b, `<text class="cmd halo" x="%d" y="%d">%s</text>`+"\n", client+14, y-5, esc(clip(pushLabel(e), room)))
 }
 
 func (d *diagram) note(b *bytes.Buffer, e Event, mid int) {
@@ -313,13 +356,25 @@ func (d *diagram) drawFooter(b *bytes.Buffer) {
 	}
 	fmt.Fprintf(b, `<text x="16" y="%d" font-size="14" font-weight="bold" fill="%s">verdict: %s</text>`+"\n", y, color, esc(v.String()))
 	y += 24
-	for i, line := range []string{
+	legend := []string{
 		"shaded client lane: the client believes it holds the lock, from its replies and its lease",
 		"shaded minilock lane: the lock key exists, in the colour of the client that set it",
 		"solid arrow: command as sent · dashed arrow: reply as received · time runs down, one row per event",
-	} {
+	}
+	if d.waits {
+		legend = append(legend, "dashed outline: the client waits for the lock · dotted arrow: a message, or a parked command's reply, sent when it happens")
+	}
+	for i, line := range legend {
 		fmt.Fprintf(b, `<text x="16" y="%d" fill="#555">%s</text>`+"\n", y+i*17, esc(line))
 	}
+}
+
+// pushLabel names a push by its kind and gives its content: `message:
+// "0"`, `BLPOP: (nil)`; the text timeline has the channel or the command
+// whole.
+func pushLabel(e Event) string {
+	kind, _, _ := strings.Cut(e.Text, " ")
+	return kind + ": " + e.Reply
 }
 
 // shortScript shortens the script body of an EVAL, so that the keys and

@@ -23,6 +23,10 @@ const (
 	// Note is something that happens without a message: time passing, a
 	// pause, a crash, a lease running out, the lock key expiring.
 	Note
+	// Push is what the server sends a client unasked, at the instant it
+	// sends it: a pub/sub message, or the late reply to a blocking command
+	// (Text names the command, Reply is what it answered).
+	Push
 )
 
 // Actors that are not clients.
@@ -46,6 +50,9 @@ type Event struct {
 
 	// Holders are the clients that believe they hold the lock, sorted.
 	Holders []string
+	// Waiters are the clients waiting for the lock, sorted: parked in a
+	// blocking command, or listening for a release message.
+	Waiters []string
 	// Lock is the lock key on the server.
 	Lock LockState
 }
@@ -70,7 +77,10 @@ func printTimeline(w io.Writer, events []Event, v Verdict) {
 	actorW, textW := len("client"), len("command")
 	for _, e := range events {
 		actorW = max(actorW, len(e.Actor))
-		if e.Kind != Note && len(e.Text) <= 56 {
+		switch {
+		case e.Kind == Push && len(e.Text)+3 <= 56:
+			textW = max(textW, len(e.Text)+3)
+		case e.Kind != Note && len(e.Text) <= 56:
 			textW = max(textW, len(e.Text))
 		}
 	}
@@ -82,9 +92,12 @@ func printTimeline(w io.Writer, events []Event, v Verdict) {
 			actor = "·"
 		}
 		line := fmt.Sprintf("  %-*s  %-*s  ", timeW, Seconds(e.At), actorW, actor)
-		if e.Kind == Note {
+		switch e.Kind {
+		case Note:
 			line += "(" + text + ")"
-		} else {
+		case Push:
+			line += fmt.Sprintf("%-*s  %s", textW, "<- "+text, e.Reply)
+		default:
 			line += fmt.Sprintf("%-*s  %s", textW, text, e.Reply)
 		}
 		if i == v.Index {
@@ -151,7 +164,7 @@ func (h recorder) DialHook(next redis.DialHook) redis.DialHook { return next }
 func (h recorder) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
 		err := next(ctx, cmd)
-		if !handshake(cmd) {
+		if !handshake(cmd) && ctx.Value(offTimeline{}) == nil {
 			h.c.lab.command(h.c, formatArgs(cmd.Args()), replyOf(cmd, err), transportErr(err))
 		}
 		return err

@@ -26,9 +26,11 @@ func newRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// TIME: seconds and microseconds, as two bulk strings.
+// TIME: seconds and microseconds, as two bulk strings, on the server's clock
+// (the one keys expire by), so that a manual clock moves TIME too and a
+// script that takes its timestamps from TIME agrees with the TTLs.
 func cmdTime(x *call, args [][]byte) error {
-	now := time.Now()
+	now := x.s.cfg.Clock.Now()
 	x.W.Array(2)
 	x.W.BulkString(itoa(now.Unix()))
 	x.W.BulkString(itoa(int64(now.Nanosecond() / 1000)))
