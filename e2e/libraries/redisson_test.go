@@ -20,14 +20,16 @@ import (
 	"github.com/minilock/minilock/server"
 )
 
-// Redisson's RLock, RReadWriteLock and RSemaphore, replayed through go-redis:
+// Redisson's RLock, RReadWriteLock, RFairLock, RSemaphore and
+// RPermitExpirableSemaphore, replayed through go-redis:
 // the Lua scripts Redisson sends (testdata/redisson, copied from Redisson's
 // source; SOURCE.md there says from where), with the KEYS and ARGV Redisson
 // passes, over EVALSHA and EVAL as a script cache does. Every scenario runs
 // against minilock and against a real redis-server, and the two transcripts
 // (replies, hash contents, messages published) must be equal. The wait paths
 // (subscribe to the lock's channel, try, wait for the unlock message, retry)
-// must wake their waiters by the message, long before the lock's TTL.
+// must wake their waiters by the message, long before the lock's TTL; the
+// fair lock's waiters, each on its own channel, in the queue's order.
 //
 //	go test -run TestRedisson -v ./e2e/libraries
 
@@ -778,4 +780,260 @@ func TestRedissonSemaphoreWaitPath(t *testing.T) {
 			}
 		})
 	}
+}
+
+// RFairLock: a queue of waiting threads and their timeouts; the unlock
+// publishes only on the channel of the thread at the head of the queue.
+
+// rsnFairWait is Config.fairLockWaitTimeout's default, 5 s.
+const rsnFairWait = 5000
+
+func (r *rsn) fairKeys(name string) []string {
+	return []string{name, prefixName("redisson_lock_queue", name), prefixName("redisson_lock_timeout", name)}
+}
+
+// fairChannel is the channel a fair-lock waiter subscribes to: its own.
+func (r *rsn) fairChannel(name string, thread int) string {
+	return prefixName("redisson_lock__channel", name) + ":" + r.lockName(thread)
+}
+
+func (r *rsn) fairTry(name string, thread int, now int64) (any, error) {
+	return r.run("fairlock_try", r.fairKeys(name), rsnLease, r.lockName(thread), rsnFairWait, now)
+}
+
+func (r *rsn) fairUnlock(name string, thread int, request string, now int64) (any, error) {
+	latch := prefixName("redisson_unlock_latch", name) + ":" + request
+	keys := append(r.fairKeys(name), prefixName("redisson_lock__channel", name), latch)
+	v, err := r.run("fairlock_unlock", keys, rsnUnlockMessage, rsnLease, r.lockName(thread), now, r.publish, rsnLatchTimeout)
+	r.rdb.Del(ctx, latch)
+	return v, err
+}
+
+func (r *rsn) fairAcquireFailed(name string, thread int) (any, error) {
+	return r.run("fairlock_acquirefailed", r.fairKeys(name)[1:], r.lockName(thread), rsnFairWait)
+}
+
+// within is show for a time in milliseconds that the real clock makes
+// vary: recorded as being in (0, hi].
+func within(hi int64) func(any, error) string {
+	return func(v any, err error) string {
+		if n, ok := v.(int64); ok && err == nil && n > 0 && n <= hi {
+			return fmt.Sprintf("in (0,%d]", hi)
+		}
+		return show(v, err)
+	}
+}
+
+// TestRedissonFairLockScripts: RFairLock's queue (waiters join in order,
+// the head is the only one that may take a free lock), the unlock message
+// on the head's own channel, a waiter giving up, and a stale waiter (its
+// timeout passed on the client's clock) dropped from the queue.
+func TestRedissonFairLockScripts(t *testing.T) {
+	rsnCompare(t, func(t *testing.T, tr *rsnTranscript, publish string) {
+		var ids []*rsn
+		for _, id := range []string{"a", "b", "c", "d", "e"} {
+			ids = append(ids, newRsn(t, tr.rdb, "7f3e2d1c-"+id+id+id+id+"-4b5a-9c8d-00000000000"+id, publish))
+		}
+		a, b, c, d, e := ids[0], ids[1], ids[2], ids[3], ids[4]
+		const name = "fair"
+		var channels []string
+		for i, r := range ids {
+			channels = append(channels, r.fairChannel(name, i+1))
+		}
+		sub := rsnSubscribe(t, tr.rdb, publish, channels...)
+		now := time.Now().UnixMilli()
+		queue := func(step string) {
+			q, _ := tr.rdb.LRange(ctx, prefixName("redisson_lock_queue", name), 0, -1).Result()
+			z, _ := tr.rdb.ZRange(ctx, prefixName("redisson_lock_timeout", name), 0, -1).Result()
+			tr.add(step, fmt.Sprintf("queue %q timeouts %q", q, z))
+		}
+		tr.add("A:1 fairTry", show(a.fairTry(name, 1, now)))
+		tr.add("B:2 fairTry", within(rsnLease)(b.fairTry(name, 2, now)))
+		tr.add("C:3 fairTry (second in the queue)", within(rsnLease+rsnFairWait)(c.fairTry(name, 3, now)))
+		tr.add("B:2 fairTry again", within(rsnLease)(b.fairTry(name, 2, now)))
+		queue("queue")
+		tr.add("A:1 fairUnlock", show(a.fairUnlock(name, 1, "u1", now)))
+		tr.add("C:3 fairTry (not the head)", show(c.fairTry(name, 3, now)))
+		tr.add("B:2 fairTry (the head)", show(b.fairTry(name, 2, now)))
+		queue("queue")
+		tr.add("C:3 gives up", show(c.fairAcquireFailed(name, 3)))
+		queue("queue")
+		tr.add("D:4 fairTry", within(rsnLease)(d.fairTry(name, 4, now)))
+		later := now + 60000 // D's timeout has passed on the client's clock
+		tr.add("E:5 fairTry 60 s later", within(rsnLease)(e.fairTry(name, 5, later)))
+		queue("queue (D dropped as stale)")
+		tr.add("B:2 fairUnlock", show(b.fairUnlock(name, 2, "u2", later)))
+		tr.add("E:5 fairTry", show(e.fairTry(name, 5, later)))
+		tr.add("E:5 fairUnlock", show(e.fairUnlock(name, 5, "u3", later)))
+		tr.add("E:5 fairUnlock again", show(e.fairUnlock(name, 5, "u4", later)))
+		tr.add("keys", show(tr.rdb.Keys(ctx, "*").Result()))
+		for _, m := range sub.messages(t, tr.rdb) {
+			tr.add("message", m)
+		}
+	})
+}
+
+// TestRedissonFairLockWaitPath is RFairLock's lock(): 10 waiters join the
+// queue in order, each subscribed to its own channel; each unlock wakes the
+// head of the queue only, so they acquire first come first served, each by
+// a message and none by waiting out its TTL.
+func TestRedissonFairLockWaitPath(t *testing.T) {
+	const waiters = 10
+	for name, addr := range rsnEndpoints(t) {
+		t.Run(name, func(t *testing.T) {
+			rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: 2*waiters + 4})
+			defer rdb.Close()
+			rdb.FlushAll(ctx)
+			const lock = "fifo"
+			first := newRsn(t, rdb, "first", "PUBLISH")
+			if _, err := first.fairTry(lock, 1, time.Now().UnixMilli()); !errors.Is(err, redis.Nil) {
+				t.Fatalf("first fairTry: %v", err)
+			}
+			var (
+				mu       sync.Mutex
+				order    []int
+				timeouts atomic.Int64
+				wg       sync.WaitGroup
+				errs     = make(chan error, waiters)
+			)
+			for i := range waiters {
+				joined := make(chan struct{})
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := newRsn(t, rdb, fmt.Sprintf("waiter-%d", i), "PUBLISH")
+					v, err := r.fairTry(lock, 1, time.Now().UnixMilli())
+					close(joined)
+					if err != nil {
+						errs <- fmt.Errorf("waiter %d first try: %v, %v", i, v, err)
+						return
+					}
+					ps := rdb.Subscribe(ctx, r.fairChannel(lock, 1))
+					defer ps.Close()
+					if _, err := ps.Receive(ctx); err != nil {
+						errs <- err
+						return
+					}
+					for {
+						v, err := r.fairTry(lock, 1, time.Now().UnixMilli())
+						if errors.Is(err, redis.Nil) {
+							break
+						}
+						if err != nil {
+							errs <- err
+							return
+						}
+						byMessage, err := rsnWait(ps, time.Duration(v.(int64))*time.Millisecond)
+						if err != nil {
+							errs <- err
+							return
+						}
+						if !byMessage {
+							timeouts.Add(1)
+						}
+					}
+					mu.Lock()
+					order = append(order, i)
+					mu.Unlock()
+					if v, err := r.fairUnlock(lock, 1, fmt.Sprint("u", i), time.Now().UnixMilli()); err != nil || v != int64(1) {
+						errs <- fmt.Errorf("waiter %d unlock = %v, %v", i, v, err)
+					}
+				}()
+				<-joined // the queue order is the order of the first tries
+			}
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+				subs, _ := rdb.PubSubNumPat(ctx).Result()
+				channels, _ := rdb.PubSubChannels(ctx, "redisson_lock__channel:*").Result()
+				if subs == 0 && len(channels) == waiters {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%d of %d waiters subscribed", len(channels), waiters)
+				}
+			}
+			if v, err := first.fairUnlock(lock, 1, "u-first", time.Now().UnixMilli()); err != nil || v != int64(1) {
+				t.Fatalf("first unlock = %v, %v", v, err)
+			}
+			wg.Wait()
+			close(errs)
+			for err := range errs {
+				t.Error(err)
+			}
+			t.Logf("%s: order %v, %d TTL timeouts", name, order, timeouts.Load())
+			if !slices.Equal(order, []int{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}) {
+				t.Errorf("acquired in order %v, want the queue's order", order)
+			}
+			if timeouts.Load() != 0 {
+				t.Errorf("%d waits ran out: a waiter missed its message", timeouts.Load())
+			}
+		})
+	}
+}
+
+// RPermitExpirableSemaphore: permits with ids and lease deadlines in a
+// sorted set; a permit whose lease passed (on the client's clock) is taken
+// back by the next acquire, which publishes the new count.
+
+const rsnNonExpirable = 922337203685477
+
+func (r *rsn) permitTryAcquire(name string, timeoutDate, now int64, ids ...string) (any, error) {
+	args := []any{len(ids), timeoutDate, now, rsnNonExpirable, r.publish}
+	for _, id := range ids {
+		args = append(args, id)
+	}
+	return r.run("permitsem_tryacquire", []string{name, suffixName(name, "timeout"), prefixName("redisson_sc", name)}, args...)
+}
+
+func (r *rsn) permitTryRelease(name, id string, now int64) (any, error) {
+	return r.run("permitsem_tryrelease", []string{name, prefixName("redisson_sc", name), suffixName(name, "timeout")}, id, 1, now, r.publish)
+}
+
+// permitID is a permit id as Redisson sends it: 16 raw bytes
+// (ByteBufUtil.decodeHexDump of a random hex id), not valid UTF-8.
+func permitID(i int) string {
+	return string([]byte{0xde, 0xad, 0xbe, 0xef, 0x00, 0xff, 0x80, 0x0d, 0x0a, 0x22, 0x27, 0x5c, 0, 0, 0, byte(i)})
+}
+
+// TestRedissonPermitExpirableSemaphoreScripts: acquire with and without a
+// lease, the nearest lease reported when no permit is free, an expired
+// lease taken back (with its message), releases of live and reclaimed
+// permits.
+func TestRedissonPermitExpirableSemaphoreScripts(t *testing.T) {
+	rsnCompare(t, func(t *testing.T, tr *rsnTranscript, publish string) {
+		r := newRsn(t, tr.rdb, "permits", publish)
+		const name = "leases"
+		sub := rsnSubscribe(t, tr.rdb, publish, prefixName("redisson_sc", name))
+		now := time.Now().UnixMilli()
+		rel := func(v any, err error) string { // client times, relative to now
+			s := show(v, err)
+			for _, d := range []int64{1000, 5000} {
+				s = strings.ReplaceAll(s, strconv.FormatInt(now+d, 10), fmt.Sprint("now+", d))
+			}
+			return s
+		}
+		tr.add("trySetPermits 2", show(r.trySetPermits(name, 2)))
+		tr.add("acquire id1 lease 1 s", rel(r.permitTryAcquire(name, now+1000, now, permitID(1))))
+		tr.add("acquire id2 no lease", rel(r.permitTryAcquire(name, rsnNonExpirable, now, permitID(2))))
+		tr.add("acquire id3 (none free)", rel(r.permitTryAcquire(name, now+5000, now, permitID(3))))
+		zs, err := tr.rdb.ZRangeWithScores(ctx, suffixName(name, "timeout"), 0, -1).Result()
+		var leases []string
+		for _, z := range zs {
+			if z.Score == rsnNonExpirable {
+				leases = append(leases, fmt.Sprintf("%q@never", z.Member))
+			} else {
+				leases = append(leases, fmt.Sprintf("%q@now+%d", z.Member, int64(z.Score)-now))
+			}
+		}
+		tr.add("ZRANGE timeout WITHSCORES, relative to now", fmt.Sprint(leases, err))
+		tr.add("acquire id3 2 s later (id1 expired)", rel(r.permitTryAcquire(name, now+5000, now+2000, permitID(3))))
+		tr.add("release id1 (taken back)", rel(r.permitTryRelease(name, permitID(1), now+2000)))
+		tr.add("release id2", rel(r.permitTryRelease(name, permitID(2), now+2000)))
+		tr.add("release id3 after its lease", rel(r.permitTryRelease(name, permitID(3), now+6000)))
+		tr.add("acquire id4 id5", rel(r.permitTryAcquire(name, now+5000, now+6000, permitID(4), permitID(5))))
+		tr.add("GET", show(tr.rdb.Get(ctx, name).Result()))
+		tr.add("ZCARD", show(tr.rdb.ZCard(ctx, suffixName(name, "timeout")).Result()))
+		for _, m := range sub.messages(t, tr.rdb) {
+			tr.add("message", m)
+		}
+	})
 }
