@@ -377,4 +377,12 @@ func TestPyRedisLockCrashedHolder(t *testing.T) {
 	if s.Exists("lock:backup") {
 		t.Error("the lock is still held at the end")
 	}
+	// The last release signalled with nobody waiting: the element stays
+	// for signal_expire (1 s), so a late waiter would wake at once, and is
+	// gone by active expiry once that has passed.
+	s.CheckTTL(t, "lock-signal:backup", time.Second)
+	s.FastForward(time.Second + time.Millisecond)
+	if s.Exists("lock-signal:backup") {
+		t.Error("the signal list outlived its PEXPIRE")
+	}
 }
