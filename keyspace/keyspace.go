@@ -75,7 +75,8 @@ type Keyspace struct {
 	enc     Encodings
 	rng     *rand.Rand // SPOP, SRANDMEMBER, HRANDFIELD, RANDOMKEY ...
 	stats   Stats
-	watches watchers
+	watches  watchers
+	notifier notifier
 
 	jobs    chan Job
 	stop    chan struct{}
@@ -241,8 +242,7 @@ func (k *Keyspace) run() {
 func (k *Keyspace) sweep(now int64) int {
 	n := k.index.PopDue(now, sweepBatch, func(dbi int, i uint32, deadline int64) {
 		if k.due(dbi, i, deadline) {
-			k.remove(dbi, i)
-			k.stats.Expired++
+			k.expireNow(dbi, i)
 		}
 	})
 	if k.index.Len() > 2*k.withTTL+1024 {
