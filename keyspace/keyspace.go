@@ -70,12 +70,14 @@ type Keyspace struct {
 	withTTL int // keys that have a deadline, across all databases
 	// mem counts the bytes the databases hold: keys, values and their
 	// bookkeeping (see db.account). Written by the owner, read by anyone.
-	mem      atomic.Int64
-	maxLen   int64
-	enc      Encodings
-	rng      *rand.Rand // SPOP, SRANDMEMBER, HRANDFIELD, RANDOMKEY ...
-	stats    Stats
-	watches  watchers
+	mem     atomic.Int64
+	maxLen  int64
+	enc     Encodings
+	rng     *rand.Rand // SPOP, SRANDMEMBER, HRANDFIELD, RANDOMKEY ...
+	stats   Stats
+	watches watchers
+
+	// notifier reports keyspace events (notify.go).
 	notifier notifier
 
 	jobs    chan Job

@@ -91,13 +91,17 @@ func (k *Keyspace) objectOf(c *Ctx, key []byte, kind Kind, read bool) (*object, 
 // object and slot (db.c:dbAdd, with its "new" event). The caller fills v
 // and then calls changed.
 func (k *Keyspace) create(c *Ctx, key []byte, kind Kind, v value) (*object, uint32) {
-	o, i := k.insertObject(c, key, kind, v)
+	o := &object{kind: kind, v: v}
+	i := k.dbs[c.DB].insert(key, nil)
+	k.dbs[c.DB].slots[i].obj = o
 	k.notify(NotifyNew, "new", key, c.DB)
 	return o, i
 }
 
-// insertObject is create without the event.
-func (k *Keyspace) insertObject(c *Ctx, key []byte, kind Kind, v value) (*object, uint32) {
+// overwriteObject puts v in place of key's value, just removed
+// (db.c:dbOverwrite): unlike create, no "new" event, and no wake-up for
+// clients blocked on the key.
+func (k *Keyspace) overwriteObject(c *Ctx, key []byte, kind Kind, v value) (*object, uint32) {
 	o := &object{kind: kind, v: v}
 	i := k.dbs[c.DB].insert(key, nil)
 	k.dbs[c.DB].slots[i].obj = o

@@ -389,7 +389,7 @@ func (k *Keyspace) storeObject(c *Ctx, key []byte, kind Kind, v value, class Not
 	}
 	var o *object
 	if found {
-		o, i = k.insertObject(c, key, kind, v) // dbOverwrite: no "new"
+		o, i = k.overwriteObject(c, key, kind, v)
 	} else {
 		o, i = k.create(c, key, kind, v)
 	}
