@@ -23,3 +23,18 @@ func BenchmarkCommand_LockCycle_notify(b *testing.B) {
 func BenchmarkCommand_GET_miss_notify(b *testing.B) {
 	benchCommand(b, cmdCase{cmds: benchCmds(benchGET), want: "$-1\r\n", notify: benchNotifyAll})
 }
+
+// BenchmarkNotifyOff is one report with notifications off, the price every
+// write pays for them (a lock cycle makes three: new, set, del).
+func BenchmarkNotifyOff(b *testing.B) {
+	k := New(Config{})
+	defer k.Close()
+	key := []byte("lock:1")
+	b.ReportAllocs()
+	k.DoFunc(func() {
+		b.ResetTimer()
+		for range b.N {
+			k.notify(NotifyString, "set", key, 0)
+		}
+	})
+}

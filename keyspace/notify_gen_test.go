@@ -384,11 +384,19 @@ func (g *notifyGen) zsetStep() nstep {
 	case 9:
 		// Lex ranges are defined only when all scores are equal: they
 		// work on zl, whose members all score 0.
-		if r.IntN(2) == 0 {
+		switch r.IntN(5) {
+		case 0, 1:
 			return cmdOf("ZADD", "zl", "0", g.member(), "0", g.member())
+		case 2:
+			return cmdOf("ZRANGEBYLEX", g.pick("zl", "none"), "-", "+")
+		case 3:
+			return cmdOf("ZREVRANGEBYLEX", g.pick("zl", "none"), "+", "[b")
 		}
-		return cmdOf("ZLEXCOUNT", "zl", "-", "+")
+		return cmdOf("ZLEXCOUNT", g.pick("zl", "none"), "-", "+")
 	case 10:
+		if r.IntN(2) == 0 {
+			return cmdOf("ZREVRANGE", k(), "0", g.idx())
+		}
 		return cmdOf("ZRANGE", k(), "0", "-1", "WITHSCORES")
 	case 11:
 		return cmdOf("ZRANGESTORE", g.anyKey(), k(), g.idx(), g.idx())
