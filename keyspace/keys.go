@@ -261,6 +261,7 @@ func (k *Keyspace) addEntry(dbi int, key []byte, val []byte, obj *object, expire
 	if obj != nil {
 		d.slots[i].obj = obj
 		d.account(obj.counted)
+		k.signalReady(dbi, key, obj.kind)
 	}
 	if expireAt != 0 {
 		k.setExpire(dbi, i, expireAt)

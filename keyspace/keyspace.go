@@ -36,6 +36,18 @@ type Config struct {
 	// (APPEND) apply it: they refuse to make a value longer. Zero means
 	// 512 MiB, Redis's default.
 	MaxStringLen int64
+	// Timers, when set, is a second source of deadlines the owner keeps:
+	// the server's blocked clients.
+	Timers Timers
+}
+
+// Timers is work due at a time, kept by the owner beside key expiry. Next
+// is the earliest deadline (Unix ms on the keyspace's clock); Fire runs on
+// the owner once the clock has passed it, as a key expires once the clock
+// is past its deadline.
+type Timers interface {
+	Next() (int64, bool)
+	Fire(now int64)
 }
 
 // Job is work for the owner goroutine. Run is called on the owner; the
@@ -76,6 +88,11 @@ type Keyspace struct {
 	rng     *rand.Rand // SPOP, SRANDMEMBER, HRANDFIELD, RANDOMKEY ...
 	stats   Stats
 	watches watchers
+	// awaited counts the clients waiting on each key; ready lists the
+	// awaited keys created since the server last looked (blocking.go).
+	awaited map[ReadyKey]int
+	ready   []ReadyKey
+	timers  Timers
 
 	// notifier reports keyspace events (notify.go).
 	notifier notifier
@@ -105,6 +122,7 @@ func New(cfg Config) *Keyspace {
 		maxLen:  maxLen,
 		dbs:     make([]db, n),
 		clock:   clock,
+		timers:  cfg.Timers,
 		jobs:    make(chan Job),
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
@@ -213,10 +231,8 @@ func (k *Keyspace) run() {
 		case <-k.stop:
 			return
 		}
-		if k.index.Len() == 0 {
-			continue
-		}
-		if k.sweep(k.Now()) == sweepBatch {
+		k.fireTimers()
+		if k.index.Len() > 0 && k.sweep(k.Now()) == sweepBatch {
 			// More may be due: serve a waiting job first, then sweep again.
 			select {
 			case j := <-k.jobs:
@@ -228,13 +244,31 @@ func (k *Keyspace) run() {
 		// A manual clock also wakes us through moved; the timer is then
 		// at worst one spurious wake-up.
 		next, ok := k.index.Next()
+		if k.index.Len() == 0 {
+			ok = false
+		}
+		if k.timers != nil {
+			if t, tok := k.timers.Next(); tok && (!ok || t < next) {
+				next, ok = t, true
+			}
+		}
 		if !ok || next == armed {
 			continue
 		}
-		// A key expires once the clock is past its deadline.
+		// Due once the clock is past the deadline.
 		wait := time.Duration(next+1-k.Now()) * time.Millisecond
 		timer.Reset(max(wait, 0))
 		armed = next
+	}
+}
+
+// fireTimers runs the Timers whose deadline the clock has passed.
+func (k *Keyspace) fireTimers() {
+	if k.timers == nil {
+		return
+	}
+	if t, ok := k.timers.Next(); ok && k.Now() > t {
+		k.timers.Fire(k.Now())
 	}
 }
 
@@ -257,6 +291,7 @@ func (k *Keyspace) sweep(now int64) int {
 // calls it after moving a manual clock, so that the move's effects are
 // visible as soon as the call returns. Owner goroutine only.
 func (k *Keyspace) Sweep() {
+	k.fireTimers()
 	now := k.Now()
 	for k.sweep(now) == sweepBatch {
 	}

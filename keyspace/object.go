@@ -94,6 +94,7 @@ func (k *Keyspace) create(c *Ctx, key []byte, kind Kind, v value) (*object, uint
 	o := &object{kind: kind, v: v}
 	i := k.dbs[c.DB].insert(key, nil)
 	k.dbs[c.DB].slots[i].obj = o
+	k.signalReady(c.DB, key, kind)
 	k.notify(NotifyNew, "new", key, c.DB)
 	return o, i
 }

@@ -41,6 +41,18 @@ type client struct {
 	pubsub   subscriptions // channels and patterns (pubsub.go)
 	closeNow bool          // QUIT or SHUTDOWN: close once the replies are out
 
+	// parked is the blocking command c waits to finish (blocking.go);
+	// owner goroutine only. mustWait tells c's goroutine, after a batch,
+	// that it stopped at such a command; bw receives its reply and wake
+	// signals it. pendingRead and read are c's goroutine's: a read made
+	// while parked.
+	parked      *parked
+	mustWait    bool
+	bw          resp.Writer
+	wake        chan struct{}
+	read        chan readResult
+	pendingRead *readResult
+
 	// The batch handed to the owner, and the channel it signals when done.
 	// Reused from batch to batch so a round trip allocates nothing. The
 	// arguments point into the guard's buffer until the next read.
@@ -64,6 +76,7 @@ func newClient(s *Server, conn *guardConn) *client {
 		born:   time.Now(),
 		authed: s.cfg.Password == "",
 		done:   make(chan struct{}, 1),
+		wake:   make(chan struct{}, 1),
 	}
 	c.lastAt = c.born
 	c.w.Proto = 2
@@ -113,11 +126,26 @@ func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
 		if s.cfg.IdleTimeout > 0 {
 			conn.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
 		}
-		cmds, err := conn.Commands()
+		cmds, err := c.nextRead()
 		if err != nil || !s.handle(c, cmds) {
 			return
 		}
 	}
+}
+
+// nextRead returns the connection's next commands: those read while it
+// was parked, the read then still running, or a new read.
+func (c *client) nextRead() ([]byte, error) {
+	if r := c.pendingRead; r != nil {
+		c.pendingRead = nil
+		return r.cmds, r.err
+	}
+	if c.read != nil {
+		r := <-c.read
+		c.read = nil
+		return r.cmds, r.err
+	}
+	return c.conn.Commands()
 }
 
 // handle serves one read's worth of commands: the whole batch goes to the
@@ -139,6 +167,17 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 	c.next = 0
 	for {
 		s.serveBatch(c)
+		if c.mustWait {
+			c.mustWait = false
+			if !s.write(c) || !s.waitUnparked(c) {
+				c.closeNow = true
+				break
+			}
+			if c.next == len(c.batch) {
+				break
+			}
+			continue
+		}
 		if c.next == len(c.batch) || c.closeNow {
 			break
 		}
@@ -264,6 +303,10 @@ func (c *client) Run(k *keyspace.Keyspace) {
 	for c.next < len(c.batch) {
 		c.srv.execute(c, c.batch[c.next].Args)
 		c.next++
+		if c.parked != nil {
+			c.mustWait = true // the rest waits until it is answered
+			break
+		}
 		if c.closeNow {
 			break // QUIT: what was pipelined after it is not executed
 		}

@@ -193,9 +193,20 @@ var commandTable = []*command{
 		{name: "setname", arity: 3, flags: fNoScript, run: cmdClientSetName},
 		{name: "list", arity: -2, flags: fNoScript | fSkipMonitor, run: cmdClientList},
 		{name: "info", arity: 2, flags: fNoScript, run: cmdClientInfo},
+		{name: "unblock", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdClientUnblock},
 		{name: "no-evict", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdClientOnOff},
 		{name: "help", arity: 2, run: cmdClientHelp},
 	}},
+
+	// Blocking pops (blocking.go).
+	{name: "blpop", arity: -3, flags: fNoScript | fWrite, run: cmdBLPop},
+	{name: "brpop", arity: -3, flags: fNoScript | fWrite, run: cmdBRPop},
+	{name: "blmpop", arity: -5, flags: fWrite, run: cmdBLMPop},
+	{name: "blmove", arity: 6, flags: fNoScript | fWrite | fDenyOOM, run: cmdBLMove},
+	{name: "brpoplpush", arity: 4, flags: fNoScript | fWrite | fDenyOOM, run: cmdBRPopLPush},
+	{name: "bzpopmin", arity: -3, flags: fNoScript | fWrite | fFast, run: cmdBZPopMin},
+	{name: "bzpopmax", arity: -3, flags: fNoScript | fWrite | fFast, run: cmdBZPopMax},
+	{name: "bzmpop", arity: -5, flags: fWrite, run: cmdBZMPop},
 
 	// Pub/sub (pubsub.go).
 	{name: "subscribe", arity: -2, flags: fPubSub | fNoScript, run: cmdSubscribe},

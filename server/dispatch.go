@@ -148,6 +148,7 @@ func (s *Server) execute(c *client, args [][]byte) {
 	}
 	s.run(x, cmd, args)
 	c.db = x.DB
+	s.serveReady()
 }
 
 // run executes cmd and writes its reply, or its error, to x.W. A panic in a

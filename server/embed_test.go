@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/internal/redistest"
 	"github.com/minilock/minilock/server"
 )
 
@@ -241,5 +242,29 @@ func TestRestartAfterClose(t *testing.T) {
 	s.Close()
 	if err := s.Restart(); !errors.Is(err, server.ErrClosed) {
 		t.Fatalf("Restart after Close = %v, want ErrClosed", err)
+	}
+}
+
+func TestTapAndPublish(t *testing.T) {
+	s := server.RunT(t)
+	tap := s.Tap("lock:*")
+	c := redistest.Dial(t, s.Addr())
+	if got, err := c.Do("SUBSCRIBE", "lock:a"); err != nil || !strings.HasPrefix(string(got), "*3") {
+		t.Fatalf("SUBSCRIBE: %q, %v", got, err)
+	}
+	if n := s.Publish("lock:a", "released"); n != 1 {
+		t.Fatalf("Publish reached %d subscribers, want 1 (a tap is not one)", n)
+	}
+	got, err := c.ReadReply()
+	if want := "*3\r\n$7\r\nmessage\r\n$6\r\nlock:a\r\n$8\r\nreleased\r\n"; err != nil || string(got) != want {
+		t.Fatalf("message: %q, %v", got, err)
+	}
+	other := redistest.Dial(t, s.Addr())
+	other.Do("PUBLISH", "other", "x")
+	other.Do("SPUBLISH", "lock:b", "y")
+	msgs := tap.Wait(t, 2, time.Second)
+	want := []server.Message{{Channel: "lock:a", Payload: "released"}, {Channel: "lock:b", Payload: "y", Shard: true}}
+	if !slices.Equal(msgs, want) {
+		t.Fatalf("tap recorded %+v, want %+v", msgs, want)
 	}
 }

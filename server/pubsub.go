@@ -30,6 +30,7 @@ type pubsubState struct {
 	// subscribed, so a message matching several reaches a client in a
 	// stable order. (Redis walks a hash table: its order is arbitrary.)
 	patternOrder []string
+	taps         []*Tap // the embedding API's observers (tap.go)
 }
 
 // subscriptions is a client's side, in the order it subscribed (Redis
@@ -212,6 +213,9 @@ func (s *Server) publish(channel, message []byte) int {
 }
 
 func (s *Server) publishKind(k kind, channel, message []byte) int {
+	if len(s.pubsub.taps) > 0 {
+		s.tapMessage(channel, message, k.shard)
+	}
 	n := 0
 	var w resp.Writer
 	for _, c := range s.table(k)[string(channel)] {

@@ -10,6 +10,24 @@
 // leaves), while the guard already holds complete commands that can be
 // parsed in place.
 //
+// Output a connection did not ask for. Every command runs on the owner, so
+// a message or a wake-up starts there, inside the command that causes it:
+//
+//   - PUBLISH (from a client, a MULTI, a script or a keyspace notification)
+//     looks the subscribers up in owner-only tables and appends the frame to
+//     each one's feed (feed.go). A feed is a connection's output queue with
+//     Redis's output-buffer limits and a goroutine of its own that writes
+//     it; once a connection has one, its replies go through it too, so the
+//     socket sees replies and messages in the order the owner made them.
+//     The owner never waits on a socket; a reader too slow is disconnected.
+//   - A blocking pop that finds nothing parks its client on the owner, in a
+//     FIFO per key (blocking.go), and the client's goroutine waits. When a
+//     command completes having created an awaited list or sorted set, the
+//     owner serves the parked clients in order, writes each reply to the
+//     client's wake buffer and signals its goroutine, which sends it and
+//     goes on with the client's pipeline. Timeouts are owner timers on the
+//     server's clock, like key expiry.
+//
 // It is also the package to embed: Start (or RunT in a test) serves on a
 // loopback port, and the Server's methods move its clock and read or change
 // its data directly.
@@ -112,6 +130,7 @@ type Server struct {
 	writableAt int64
 	monitors   []*client // MONITOR clients; owner goroutine only
 	pubsub     pubsubState
+	blocking   blockingState
 	clients    clientList
 	nextID     atomic.Int64
 	closing    atomic.Bool
@@ -186,7 +205,8 @@ func Start(cfg Config) (*Server, error) {
 	if len(s.lns) == 0 {
 		return nil, errors.New("server: no address to listen on")
 	}
-	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen})
+	s.blocking = blockingState{s: s, byKey: map[keyspace.ReadyKey][]*parked{}}
+	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen, Timers: &s.blocking})
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes})
 	s.ks.DoFunc(func() { s.setNotifyFlags(notifyFlags) })

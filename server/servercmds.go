@@ -114,7 +114,7 @@ func infoClients(x *call) [][2]string {
 		{"connected_clients", fmt.Sprint(x.s.clients.count())},
 		{"cluster_connections", "0"},
 		{"maxclients", fmt.Sprint(x.s.cfg.MaxClients)},
-		{"blocked_clients", "0"},
+		{"blocked_clients", fmt.Sprint(x.s.blocking.parked)},
 		{"tracking_clients", "0"},
 	}
 }

@@ -128,6 +128,7 @@ func diffGroups() []caseGroup {
 		{"config", configEncodingCases},
 		{"pubsub", pubsubCases},
 		{"notify", notifyCases},
+		{"blocking", blockingCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
 		{"keytypes via", allVia(keyTypeCases)},

@@ -10,6 +10,10 @@
 //	sidebyside   (default) redis-benchmark workloads, a go-redis lock cycle,
 //	             memory with 1M lock keys, embedded start+close
 //	manyclients  10,000 idle connections while 100 clients run lock cycles
+//	types        the sidebyside table for data-type commands: a semaphore
+//	             script, HINCRBY, ZADD, ZRANGEBYSCORE, LPUSH/RPOP, SADD
+//	wakeups      release-to-acquire latency with 100 BLPOP waiters, PUBLISH
+//	             to 1 and 1,000 subscribers, RSS per idle subscriber
 //	profile      minilock only, through bench/cmd/profserver: CPU and
 //	             allocation profiles, allocations, GC, syscalls and context
 //	             switches per command, for each workload
@@ -44,6 +48,7 @@ type options struct {
 	redisBench  string
 	release     string
 	memory      bool
+	types       bool // the data-type workloads instead of the lock ones
 	embedded    bool
 	// ratioTo names the server the ratio columns divide by; empty: the
 	// first server divided by each of the others.
@@ -87,7 +92,7 @@ func main() {
 	fs.IntVar(&o.profSeconds, "profile-seconds", 8, "profile: seconds of CPU profile per workload")
 	fs.StringVar(&o.profDir, "profile-dir", "", "profile: where to keep the profiles (default: a new temp dir)")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|manyclients|profile] [flags]\n")
+		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|types|manyclients|wakeups|profile] [flags]\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(args)
@@ -126,9 +131,21 @@ func main() {
 		o.ratioTo = "redis"
 		mode = "sidebyside"
 	}
+	if mode == "types" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["memory"] {
+			o.memory = false
+		}
+		if !set["embedded"] {
+			o.embedded = false
+		}
+		o.types = true
+		mode = "sidebyside"
+	}
 	if o.servers == "" {
 		o.servers = "minilock,redis,miniredis"
-		if mode == "manyclients" {
+		if mode == "manyclients" || mode == "wakeups" {
 			o.servers = "minilock,redis"
 		}
 	}
@@ -141,6 +158,8 @@ func main() {
 		err = manyClients(&o)
 	case "profile":
 		err = profile(&o)
+	case "wakeups":
+		err = wakeups(&o)
 	default:
 		fs.Usage()
 		os.Exit(2)

@@ -81,6 +81,9 @@ func sideBySide(o *options) error {
 		}
 	}
 	ws := workloads(release)
+	if o.types {
+		ws = typeWorkloads()
+	}
 	// data[row][server]
 	data := map[string][]samples{}
 	var rows []string
@@ -100,8 +103,10 @@ func sideBySide(o *options) error {
 					}
 					continue
 				}
-				if _, err := control(p.addr, "FLUSHALL"); err != nil {
-					return fmt.Errorf("%s FLUSHALL: %w", p.name, err)
+				if !w.keep {
+					if _, err := control(p.addr, "FLUSHALL"); err != nil {
+						return fmt.Errorf("%s FLUSHALL: %w", p.name, err)
+					}
 				}
 				var res []result
 				if w.cycle {
@@ -134,7 +139,11 @@ func sideBySide(o *options) error {
 	}
 
 	var rep report
-	rep.line("## minilock side by side")
+	if o.types {
+		rep.line("## minilock side by side: data types")
+	} else {
+		rep.line("## minilock side by side")
+	}
 	rep.line("")
 	rep.line("%s; %s. Load average %s at the start, %s at the end of the throughput rounds (the machine is shared: read ratios, not absolutes).",
 		began.Format("2006-01-02 15:04"), machine(), loadStart, loadAvg())

@@ -34,6 +34,12 @@ type workload struct {
 	pipeline int
 	script   bool // needs EVALSHA (the release script loaded as sha)
 	cycle    bool // the go-redis lock cycle
+	// load is a script the run loads first (SCRIPT LOAD), its SHA put
+	// where rb says $LOADED.
+	load string
+	// keep skips the FLUSHALL before the run: it reads what the previous
+	// workload wrote.
+	keep bool
 }
 
 // workloads returns the side-by-side list; sha is filled in per server.
@@ -55,6 +61,40 @@ func workloads(release string) []workload {
 		label = "lock cycle: go-redis SET NX PX + DEL (EVALSHA unavailable)"
 	}
 	ws = append(ws, workload{rows: []string{label}, pipeline: 1, cycle: true, script: release == "evalsha"})
+	return ws
+}
+
+// semaphoreScript is a counting-semaphore acquire in the shape lock
+// libraries use (redis-semaphore's, Redisson's expirable permits): drop
+// expired holders, then join if there is room.
+const semaphoreScript = `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+  return 1
+end
+return 0`
+
+// typeWorkloads are the data-type commands coordination recipes use.
+func typeWorkloads() []workload {
+	var ws []workload
+	for _, p := range []int{1, 16} {
+		ps := fmt.Sprintf(" -P %d", p)
+		ws = append(ws,
+			workload{rows: []string{"semaphore acquire: EVALSHA (ZREMRANGEBYSCORE, ZCARD, ZADD)" + ps}, pipeline: p, script: true,
+				load: semaphoreScript,
+				rb:   []string{"-r", "1000", "EVALSHA", "$LOADED", "1", "sem:__rand_int__", "0", "5", "__rand_int__", "holder:__rand_int__"}},
+			workload{rows: []string{"HINCRBY" + ps}, pipeline: p,
+				rb: []string{"-r", "10000", "HINCRBY", "h:__rand_int__", "f:__rand_int__", "1"}},
+			workload{rows: []string{"ZADD" + ps}, pipeline: p,
+				rb: []string{"-r", "1000", "ZADD", "z:__rand_int__", "__rand_int__", "m:__rand_int__"}},
+			workload{rows: []string{"ZRANGEBYSCORE LIMIT 0 5 (after ZADD)" + ps}, pipeline: p, keep: true,
+				rb: []string{"-r", "1000", "ZRANGEBYSCORE", "z:__rand_int__", "-inf", "+inf", "LIMIT", "0", "5"}},
+			workload{rows: []string{"LPUSH" + ps, "RPOP" + ps}, pipeline: p,
+				rb: []string{"-t", "lpush,rpop"}},
+			workload{rows: []string{"SADD" + ps}, pipeline: p,
+				rb: []string{"-r", "100000", "-t", "sadd"}},
+		)
+	}
 	return ws
 }
 
@@ -85,9 +125,19 @@ func redisBenchmark(bin, addr string, clients, n int, w workload, sha string) ([
 	host, port, _ := strings.Cut(addr, ":")
 	args := []string{"-h", host, "-p", port, "-c", strconv.Itoa(clients), "-n", strconv.Itoa(n),
 		"-P", strconv.Itoa(w.pipeline), "--csv"}
+	loaded := ""
+	if w.load != "" {
+		var err error
+		if loaded, err = control(addr, "SCRIPT", "LOAD", w.load); err != nil {
+			return nil, fmt.Errorf("SCRIPT LOAD: %w", err)
+		}
+	}
 	for _, a := range w.rb {
-		if a == "$SHA" {
+		switch a {
+		case "$SHA":
 			a = sha
+		case "$LOADED":
+			a = loaded
 		}
 		args = append(args, a)
 	}

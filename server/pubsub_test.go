@@ -1,0 +1,98 @@
+package server
+
+import (
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/minilock/minilock/internal/redistest"
+)
+
+// TestSlowSubscriberIsDropped: a subscriber that stops reading is
+// disconnected once pubsubHardLimit of messages waits for it (Redis's
+// client-output-buffer-limit pubsub 32mb), while the publisher is answered
+// at once every time and another subscriber keeps receiving.
+func TestSlowSubscriberIsDropped(t *testing.T) {
+	s := RunT(t)
+	slow, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	want := "*3\r\n$9\r\nsubscribe\r\n$4\r\nnews\r\n:1\r\n"
+	if _, err := slow.Write([]byte("SUBSCRIBE news\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(want))
+	slow.SetReadDeadline(time.Now().Add(5 * time.Second))
+	if _, err := io.ReadFull(slow, got); err != nil || string(got) != want {
+		t.Fatalf("SUBSCRIBE: %q, %v", got, err)
+	}
+	// slow reads nothing more from here on.
+
+	fast, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast.Write([]byte("SUBSCRIBE news\r\n"))
+	drained := make(chan int64)
+	go func() { n, _ := io.Copy(io.Discard, fast); drained <- n }()
+	waitFor(t, func() bool { return s.pubsubCount("news") == 2 })
+
+	var before runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	pub := redistest.Dial(t, s.Addr())
+	msg := strings.Repeat("m", 1<<20)
+	const sends = 3 * pubsubHardLimit >> 20
+	for i := range sends {
+		start := time.Now()
+		got, err := pub.Do("PUBLISH", "news", msg)
+		if err != nil || (string(got) != ":2\r\n" && string(got) != ":1\r\n") {
+			t.Fatalf("PUBLISH %d of %d: %q, %v", i+1, sends, got, err)
+		}
+		if d := time.Since(start); d > 2*time.Second {
+			t.Fatalf("PUBLISH %d took %v: the publisher waited on a subscriber", i+1, d)
+		}
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	if grew := int64(after.HeapAlloc) - int64(before.HeapAlloc); grew > 3*pubsubHardLimit {
+		t.Errorf("heap grew by %d MiB with a stalled subscriber, want at most %d MiB", grew>>20, 3*pubsubHardLimit>>20)
+	}
+	got, err = pub.Do("PUBSUB", "NUMSUB", "news")
+	if err != nil || string(got) != "*2\r\n$4\r\nnews\r\n:1\r\n" {
+		t.Fatalf("PUBSUB NUMSUB after the slow subscriber was dropped: %q, %v", got, err)
+	}
+	slow.SetReadDeadline(time.Now().Add(10 * time.Second))
+	n, err := io.Copy(io.Discard, slow)
+	if err != nil {
+		t.Fatalf("the stalled subscriber was not disconnected (read %d bytes, then %v)", n, err)
+	}
+	if n >= int64(sends)<<20 {
+		t.Fatalf("the slow subscriber received everything (%d bytes): never dropped", n)
+	}
+	fast.SetReadDeadline(time.Now().Add(2 * time.Second)) // ends the copy once all is in
+	if n := <-drained; n < int64(sends)<<20 {
+		t.Fatalf("the reading subscriber got %d bytes, want all %d messages", n, sends)
+	}
+}
+
+// pubsubCount is PUBSUB NUMSUB channel, read on the owner.
+func (s *Server) pubsubCount(channel string) (n int) {
+	s.ks.DoFunc(func() { n = len(s.pubsub.channels[channel]) })
+	return n
+}
+
+func waitFor(t *testing.T, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatal("condition not reached in 5s")
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
