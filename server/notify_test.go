@@ -61,3 +61,27 @@ func TestNotifyNoSubscriberNoAlloc(t *testing.T) {
 		t.Fatalf("%v allocations per event", allocs)
 	}
 }
+
+// TestNotifyTap: a test reads a lock's notifications through Tap, with
+// no subscriber connection; the embedding API's writes notify as the
+// commands they stand for.
+func TestNotifyTap(t *testing.T) {
+	cfg := Manual()
+	cfg.NotifyKeyspaceEvents = "KEA"
+	s := RunT(t, cfg)
+	tap := s.Tap("__key*@0__:*")
+	s.SetTTL("lock", "me", time.Second)
+	s.FastForward(2 * time.Second)
+	var got []string
+	for _, m := range tap.Messages() {
+		got = append(got, m.Channel+" "+m.Payload)
+	}
+	want := []string{
+		"__keyspace@0__:lock set", "__keyevent@0__:set lock",
+		"__keyspace@0__:lock expire", "__keyevent@0__:expire lock",
+		"__keyspace@0__:lock expired", "__keyevent@0__:expired lock",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("tapped\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
