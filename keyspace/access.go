@@ -19,21 +19,31 @@ func (k *Keyspace) find(c *Ctx, key []byte) (*entry, uint32, bool) {
 	}
 	e := &d.slots[i]
 	if e.expired(c.Now) {
-		k.remove(c.DB, i)
-		k.stats.Expired++
+		k.expireNow(c.DB, i)
 		return nil, 0, false
 	}
 	return e, i, true
 }
 
+// expireNow removes the key in slot i of database dbi because its deadline
+// has passed (db.c:deleteExpiredKeyAndPropagate), lazily or actively.
+func (k *Keyspace) expireNow(dbi int, i uint32) {
+	key := k.dbs[dbi].slots[i].key() // stays valid: the bytes outlive the slot
+	k.remove(dbi, i)
+	k.stats.Expired++
+	k.notifyString(NotifyExpired, "expired", key, dbi)
+}
+
 // read is find for commands that read a value: it counts keyspace hits and
-// misses for INFO, as Redis's lookupKeyRead does.
+// misses for INFO and reports a miss as a keymiss event, as Redis's
+// lookupKeyRead does.
 func (k *Keyspace) read(c *Ctx, key []byte) (*entry, uint32, bool) {
 	e, i, ok := k.find(c, key)
 	if ok {
 		k.stats.Hits++
 	} else {
 		k.stats.Misses++
+		k.notify(NotifyKeyMiss, "keymiss", key, c.DB)
 	}
 	return e, i, ok
 }
@@ -58,6 +68,7 @@ func (k *Keyspace) put(c *Ctx, i uint32, found bool, key, val []byte, keepTTL bo
 	d := &k.dbs[c.DB]
 	if !found {
 		i = d.insert(key, val)
+		k.notify(NotifyNew, "new", key, c.DB)
 	} else {
 		d.setVal(i, val)
 		if !keepTTL {

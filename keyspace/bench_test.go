@@ -40,6 +40,9 @@ type cmdCase struct {
 	// want is the reply of the last command of an iteration, checked on
 	// the first and the last iteration.
 	want string
+	// notify, when set, turns these classes of keyspace events on, reported
+	// to a function that does nothing (notify_bench_test.go).
+	notify NotifyClass
 }
 
 func benchKey(i int) string { return "lock:" + strconv.Itoa(i) }
@@ -86,6 +89,9 @@ func benchPrepare(f func(key string) []string) []benchPrepared {
 func benchCommand(b *testing.B, bc cmdCase) {
 	k := New(Config{})
 	defer k.Close()
+	if bc.notify != 0 {
+		k.DoFunc(func() { k.SetNotify(bc.notify, func(int, string, []byte, NotifyClass) {}) })
+	}
 	setup, reset := benchPrepare(bc.setup), benchPrepare(bc.reset)
 	cmds := make([][]benchPrepared, len(bc.cmds))
 	for i, f := range bc.cmds {

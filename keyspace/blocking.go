@@ -94,7 +94,7 @@ func (k *Keyspace) PopWithKey(c *Ctx, key []byte, front bool) bool {
 	c.W.Array(2)
 	c.W.Bulk(key)
 	c.W.Bulk(l.pop(front))
-	k.changed(c, key, i, o)
+	k.changedNotify(c, key, i, o, NotifyList, popEvent(front))
 	return true
 }
 

@@ -6,7 +6,8 @@ import (
 )
 
 // Direct access for embedders and tests: read and change data without a
-// client connection. Like commands, these run on the owner goroutine only;
+// client connection. A change is notified as the command it stands for
+// (SET, DEL) would be. Like commands, these run on the owner goroutine only;
 // the server wraps each in DoFunc.
 
 func (k *Keyspace) direct(db int) *Ctx { return &Ctx{DB: db, Now: k.Now()} }
@@ -25,8 +26,10 @@ func (k *Keyspace) Value(db int, key string) (string, bool) {
 func (k *Keyspace) SetValue(db int, key, val string, ttl time.Duration) {
 	c := k.direct(db)
 	i := k.store(c, []byte(key), []byte(val), false)
+	k.notify(NotifyString, "set", []byte(key), db)
 	if ttl > 0 {
 		k.setExpire(db, i, c.Now+max(ttl.Milliseconds(), 1))
+		k.notify(NotifyGeneric, "expire", []byte(key), db)
 	}
 }
 
@@ -46,7 +49,11 @@ func (k *Keyspace) TTL(db int, key string) (time.Duration, bool) {
 
 // Delete removes key from database db and reports whether it was there.
 func (k *Keyspace) Delete(db int, key string) bool {
-	return k.del(k.direct(db), []byte(key))
+	ok := k.del(k.direct(db), []byte(key))
+	if ok {
+		k.notify(NotifyGeneric, "del", []byte(key), db)
+	}
+	return ok
 }
 
 // Keys returns the live keys of database db, sorted.

@@ -84,8 +84,10 @@ func (k *Keyspace) expire(c *Ctx, name string, args [][]byte, seconds, relative 
 	}
 	if when <= c.Now {
 		k.remove(c.DB, i)
+		k.notify(NotifyGeneric, "del", args[1], c.DB)
 	} else {
 		k.setExpire(c.DB, i, when)
+		k.notify(NotifyGeneric, "expire", args[1], c.DB)
 	}
 	c.W.Int(1)
 	return nil
@@ -166,6 +168,7 @@ func CmdPersist(k *Keyspace, c *Ctx, args [][]byte) error {
 	e, _, ok := k.find(c, args[1])
 	if ok && k.clearExpire(c.DB, e) {
 		k.touch(c.DB, args[1])
+		k.notify(NotifyGeneric, "persist", args[1], c.DB)
 		c.W.Int(1)
 		return nil
 	}

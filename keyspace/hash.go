@@ -160,6 +160,7 @@ func CmdHSet(k *Keyspace, c *Ctx, args [][]byte) error {
 		}
 	}
 	k.changed(c, args[1], i, o)
+	k.notify(NotifyHash, "hset", args[1], c.DB)
 	if args[0][1] == 'm' || args[0][1] == 'M' {
 		c.W.OK()
 	} else {
@@ -180,6 +181,7 @@ func CmdHSetNX(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	h.set(args[2], args[3], &k.enc)
 	k.changed(c, args[1], i, o)
+	k.notify(NotifyHash, "hset", args[1], c.DB)
 	c.W.Int(1)
 	return nil
 }
@@ -238,7 +240,7 @@ func CmdHDel(k *Keyspace, c *Ctx, args [][]byte) error {
 		}
 	}
 	if n > 0 {
-		k.changed(c, args[1], i, o)
+		k.changedNotify(c, args[1], i, o, NotifyHash, "hdel")
 	}
 	c.W.Int(n)
 	return nil
@@ -361,6 +363,7 @@ func CmdHIncrBy(k *Keyspace, c *Ctx, args [][]byte) error {
 	var buf [24]byte
 	h.set(args[2], strconv.AppendInt(buf[:0], n, 10), &k.enc)
 	k.changed(c, args[1], i, o)
+	k.notify(NotifyHash, "hincrby", args[1], c.DB)
 	c.W.Int(n)
 	return nil
 }
@@ -394,6 +397,7 @@ func CmdHIncrByFloat(k *Keyspace, c *Ctx, args [][]byte) error {
 	s := sum.Human()
 	h.set(args[2], []byte(s), &k.enc)
 	k.changed(c, args[1], i, o)
+	k.notify(NotifyHash, "hincrbyfloat", args[1], c.DB)
 	c.W.BulkString(s)
 	return nil
 }

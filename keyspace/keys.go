@@ -17,6 +17,7 @@ func CmdDel(k *Keyspace, c *Ctx, args [][]byte) error {
 	var n int64
 	for _, key := range args[1:] {
 		if k.del(c, key) {
+			k.notify(NotifyGeneric, "del", key, c.DB)
 			n++
 		}
 	}
@@ -141,7 +142,18 @@ func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 			continue
 		}
 		count--
-		if e.expired(c.Now) || (pattern != nil && !Match(pattern, e.key())) {
+		if pattern != nil && !Match(pattern, e.key()) {
+			continue
+		}
+		if e.expired(c.Now) {
+			// Redis removes the expired keys a SCAN meets (after the
+			// MATCH filter); its TYPE filter looks them up first, a miss.
+			key := e.key()
+			k.expireNow(c.DB, uint32(i))
+			if typ != nil {
+				k.stats.Misses++
+				k.notifyString(NotifyKeyMiss, "keymiss", key, c.DB)
+			}
 			continue
 		}
 		if typ != nil && !(typeKnown && e.kindOf() == kind) {
@@ -255,6 +267,7 @@ func (k *Keyspace) addEntry(dbi int, key []byte, val []byte, obj *object, expire
 		k.setExpire(dbi, i, expireAt)
 	}
 	k.touch(dbi, key)
+	k.notify(NotifyNew, "new", key, dbi)
 }
 
 // RENAME key newkey
@@ -278,7 +291,7 @@ func (k *Keyspace) rename(c *Ctx, args [][]byte, nx bool) error {
 		}
 		return nil
 	}
-	if k.exists(c, args[2]) {
+	if _, _, exists := k.find(c, args[2]); exists {
 		if nx {
 			c.W.Int(0)
 			return nil
@@ -292,6 +305,8 @@ func (k *Keyspace) rename(c *Ctx, args [][]byte, nx bool) error {
 	}
 	k.remove(c.DB, i)
 	k.addEntry(c.DB, args[2], val, obj, at)
+	k.notify(NotifyGeneric, "rename_from", args[1], c.DB)
+	k.notify(NotifyGeneric, "rename_to", args[2], c.DB)
 	if nx {
 		c.W.Int(1)
 	} else {
@@ -356,6 +371,7 @@ func CmdCopy(k *Keyspace, c *Ctx, args [][]byte) error {
 		obj = &object{kind: e.obj.kind, v: v, counted: v.size()}
 	}
 	k.addEntry(dst, args[2], val, obj, e.expireAt)
+	k.notify(NotifyGeneric, "copy_to", args[2], dst)
 	c.W.Int(1)
 	return nil
 }
@@ -384,6 +400,8 @@ func CmdMove(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	k.remove(c.DB, i)
 	k.addEntry(dst, args[1], val, obj, at)
+	k.notify(NotifyGeneric, "move_from", args[1], c.DB)
+	k.notify(NotifyGeneric, "move_to", args[1], dst)
 	c.W.Int(1)
 	return nil
 }
@@ -404,8 +422,7 @@ func CmdRandomKey(k *Keyspace, c *Ctx, args [][]byte) error {
 			continue
 		}
 		if e.expired(c.Now) {
-			k.remove(c.DB, i)
-			k.stats.Expired++
+			k.expireNow(c.DB, i)
 			continue
 		}
 		c.W.BulkString(e.key())

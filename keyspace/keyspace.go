@@ -94,6 +94,9 @@ type Keyspace struct {
 	ready   []ReadyKey
 	timers  Timers
 
+	// notifier reports keyspace events (notify.go).
+	notifier notifier
+
 	jobs    chan Job
 	stop    chan struct{}
 	stopped chan struct{}
@@ -275,8 +278,7 @@ func (k *Keyspace) fireTimers() {
 func (k *Keyspace) sweep(now int64) int {
 	n := k.index.PopDue(now, sweepBatch, func(dbi int, i uint32, deadline int64) {
 		if k.due(dbi, i, deadline) {
-			k.remove(dbi, i)
-			k.stats.Expired++
+			k.expireNow(dbi, i)
 		}
 	})
 	if k.index.Len() > 2*k.withTTL+1024 {

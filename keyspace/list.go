@@ -44,6 +44,7 @@ func (k *Keyspace) push(c *Ctx, args [][]byte, front, xx bool) error {
 		l.push(v, front)
 	}
 	k.changed(c, args[1], i, o)
+	k.notify(NotifyList, pushEvent(front), args[1], c.DB)
 	c.W.Int(int64(l.len()))
 	return nil
 }
@@ -96,6 +97,7 @@ func CmdLInsert(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	l.insertAt(at, args[4])
 	k.changed(c, args[1], i, o)
+	k.notify(NotifyList, "linsert", args[1], c.DB)
 	c.W.Int(int64(l.len()))
 	return nil
 }
@@ -160,6 +162,7 @@ func CmdLSet(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	l.set(int(idx), args[3])
 	k.changed(c, args[1], i, o)
+	k.notify(NotifyList, "lset", args[1], c.DB)
 	c.W.OK()
 	return nil
 }
@@ -253,7 +256,7 @@ func (k *Keyspace) pop(c *Ctx, args [][]byte, front bool) error {
 	default:
 		popRange(c.W, l, front, count)
 	}
-	k.changed(c, args[1], i, o)
+	k.changedNotify(c, args[1], i, o, NotifyList, popEvent(front))
 	return nil
 }
 
@@ -287,7 +290,7 @@ func (k *Keyspace) MPop(c *Ctx, keys [][]byte, front bool, count int64) error {
 		c.W.Array(2)
 		c.W.Bulk(key)
 		popRange(c.W, l, front, count)
-		k.changed(c, key, i, o)
+		k.changedNotify(c, key, i, o, NotifyList, popEvent(front))
 		return nil
 	}
 	c.W.NullArray()
@@ -329,7 +332,7 @@ func CmdLTrim(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	l.deleteRange(0, int(ltrim))
 	l.deleteRange(l.len()-int(rtrim), int(rtrim))
-	k.changed(c, args[1], i, o)
+	k.changedNotify(c, args[1], i, o, NotifyList, "ltrim")
 	c.W.OK()
 	return nil
 }
@@ -469,7 +472,7 @@ func CmdLRem(k *Keyspace, c *Ctx, args [][]byte) error {
 		}
 	}
 	if len(at) > 0 {
-		k.changed(c, args[1], i, o)
+		k.changedNotify(c, args[1], i, o, NotifyList, "lrem")
 	}
 	c.W.Int(int64(len(at)))
 	return nil
@@ -529,9 +532,27 @@ func (k *Keyspace) Move(c *Ctx, src, dst []byte, fromFront, toFront bool) error 
 	// The destination first: src and dst may be the same list, which the
 	// push has refilled.
 	k.changed(c, dst, di, do)
+	k.notify(NotifyList, pushEvent(toFront), dst, c.DB)
 	if so != do {
-		k.changed(c, src, si, so)
+		k.changedNotify(c, src, si, so, NotifyList, popEvent(fromFront))
+	} else {
+		k.notify(NotifyList, popEvent(fromFront), src, c.DB)
 	}
 	c.W.Bulk(v)
 	return nil
+}
+
+// pushEvent and popEvent name a push's and a pop's events.
+func pushEvent(front bool) string {
+	if front {
+		return "lpush"
+	}
+	return "rpush"
+}
+
+func popEvent(front bool) string {
+	if front {
+		return "lpop"
+	}
+	return "rpop"
 }

@@ -88,28 +88,53 @@ func (k *Keyspace) objectOf(c *Ctx, key []byte, kind Kind, read bool) (*object, 
 }
 
 // create adds key, absent from c's database, holding v, and returns its
-// object and slot. The caller fills v and then calls changed.
+// object and slot (db.c:dbAdd, with its "new" event). The caller fills v
+// and then calls changed.
 func (k *Keyspace) create(c *Ctx, key []byte, kind Kind, v value) (*object, uint32) {
 	o := &object{kind: kind, v: v}
 	i := k.dbs[c.DB].insert(key, nil)
 	k.dbs[c.DB].slots[i].obj = o
 	k.signalReady(c.DB, key, kind)
+	k.notify(NotifyNew, "new", key, c.DB)
+	return o, i
+}
+
+// overwriteObject puts v in place of key's value, just removed
+// (db.c:dbOverwrite): unlike create, no "new" event, and no wake-up for
+// clients blocked on the key.
+func (k *Keyspace) overwriteObject(c *Ctx, key []byte, kind Kind, v value) (*object, uint32) {
+	o := &object{kind: kind, v: v}
+	i := k.dbs[c.DB].insert(key, nil)
+	k.dbs[c.DB].slots[i].obj = o
 	return o, i
 }
 
 // changed is told that a command changed the object o of key (slot i of
 // c's database): the memory count follows its size, an object left empty
-// is deleted with its key, and watchers of the key see the change.
-func (k *Keyspace) changed(c *Ctx, key []byte, i uint32, o *object) {
+// is deleted with its key, and watchers of the key see the change. It
+// reports whether the key was deleted: the command then follows its own
+// event with a "del" one, as Redis's do.
+func (k *Keyspace) changed(c *Ctx, key []byte, i uint32, o *object) (deleted bool) {
 	d := &k.dbs[c.DB]
 	if o.v.len() == 0 {
 		k.remove(c.DB, i) // touches the watchers too
-		return
+		return true
 	}
 	n := o.v.size()
 	d.account(n - o.counted)
 	o.counted = n
 	k.touch(c.DB, key)
+	return false
+}
+
+// changedNotify is changed followed by the command's event and, when the
+// key was left empty and deleted, the "del" event.
+func (k *Keyspace) changedNotify(c *Ctx, key []byte, i uint32, o *object, class NotifyClass, event string) {
+	deleted := k.changed(c, key, i, o)
+	k.notify(class, event, key, c.DB)
+	if deleted {
+		k.notify(NotifyGeneric, "del", key, c.DB)
+	}
 }
 
 func equalFold(b []byte, lower string) bool {

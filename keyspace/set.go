@@ -34,6 +34,9 @@ func CmdSAdd(k *Keyspace, c *Ctx, args [][]byte) error {
 		}
 	}
 	k.changed(c, args[1], i, o)
+	if n > 0 {
+		k.notify(NotifySet, "sadd", args[1], c.DB)
+	}
 	c.W.Int(n)
 	return nil
 }
@@ -57,7 +60,7 @@ func CmdSRem(k *Keyspace, c *Ctx, args [][]byte) error {
 		}
 	}
 	if n > 0 {
-		k.changed(c, args[1], i, o)
+		k.changedNotify(c, args[1], i, o, NotifySet, "srem")
 	}
 	c.W.Int(n)
 	return nil
@@ -65,17 +68,19 @@ func CmdSRem(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // SMOVE source destination member
 func CmdSMove(k *Keyspace, c *Ctx, args [][]byte) error {
+	// Both keys are looked up before anything is checked, as smoveCommand
+	// does: a missing source answers 0 whatever the destination holds.
 	src, so, si, err := k.setOf(c, args[1], false)
-	if err != nil {
-		return err
-	}
-	if src == nil {
+	dst, do, di, dstErr := k.setOf(c, args[2], false)
+	if src == nil && err == nil {
 		c.W.Int(0)
 		return nil
 	}
-	dst, do, di, err := k.setOf(c, args[2], false)
 	if err != nil {
 		return err
+	}
+	if dstErr != nil {
+		return dstErr
 	}
 	if so == do {
 		c.W.Int(b2i(src.has(args[3])))
@@ -85,13 +90,16 @@ func CmdSMove(k *Keyspace, c *Ctx, args [][]byte) error {
 		c.W.Int(0)
 		return nil
 	}
-	k.changed(c, args[1], si, so)
+	k.changedNotify(c, args[1], si, so, NotifySet, "srem")
 	if dst == nil {
 		dst = newSetFor(args[3])
 		do, di = k.create(c, args[2], kindSet, dst)
 	}
-	dst.add(args[3], &k.enc)
+	added := dst.add(args[3], &k.enc)
 	k.changed(c, args[2], di, do)
+	if added {
+		k.notify(NotifySet, "sadd", args[2], c.DB)
+	}
 	c.W.Int(1)
 	return nil
 }
@@ -174,7 +182,7 @@ func CmdSPop(k *Keyspace, c *Ctx, args [][]byte) error {
 	m := s.random(k)
 	m = append([]byte(nil), m...)
 	s.remove(m)
-	k.changed(c, args[1], i, o)
+	k.changedNotify(c, args[1], i, o, NotifySet, "spop")
 	c.W.Bulk(m)
 	return nil
 }
@@ -199,7 +207,7 @@ func (k *Keyspace) spopCount(c *Ctx, args [][]byte) error {
 		s.remove(m)
 		c.W.Bulk(m)
 	}
-	k.changed(c, args[1], i, o)
+	k.changedNotify(c, args[1], i, o, NotifySet, "spop")
 	return nil
 }
 
@@ -358,21 +366,39 @@ func (k *Keyspace) setAlgebra(c *Ctx, keys [][]byte, op setOp, dst []byte) error
 		out.each(func(m []byte) bool { c.W.Bulk(m); return true })
 		return nil
 	}
-	k.storeObject(c, dst, kindSet, out)
+	k.storeObject(c, dst, kindSet, out, NotifySet, setStoreEvents[op])
 	c.W.Int(int64(out.len()))
 	return nil
 }
 
 // storeObject makes key hold v (overwriting any value and its TTL, as
-// setKey does), or deletes key when v is empty.
-func (k *Keyspace) storeObject(c *Ctx, key []byte, kind Kind, v value) {
-	k.del(c, key)
+// setKey does) and reports event, or deletes key when v is empty.
+func (k *Keyspace) storeObject(c *Ctx, key []byte, kind Kind, v value, class NotifyClass, event string) {
 	if v.len() == 0 {
+		// dbDelete, which (unlike setKey's lookup) does not check the
+		// deadline: a key past it is deleted as any other.
+		if i, ok := k.dbs[c.DB].lookup(key); ok {
+			k.remove(c.DB, i)
+			k.notify(NotifyGeneric, "del", key, c.DB)
+		}
 		return
 	}
-	o, i := k.create(c, key, kind, v)
+	_, i, found := k.find(c, key)
+	if found {
+		k.remove(c.DB, i)
+	}
+	var o *object
+	if found {
+		o, i = k.overwriteObject(c, key, kind, v)
+	} else {
+		o, i = k.create(c, key, kind, v)
+	}
 	k.changed(c, key, i, o)
+	k.notify(class, event, key, c.DB)
 }
+
+// setStoreEvents are the STORE forms' events by operation.
+var setStoreEvents = [...]string{opUnion: "sunionstore", opInter: "sinterstore", opDiff: "sdiffstore"}
 
 // SUNION key [key ...]
 func CmdSUnion(k *Keyspace, c *Ctx, args [][]byte) error {

@@ -120,8 +120,10 @@ func (k *Keyspace) set(c *Ctx, cmd string, key, val []byte, o setOpts, okReply, 
 		return nil
 	}
 	i = k.put(c, i, found, key, val, o.keepTTL)
+	k.notify(NotifyString, "set", key, c.DB)
 	if at != 0 {
 		k.setExpire(c.DB, i, at)
+		k.notify(NotifyGeneric, "expire", key, c.DB)
 	}
 	if !o.get {
 		okReply(c.W)
@@ -204,6 +206,7 @@ func CmdGetSet(k *Keyspace, c *Ctx, args [][]byte) error {
 		return err
 	}
 	k.store(c, args[1], args[2], false)
+	k.notify(NotifyString, "set", args[1], c.DB)
 	return nil
 }
 
@@ -219,6 +222,7 @@ func CmdGetDel(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	c.W.Bulk(e.val())
 	k.remove(c.DB, i)
+	k.notify(NotifyGeneric, "del", args[1], c.DB)
 	return nil
 }
 
@@ -246,11 +250,14 @@ func CmdGetEX(k *Keyspace, c *Ctx, args [][]byte) error {
 	switch {
 	case (o.unit == unitEXAT || o.unit == unitPXAT) && at <= c.Now:
 		k.remove(c.DB, i) // an absolute deadline already passed
+		k.notify(NotifyGeneric, "del", args[1], c.DB)
 	case at != 0:
 		k.setExpire(c.DB, i, at)
+		k.notify(NotifyGeneric, "expire", args[1], c.DB)
 	case o.persist:
 		if k.clearExpire(c.DB, e) {
 			k.touch(c.DB, args[1])
+			k.notify(NotifyGeneric, "persist", args[1], c.DB)
 		}
 	}
 	return nil
@@ -328,6 +335,7 @@ func CmdAppend(k *Keyspace, c *Ctx, args [][]byte) error {
 		k.dbs[c.DB].appendVal(i, args[2])
 		k.touch(c.DB, args[1])
 	}
+	k.notify(NotifyString, "append", args[1], c.DB)
 	c.W.Int(int64(len(k.dbs[c.DB].slots[i].val())))
 	return nil
 }
@@ -365,6 +373,7 @@ func CmdMSet(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	for j := 1; j < len(args); j += 2 {
 		k.store(c, args[j], args[j+1], false)
+		k.notify(NotifyString, "set", args[j], c.DB)
 	}
 	c.W.OK()
 	return nil
@@ -383,6 +392,7 @@ func CmdMSetNX(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	for j := 1; j < len(args); j += 2 {
 		k.store(c, args[j], args[j+1], false)
+		k.notify(NotifyString, "set", args[j], c.DB)
 	}
 	c.W.Int(1)
 	return nil
@@ -411,6 +421,7 @@ func (k *Keyspace) incr(c *Ctx, key []byte, by int64) error {
 	n := old + by
 	var buf [24]byte
 	k.put(c, i, ok, key, appendInt(buf[:0], n), true)
+	k.notify(NotifyString, "incrby", key, c.DB)
 	c.W.Int(n)
 	return nil
 }
@@ -477,6 +488,7 @@ func CmdSetRange(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	copy(buf[offset:], val)
 	k.put(c, i, ok, args[1], buf, true)
+	k.notify(NotifyString, "setrange", args[1], c.DB)
 	c.W.Int(int64(len(buf)))
 	return nil
 }
@@ -505,6 +517,7 @@ func CmdIncrByFloat(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	s := sum.Human()
 	k.put(c, i, ok, args[1], []byte(s), true)
+	k.notify(NotifyString, "incrbyfloat", args[1], c.DB)
 	c.W.BulkString(s)
 	return nil
 }

@@ -304,6 +304,7 @@ pairs:
 				if score != score {
 					if added+updated > 0 {
 						k.changed(c, args[1], i, o)
+						k.notify(NotifyZSet, zaddEvent(incr), args[1], c.DB)
 					}
 					return errZNaN
 				}
@@ -324,6 +325,7 @@ pairs:
 	}
 	if added+updated > 0 {
 		k.changed(c, args[1], i, o)
+		k.notify(NotifyZSet, zaddEvent(incr), args[1], c.DB)
 	}
 	switch {
 	case incr && processed > 0:
@@ -357,7 +359,7 @@ func CmdZRem(k *Keyspace, c *Ctx, args [][]byte) error {
 		}
 	}
 	if n > 0 {
-		k.changed(c, args[1], i, o)
+		k.changedNotify(c, args[1], i, o, NotifyZSet, "zrem")
 	}
 	c.W.Int(n)
 	return nil
@@ -666,7 +668,7 @@ func (k *Keyspace) zrange(c *Ctx, key []byte, rangeArgs [][]byte, kind zrangeKin
 			})
 		}
 		out := newZSetOf(items, &k.enc)
-		k.storeObject(c, dst, kindZSet, out)
+		k.storeObject(c, dst, kindZSet, out, NotifyZSet, "zrangestore")
 		c.W.Int(int64(out.len()))
 		return nil
 	}
@@ -778,7 +780,7 @@ func (k *Keyspace) zremrange(c *Ctx, args [][]byte, kind zrangeKind) error {
 		z.del(m)
 	}
 	if n > 0 {
-		k.changed(c, args[1], i, ob)
+		k.changedNotify(c, args[1], i, ob, NotifyZSet, zremrangeEvents[kind])
 	}
 	c.W.Int(int64(n))
 	return nil
@@ -860,7 +862,11 @@ func (k *Keyspace) zpop(c *Ctx, keys [][]byte, maxEnd bool, count int64, emitKey
 		c.W.Bulk(m)
 		replyScore(c.W, s)
 	}
-	k.changed(c, key, i, o)
+	event := "zpopmin"
+	if maxEnd {
+		event = "zpopmax"
+	}
+	k.changedNotify(c, key, i, o, NotifyZSet, event)
 	return nil
 }
 
@@ -1132,7 +1138,7 @@ func (k *Keyspace) zalgebra(c *Ctx, args [][]byte, numkeysAt int, op setOp, dst 
 	}
 	out := newZSetOf(items, &k.enc)
 	if dst != nil {
-		k.storeObject(c, dst, kindZSet, out)
+		k.storeObject(c, dst, kindZSet, out, NotifyZSet, zstoreEvents[op])
 		c.W.Int(int64(out.len()))
 		return nil
 	}
@@ -1279,3 +1285,18 @@ func CmdZRandMember(k *Keyspace, c *Ctx, args [][]byte) error {
 	})
 	return nil
 }
+
+// zaddEvent is ZADD's event: zincr for ZINCRBY and ZADD INCR.
+func zaddEvent(incr bool) string {
+	if incr {
+		return "zincr"
+	}
+	return "zadd"
+}
+
+// zremrangeEvents and zstoreEvents name the events of the ZREMRANGEBY*
+// commands and of the STORE forms.
+var (
+	zremrangeEvents = map[zrangeKind]string{zrRank: "zremrangebyrank", zrScore: "zremrangebyscore", zrLex: "zremrangebylex"}
+	zstoreEvents    = [...]string{opUnion: "zunionstore", opInter: "zinterstore", opDiff: "zdiffstore"}
+)

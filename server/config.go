@@ -27,6 +27,10 @@ type configParam struct {
 	set func(s *Server, n int64)
 	// get reads the value back for CONFIG GET.
 	get func(s *Server) int64
+	// parseValue and format, when set, read and write a value that is not
+	// a number (notify-keyspace-events).
+	parseValue func(v string) (int64, error)
+	format     func(n int64) string
 }
 
 // encodingParam is a row for one of keyspace.Encodings' thresholds.
@@ -53,6 +57,7 @@ var configParams = []configParam{
 	encodingParam("zset-max-listpack-value", "zset-max-ziplist-value", true, 0, 1<<63-1, func(e *keyspace.Encodings) *int { return &e.ZSetMaxListpackValue }),
 	encodingParam("set-max-intset-entries", "", false, 0, 1<<63-1, func(e *keyspace.Encodings) *int { return &e.SetMaxIntsetEntries }),
 	encodingParam("list-max-listpack-size", "list-max-ziplist-size", false, -(1 << 31), 1<<31-1, func(e *keyspace.Encodings) *int { return &e.ListMaxListpackSize }),
+	notifyParam,
 }
 
 // findParam finds a settable setting by any of its names, ignoring case.
@@ -80,6 +85,9 @@ var (
 // parseParam reads a value as config.c's numeric configs do: an integer,
 // or for a memory setting a size with an optional unit (memtoull).
 func (p *configParam) parse(v string) (int64, error) {
+	if p.parseValue != nil {
+		return p.parseValue(v)
+	}
 	var n int64
 	if p.memory {
 		u, ok := memToBytes(v)

@@ -108,6 +108,10 @@ type Config struct {
 	// is accepted, as the server starts closing itself; Done tells when it
 	// has. Nil does nothing; the binary exits the process.
 	OnShutdown func()
+	// NotifyKeyspaceEvents is redis.conf's notify-keyspace-events: the
+	// classes of keyspace events published on the __keyspace@<db>__ and
+	// __keyevent@<db>__ channels ("KEA", "Ex" ...). Empty means none.
+	NotifyKeyspaceEvents string
 }
 
 // Server is a running minilock.
@@ -132,6 +136,8 @@ type Server struct {
 	closing    atomic.Bool
 	inflight   atomic.Int64 // batches being served
 	stats      stats
+
+	notify notifyState // keyspace notifications (notify.go)
 
 	closeOnce sync.Once
 }
@@ -159,6 +165,10 @@ func Start(cfg Config) (*Server, error) {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = expiry.Real{}
+	}
+	notifyFlags, err := keyspace.ParseNotifyFlags(cfg.NotifyKeyspaceEvents)
+	if err != nil {
+		return nil, fmt.Errorf("notify-keyspace-events: %w", err)
 	}
 	log := cfg.Logger
 	if log == nil {
@@ -199,6 +209,7 @@ func Start(cfg Config) (*Server, error) {
 	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen, Timers: &s.blocking})
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes})
+	s.ks.DoFunc(func() { s.setNotifyFlags(notifyFlags) })
 	for _, ln := range s.lns {
 		s.serve(ln)
 	}

@@ -246,6 +246,9 @@ func (s *Server) withParams(values map[string]string) map[string]string {
 	for i := range configParams {
 		p := &configParams[i]
 		v := strconv.FormatInt(p.get(s), 10)
+		if p.format != nil {
+			v = p.format(p.get(s))
+		}
 		values[p.name] = v
 		for _, a := range p.aliases {
 			if a != "" {

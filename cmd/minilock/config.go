@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/server"
 )
 
@@ -147,6 +148,10 @@ func (o *options) apply(name string, args []string) error {
 		var ms int
 		ms, err = num()
 		o.server.RestartDelay = time.Duration(ms) * time.Millisecond
+	case "notify-keyspace-events":
+		if o.server.NotifyKeyspaceEvents, err = one(); err == nil {
+			_, err = keyspace.ParseNotifyFlags(o.server.NotifyKeyspaceEvents)
+		}
 	case "loglevel":
 		var v string
 		if v, err = one(); err == nil {

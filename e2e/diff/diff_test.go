@@ -127,6 +127,7 @@ func diffGroups() []caseGroup {
 		{"keytypes", keyTypeCases},
 		{"config", configEncodingCases},
 		{"pubsub", pubsubCases},
+		{"notify", notifyCases},
 		{"blocking", blockingCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
