@@ -552,6 +552,7 @@ func scrWaitRunning(t *testing.T, s *Server) {
 func TestScriptWritesAreNotLuaMemory(t *testing.T) {
 	s := RunT(t)
 	c := redistest.Dial(t, s.Addr())
+	c.Timeout = time.Minute // 300 MiB of writes under -race on a loaded machine
 	const script = "local v = string.rep('x', 1048576) for i = 1, 300 do redis.call('set', 'k' .. i, v) end return redis.call('dbsize')"
 	if got := scrDo(c, "EVAL", script, "0"); got != ":300\r\n" {
 		t.Fatalf("EVAL: %q", got)
