@@ -16,6 +16,26 @@ type listValue struct {
 	n      int
 	bytes  int64 // the chunks' sizes, kept as they change
 	fill   int   // list-max-listpack-size when the list was made
+	// tail caches the offsets of the last chunk's elements (a pack walks
+	// only forwards), so RPUSH and RPOP stay O(1) as LPUSH and LPOP are.
+	// It is valid while tailOf is the last chunk and len(tail) its Len;
+	// every change to a chunk but pushBack and pop from the back drops it.
+	tail   []int
+	tailOf *pack.Pack
+}
+
+// tailOffsets returns the offsets of the last chunk's elements.
+func (l *listValue) tailOffsets() []int {
+	last := l.chunks[len(l.chunks)-1]
+	if l.tailOf == last && len(l.tail) == last.Len() {
+		return l.tail
+	}
+	l.tail, l.tailOf = l.tail[:0], last
+	for off := 0; off < last.End(); {
+		l.tail = append(l.tail, off)
+		_, off = last.At(off)
+	}
+	return l.tail
 }
 
 // chunkHeader is what a chunk costs beside its bytes (the Pack and its
@@ -40,6 +60,7 @@ func (l *listValue) fits(p *pack.Pack, n int) bool {
 func (l *listValue) resized(p *pack.Pack, old int) { l.bytes += int64(p.Size() - old) }
 
 func (l *listValue) pushFront(v []byte) {
+	l.tailOf = nil
 	if len(l.chunks) == 0 || !l.fits(l.chunks[0], len(v)) {
 		l.chunks = slices.Insert(l.chunks, 0, &pack.Pack{})
 	}
@@ -55,6 +76,9 @@ func (l *listValue) pushBack(v []byte) {
 		l.chunks = append(l.chunks, &pack.Pack{})
 	}
 	p := l.chunks[len(l.chunks)-1]
+	if l.tailOf == p && len(l.tail) == p.Len() {
+		l.tail = append(l.tail, p.End())
+	}
 	old := p.Size()
 	p.Append(v)
 	l.resized(p, old)
@@ -98,6 +122,7 @@ func (l *listValue) at(i int) []byte {
 
 // set replaces element i.
 func (l *listValue) set(i int, v []byte) {
+	l.tailOf = nil
 	c, k := l.locate(i)
 	p := l.chunks[c]
 	old := p.Size()
@@ -107,6 +132,7 @@ func (l *listValue) set(i int, v []byte) {
 
 // removeAt deletes element i.
 func (l *listValue) removeAt(i int) {
+	l.tailOf = nil
 	c, k := l.locate(i)
 	p := l.chunks[c]
 	old := p.Size()
@@ -121,6 +147,7 @@ func (l *listValue) removeAt(i int) {
 
 // insertAt puts v before element i (i == len appends).
 func (l *listValue) insertAt(i int, v []byte) {
+	l.tailOf = nil
 	if i == l.n {
 		l.pushBack(v)
 		return
@@ -152,12 +179,26 @@ func (l *listValue) insertAt(i int, v []byte) {
 
 // pop removes and returns the first (front) or last element.
 func (l *listValue) pop(front bool) []byte {
-	i := l.n - 1
 	if front {
-		i = 0
+		v := bytes.Clone(l.at(0))
+		l.removeAt(0)
+		return v
 	}
-	v := bytes.Clone(l.at(i))
-	l.removeAt(i)
+	offs := l.tailOffsets()
+	p := l.chunks[len(l.chunks)-1]
+	off := offs[len(offs)-1]
+	v, _ := p.At(off)
+	v = bytes.Clone(v)
+	old := p.Size()
+	p.Delete(off, 1)
+	l.resized(p, old)
+	l.n--
+	l.tail = offs[:len(offs)-1]
+	if p.Len() == 0 {
+		l.bytes -= int64(p.Size())
+		l.chunks = l.chunks[:len(l.chunks)-1]
+		l.tailOf = nil
+	}
 	return v
 }
 
@@ -208,6 +249,7 @@ func (l *listValue) each(from, to int, reverse bool, f func(v []byte) bool) {
 
 // deleteRange removes count elements from index start.
 func (l *listValue) deleteRange(start, count int) {
+	l.tailOf = nil
 	// Whole chunks first, then single elements at the edges.
 	for count > 0 {
 		c, k := l.locate(start)

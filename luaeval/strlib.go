@@ -1,37 +1,196 @@
 package luaeval
 
 import (
-	"math"
-	"strconv"
+	"errors"
 	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/lstrlib"
 )
 
-// stringLib replaces the gopher-lua string functions whose behaviour differs
-// from Lua 5.1 or that could take unbounded memory in one call.
+// stringLib is Lua 5.1's string library (lstrlib.c) as Redis ships it:
+// every function of gopher-lua's is replaced, the pattern functions and
+// format by the port in internal/lstrlib.
 func (sb *sandbox) stringLib(t *lua.LTable) {
+	gmatch := sb.L.NewFunction(strGmatch)
+	t.RawSetString("gmatch", gmatch)
+	t.RawSetString("gfind", gmatch) // LUA_COMPAT_GFIND: the same function
 	sb.set(t, map[string]lua.LGFunction{
-		"format": sb.strFormat,
-		"rep":    sb.strRep,
-		"dump":   strDump,
-		"len":    func(L *lua.LState) int { L.Push(lua.LNumber(len(lauxlib.CheckString(L, 1)))); return 1 },
+		"byte":    strByte,
+		"char":    strChar,
+		"dump":    strDump,
+		"find":    func(L *lua.LState) int { return strFindAux(L, true) },
+		"format":  strFormat,
+		"gsub":    strGsub,
+		"len":     func(L *lua.LState) int { L.Push(lua.LNumber(len(lauxlib.CheckString(L, 1)))); return 1 },
+		"lower":   func(L *lua.LState) int { return strMap(L, lstrlib.ToLower) },
+		"match":   func(L *lua.LState) int { return strFindAux(L, false) },
+		"rep":     strRep,
+		"reverse": strReverse,
+		"sub":     strSub,
+		"upper":   func(L *lua.LState) int { return strMap(L, lstrlib.ToUpper) },
 	})
 }
 
-func (sb *sandbox) strRep(L *lua.LState) int {
+// luaError is luaL_error: msg after the position of the Lua function that
+// called the library function (none when a Go function called it).
+func luaError(L *lua.LState, msg string) {
+	L.Error(lua.LString(lauxlib.Where(L, 1)+msg), 0)
+}
+
+// raiseStr raises what lstrlib returned: its luaL_error messages with the
+// position, the memory error and the kill error as the engine raises them.
+func raiseStr(L *lua.LState, err error) {
+	var le lstrlib.Error
+	switch {
+	case errors.As(err, &le):
+		luaError(L, string(le))
+	case errors.Is(err, lstrlib.ErrNoMemory):
+		lauxlib.NoMemory(L)
+	default:
+		L.RaiseError("%s", err.Error())
+	}
+}
+
+// checkInteger is luaL_checkinteger: the number cast to lua_Integer.
+func checkInteger(L *lua.LState, n int) int64 {
+	return lauxlib.ToInteger(lauxlib.CheckNumber(L, n))
+}
+
+// optInteger is luaL_optinteger.
+func optInteger(L *lua.LState, n int, def int64) int64 {
+	if L.Get(n) == lua.LNil {
+		return def
+	}
+	return checkInteger(L, n)
+}
+
+// checkStack is luaL_checkstack for a C function about to push n values:
+// Lua 5.1 refuses past LUAI_MAXCSTACK slots in use by the function.
+func checkStack(L *lua.LState, n int, what string) {
+	if n > luaMaxCStack || L.GetTop()+n > luaMaxCStack {
+		luaError(L, "stack overflow ("+what+")")
+	}
+}
+
+// posrelat turns a relative string position (negative: from the end)
+// into an absolute one, 0 for one before the start.
+func posrelat(pos int64, n int) int64 {
+	if pos < 0 {
+		pos += int64(n) + 1
+	}
+	if pos >= 0 {
+		return pos
+	}
+	return 0
+}
+
+func strSub(L *lua.LState) int {
+	s := lauxlib.CheckString(L, 1)
+	start := posrelat(checkInteger(L, 2), len(s))
+	end := posrelat(optInteger(L, 3, -1), len(s))
+	if start < 1 {
+		start = 1
+	}
+	if end > int64(len(s)) {
+		end = int64(len(s))
+	}
+	if start > end {
+		L.Push(lua.LString(""))
+		return 1
+	}
+	L.Push(lua.LString(s[start-1 : end]))
+	return 1
+}
+
+func strReverse(L *lua.LState) int {
+	s := lauxlib.CheckString(L, 1)
+	lauxlib.Alloc(L, len(s))
+	b := make([]byte, len(s))
+	for i := range len(s) {
+		b[len(s)-1-i] = s[i]
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+// strMap is str_lower and str_upper: each byte through the C locale's
+// tolower or toupper (bytes past ASCII stay as they are).
+func strMap(L *lua.LState, f func(byte) byte) int {
+	s := lauxlib.CheckString(L, 1)
+	lauxlib.Alloc(L, len(s))
+	b := make([]byte, len(s))
+	for i := range len(s) {
+		if i%(1<<20) == 0 && i > 0 {
+			lauxlib.Poll(L)
+		}
+		b[i] = f(s[i])
+	}
+	L.Push(lua.LString(b))
+	return 1
+}
+
+func strRep(L *lua.LState) int {
 	s := lauxlib.CheckString(L, 1)
 	n := lauxlib.CheckInt(L, 2)
 	if n <= 0 || len(s) == 0 {
 		L.Push(lua.LString(""))
 		return 1
 	}
-	if int64(len(s))*int64(n) > int64(sb.e.cfg.MaxStringBytes) {
-		L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
+	total := int64(len(s)) * int64(n)
+	if total > int64(^uint(0)>>1) {
+		lauxlib.NoMemory(L)
 	}
-	L.Push(lua.LString(strings.Repeat(s, n)))
+	lauxlib.Alloc(L, int(total))
+	var b strings.Builder
+	b.Grow(int(total))
+	for i := 0; i < n; i++ {
+		if i%4096 == 0 && i > 0 {
+			lauxlib.Poll(L)
+		}
+		b.WriteString(s)
+	}
+	L.Push(lua.LString(b.String()))
+	return 1
+}
+
+func strByte(L *lua.LState) int {
+	s := lauxlib.CheckString(L, 1)
+	posi := posrelat(optInteger(L, 2, 1), len(s))
+	pose := posrelat(optInteger(L, 3, posi), len(s))
+	if posi <= 0 {
+		posi = 1
+	}
+	if pose > int64(len(s)) {
+		pose = int64(len(s))
+	}
+	if posi > pose {
+		return 0
+	}
+	n := int(int32(pose - posi + 1))
+	if posi+int64(n) <= pose {
+		luaError(L, "string slice too long")
+	}
+	checkStack(L, n, "string slice too long")
+	for i := 0; i < n; i++ {
+		L.Push(lua.LNumber(s[posi-1+int64(i)]))
+	}
+	return n
+}
+
+func strChar(L *lua.LState) int {
+	n := L.GetTop()
+	b := make([]byte, 0, n)
+	for i := 1; i <= n; i++ {
+		c := lauxlib.CheckInt(L, i)
+		if c != int(byte(c)) {
+			lauxlib.ArgError(L, i, "invalid value")
+		}
+		b = append(b, byte(c))
+	}
+	L.Push(lua.LString(b))
 	return 1
 }
 
@@ -47,17 +206,170 @@ func strDump(L *lua.LState) int {
 	return 1
 }
 
-// strFormat is lstrlib.c:str_format: C printf conversions with Lua 5.1's
-// limits (two-digit width and precision, so one item is at most ~512 bytes).
-func (sb *sandbox) strFormat(L *lua.LState) int {
+// noSpecials is str_find_aux's strpbrk(p, SPECIALS) == NULL: no magic
+// character before p's first NUL.
+func noSpecials(p string) bool {
+	if i := strings.IndexByte(p, 0); i >= 0 {
+		p = p[:i]
+	}
+	return !strings.ContainsAny(p, "^$*+?.([%-")
+}
+
+// strFindAux is str_find_aux: string.find (find) and string.match.
+func strFindAux(L *lua.LState, find bool) int {
+	s := lauxlib.CheckString(L, 1)
+	p := lauxlib.CheckString(L, 2)
+	init := posrelat(optInteger(L, 3, 1), len(s)) - 1
+	if init < 0 {
+		init = 0
+	} else if init > int64(len(s)) {
+		init = int64(len(s))
+	}
+	if find && (lua.LVAsBool(L.Get(4)) || noSpecials(p)) {
+		if k := strings.Index(s[init:], p); k >= 0 {
+			L.Push(lua.LNumber(init + int64(k) + 1))
+			L.Push(lua.LNumber(init + int64(k+len(p))))
+			return 2
+		}
+	} else {
+		pat, anchor := lstrlib.Anchored(p)
+		m := lstrlib.NewMatcher(lauxlib.Of(L), s, pat)
+		start, end, err := m.Find(int(init), anchor)
+		if err != nil {
+			raiseStr(L, err)
+		}
+		if start >= 0 {
+			if find {
+				L.Push(lua.LNumber(start + 1))
+				L.Push(lua.LNumber(end))
+				return pushCaptures(L, m, -1, -1, false) + 2
+			}
+			return pushCaptures(L, m, start, end, true)
+		}
+	}
+	L.Push(lua.LNil)
+	return 1
+}
+
+// pushCaptures is push_captures: the captures of m's last match [s, e),
+// or the whole match when there are none and whole is true.
+func pushCaptures(L *lua.LState, m *lstrlib.Matcher, s, e int, whole bool) int {
+	n := m.NumCaptures(whole)
+	checkStack(L, n, "too many captures")
+	for i := 0; i < n; i++ {
+		L.Push(oneCapture(L, m, i, s, e))
+	}
+	return n
+}
+
+// oneCapture is push_onecapture's value.
+func oneCapture(L *lua.LState, m *lstrlib.Matcher, i, s, e int) lua.LValue {
+	text, pos, isPos, err := m.Capture(i, s, e)
+	if err != nil {
+		raiseStr(L, err)
+	}
+	if isPos {
+		return lua.LNumber(pos)
+	}
+	return lua.LString(text)
+}
+
+// strGmatch is gmatch: an iterator over the matches of a pattern, which
+// here is never anchored ('^' is an ordinary character, as in Lua 5.1).
+func strGmatch(L *lua.LState) int {
+	s := lauxlib.CheckString(L, 1)
+	p := lauxlib.CheckString(L, 2)
+	m := lstrlib.NewMatcher(lauxlib.Of(L), s, p)
+	start := 0
+	L.Push(L.NewFunction(func(L *lua.LState) int {
+		m.SetEnv(lauxlib.Of(L))
+		for src := start; src <= len(s); src++ {
+			e, err := m.Match(src, 0)
+			if err != nil {
+				raiseStr(L, err)
+			}
+			if e >= 0 {
+				start = e
+				if e == src {
+					start++ // an empty match: go on at least one byte
+				}
+				return pushCaptures(L, m, src, e, true)
+			}
+		}
+		return 0
+	}))
+	return 1
+}
+
+// strGsub is str_gsub.
+func strGsub(L *lua.LState) int {
+	src := lauxlib.CheckString(L, 1)
+	p := lauxlib.CheckString(L, 2)
+	repl := L.Get(3)
+	maxS := lauxlib.OptInt(L, 4, len(src)+1)
+	var add func(m *lstrlib.Matcher, b *lstrlib.Buffer, s, e int) error
+	switch r := repl.(type) {
+	case lua.LString, lua.LNumber:
+		text := lauxlib.ToString(r)
+		add = func(m *lstrlib.Matcher, b *lstrlib.Buffer, s, e int) error {
+			return m.AddString(b, text, s, e)
+		}
+	case *lua.LFunction:
+		add = func(m *lstrlib.Matcher, b *lstrlib.Buffer, s, e int) error {
+			L.Push(r)
+			callC(L, pushCaptures(L, m, s, e, true))
+			v := L.Get(-1)
+			L.Pop(1)
+			return addValue(L, b, v, src[s:e])
+		}
+	case *lua.LTable:
+		add = func(m *lstrlib.Matcher, b *lstrlib.Buffer, s, e int) error {
+			return addValue(L, b, L.GetTable(r, oneCapture(L, m, 0, s, e)), src[s:e])
+		}
+	default:
+		lauxlib.ArgError(L, 3, "string/function/table expected")
+	}
+	res, n, err := lstrlib.Gsub(lauxlib.Of(L), src, p, maxS, add)
+	if err != nil {
+		raiseStr(L, err)
+	}
+	L.Push(lua.LString(res))
+	L.Push(lua.LNumber(n))
+	return 2
+}
+
+// callC is lua_call(L, nargs, 1) from a C function: one C boundary deeper.
+func callC(L *lua.LState, nargs int) {
+	defer lauxlib.LeaveC(L)
+	lauxlib.EnterC(L)
+	L.Call(nargs, 1)
+}
+
+// addValue is the end of add_value: a function's or table's answer v
+// replaces the match (text) unless it is false or nil.
+func addValue(L *lua.LState, b *lstrlib.Buffer, v lua.LValue, text string) error {
+	switch x := v.(type) {
+	case lua.LString:
+		return b.WriteString(string(x))
+	case lua.LNumber:
+		return b.WriteString(lauxlib.ToString(x))
+	}
+	if !lua.LVAsBool(v) {
+		return b.WriteString(text)
+	}
+	return lstrlib.Error("invalid replacement value (a " + v.Type().String() + ")")
+}
+
+// strFormat is str_format.
+func strFormat(L *lua.LState) int {
 	top := L.GetTop()
 	fs := lauxlib.CheckString(L, 1)
+	budget := lauxlib.Of(L)
 	arg := 1
 	var b []byte
 	for i := 0; i < len(fs); {
-		c := fs[i]
-		if c != '%' {
-			b = append(b, c)
+		if fs[i] != '%' {
+			b = append(b, fs[i])
 			i++
 			continue
 		}
@@ -67,70 +379,44 @@ func (sb *sandbox) strFormat(L *lua.LState) int {
 			i++
 			continue
 		}
-		// scanformat
-		start := i
-		for i < len(fs) && strings.IndexByte("-+ #0", fs[i]) >= 0 {
-			i++
-		}
-		if i-start >= len("-+ #0")+1 {
-			L.RaiseError("invalid format (repeated flags)")
-		}
-		flags := fs[start:i]
-		width, prec := -1, -1
-		wstart := i
-		for k := 0; k < 2 && i < len(fs) && isDigit(fs[i]); k++ {
-			i++
-		}
-		if i > wstart {
-			width, _ = strconv.Atoi(fs[wstart:i])
-		}
-		if i < len(fs) && fs[i] == '.' {
-			i++
-			pstart := i
-			for k := 0; k < 2 && i < len(fs) && isDigit(fs[i]); k++ {
-				i++
-			}
-			prec, _ = strconv.Atoi("0" + fs[pstart:i])
-		}
-		if i < len(fs) && isDigit(fs[i]) {
-			L.RaiseError("invalid format (width or precision too long)")
-		}
-		arg++
-		if arg > top {
+		if arg++; arg > top {
 			lauxlib.ArgError(L, arg, "no value")
 		}
-		var conv byte
-		if i < len(fs) {
-			conv = fs[i]
-			i++
+		sp, next, err := lstrlib.ScanFormat(fs, i)
+		if err != nil {
+			raiseStr(L, err)
 		}
-		spec := fmtSpec{flags: flags, width: width, prec: prec}
-		switch conv {
+		i = next
+		switch sp.Conv {
 		case 'c':
-			b = spec.pad(b, string([]byte{byte(lauxlib.ToInteger(lauxlib.CheckNumber(L, arg)))}), false)
+			b = sp.AppendChar(b, lauxlib.CheckNumber(L, arg))
 		case 'd', 'i':
-			b = spec.formatInt(b, lauxlib.ToInteger(lauxlib.CheckNumber(L, arg)), 'd')
+			b = sp.AppendInt(b, lauxlib.CheckNumber(L, arg))
 		case 'o', 'u', 'x', 'X':
-			b = spec.formatUint(b, uint64(lauxlib.ToInteger(lauxlib.CheckNumber(L, arg))), conv)
+			b = sp.AppendUint(b, lauxlib.CheckNumber(L, arg))
 		case 'e', 'E', 'f', 'g', 'G':
-			b = spec.formatFloat(b, lauxlib.CheckNumber(L, arg), conv)
+			b = sp.AppendFloat(b, lauxlib.CheckNumber(L, arg))
 		case 'q':
-			b = addQuoted(b, lauxlib.CheckString(L, arg))
+			s := lauxlib.CheckString(L, arg)
+			if !budget.Alloc(len(b) + 2*len(s) + 2) {
+				lauxlib.NoMemory(L)
+			}
+			b = lstrlib.AppendQuoted(b, s)
 		case 's':
 			s := lauxlib.CheckString(L, arg)
-			if prec < 0 && len(s) >= 100 {
-				b = append(b, s...) // lstrlib keeps long strings whole
-			} else {
-				if prec >= 0 && len(s) > prec {
-					s = s[:prec]
+			if sp.Prec < 0 && len(s) >= 100 {
+				if !budget.Alloc(len(b) + len(s)) {
+					lauxlib.NoMemory(L)
 				}
-				b = spec.pad(b, s, false)
+				b = append(b, s...) // too long to format: kept whole
+			} else {
+				b = sp.AppendString(b, s)
 			}
 		default:
-			L.RaiseError("invalid option '%%%c' to 'format'", conv)
+			raiseStr(L, lstrlib.InvalidOption(sp.Conv))
 		}
-		if len(b) > sb.e.cfg.MaxStringBytes {
-			L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
+		if len(b) > 1<<16 && !budget.Alloc(len(b)) {
+			lauxlib.NoMemory(L)
 		}
 	}
 	L.Push(lua.LString(b))
@@ -138,211 +424,6 @@ func (sb *sandbox) strFormat(L *lua.LState) int {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-type fmtSpec struct {
-	flags       string
-	width, prec int
-}
-
-func (f fmtSpec) has(c byte) bool { return strings.IndexByte(f.flags, c) >= 0 }
-
-// pad right- or left-justifies s in the field width; zero pads numbers
-// after their sign when asked.
-func (f fmtSpec) pad(b []byte, s string, numeric bool) []byte {
-	n := f.width - len(s)
-	if n <= 0 {
-		return append(b, s...)
-	}
-	if f.has('-') {
-		b = append(b, s...)
-		return append(b, strings.Repeat(" ", n)...)
-	}
-	if numeric && f.has('0') {
-		sign := ""
-		if len(s) > 0 && (s[0] == '-' || s[0] == '+' || s[0] == ' ') {
-			sign, s = s[:1], s[1:]
-		}
-		if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-			sign, s = sign+s[:2], s[2:]
-		}
-		b = append(b, sign...)
-		b = append(b, strings.Repeat("0", n)...)
-		return append(b, s...)
-	}
-	b = append(b, strings.Repeat(" ", n)...)
-	return append(b, s...)
-}
-
-func (f fmtSpec) formatInt(b []byte, v int64, _ byte) []byte {
-	var digits string
-	if v < 0 {
-		digits = strconv.FormatUint(uint64(-v), 10)
-		if v == math.MinInt64 {
-			digits = "9223372036854775808"
-		}
-	} else {
-		digits = strconv.FormatInt(v, 10)
-	}
-	if f.prec >= 0 {
-		if f.prec == 0 && v == 0 {
-			digits = ""
-		}
-		for len(digits) < f.prec {
-			digits = "0" + digits
-		}
-	}
-	sign := ""
-	switch {
-	case v < 0:
-		sign = "-"
-	case f.has('+'):
-		sign = "+"
-	case f.has(' '):
-		sign = " "
-	}
-	g := f
-	if f.prec >= 0 {
-		g.flags = strings.ReplaceAll(g.flags, "0", "") // C ignores 0 with a precision
-	}
-	return g.pad(b, sign+digits, true)
-}
-
-func (f fmtSpec) formatUint(b []byte, v uint64, conv byte) []byte {
-	var digits string
-	switch conv {
-	case 'o':
-		digits = strconv.FormatUint(v, 8)
-	case 'x':
-		digits = strconv.FormatUint(v, 16)
-	case 'X':
-		digits = strings.ToUpper(strconv.FormatUint(v, 16))
-	default:
-		digits = strconv.FormatUint(v, 10)
-	}
-	if f.prec >= 0 {
-		if f.prec == 0 && v == 0 {
-			digits = ""
-		}
-		for len(digits) < f.prec {
-			digits = "0" + digits
-		}
-	}
-	if f.has('#') {
-		switch {
-		case conv == 'o' && !strings.HasPrefix(digits, "0"):
-			digits = "0" + digits
-		case conv == 'x' && v != 0:
-			digits = "0x" + digits
-		case conv == 'X' && v != 0:
-			digits = "0X" + digits
-		}
-	}
-	g := f
-	if f.prec >= 0 {
-		g.flags = strings.ReplaceAll(g.flags, "0", "")
-	}
-	return g.pad(b, digits, true)
-}
-
-func (f fmtSpec) formatFloat(b []byte, v float64, conv byte) []byte {
-	if s, ok := lauxlib.NonFinite(v); ok && s != "-0" {
-		if s[0] != '-' {
-			if f.has('+') {
-				s = "+" + s
-			} else if f.has(' ') {
-				s = " " + s
-			}
-		}
-		if conv == 'E' || conv == 'G' {
-			s = strings.ToUpper(s)
-		}
-		g := f
-		g.flags = strings.ReplaceAll(g.flags, "0", "")
-		return g.pad(b, s, false)
-	}
-	prec := f.prec
-	if prec < 0 {
-		prec = 6
-	}
-	var s string
-	switch conv {
-	case 'e', 'E':
-		s = strconv.FormatFloat(v, 'e', prec, 64)
-	case 'f':
-		s = strconv.FormatFloat(v, 'f', prec, 64)
-	case 'g', 'G':
-		if prec == 0 {
-			prec = 1
-		}
-		s = formatG(v, prec, f.has('#'))
-	}
-	if conv == 'E' || conv == 'G' {
-		s = strings.ToUpper(s)
-	}
-	if f.has('#') && prec == 0 && (conv == 'e' || conv == 'E' || conv == 'f') && !strings.Contains(s, ".") {
-		if k := strings.IndexAny(s, "eE"); k >= 0 {
-			s = s[:k] + "." + s[k:]
-		} else {
-			s += "."
-		}
-	}
-	if !strings.HasPrefix(s, "-") {
-		if f.has('+') {
-			s = "+" + s
-		} else if f.has(' ') {
-			s = " " + s
-		}
-	}
-	return f.pad(b, s, true)
-}
-
-// formatG is C's %.<prec>g: %e when the exponent is < -4 or >= prec, %f
-// otherwise, trailing zeros removed unless '#'.
-func formatG(v float64, prec int, alt bool) string {
-	e := strconv.FormatFloat(v, 'e', prec-1, 64)
-	k := strings.IndexByte(e, 'e')
-	exp, _ := strconv.Atoi(e[k+1:])
-	var s string
-	if exp < -4 || exp >= prec {
-		mant := e[:k]
-		if !alt {
-			mant = trimZeros(mant)
-		}
-		s = mant + e[k:]
-	} else {
-		s = strconv.FormatFloat(v, 'f', prec-1-exp, 64)
-		if !alt {
-			s = trimZeros(s)
-		}
-	}
-	return s
-}
-
-func trimZeros(s string) string {
-	if !strings.Contains(s, ".") {
-		return s
-	}
-	s = strings.TrimRight(s, "0")
-	return strings.TrimSuffix(s, ".")
-}
-
-// addQuoted is lstrlib.c:addquoted (%q).
-func addQuoted(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"', '\\', '\n':
-			b = append(b, '\\', c)
-		case '\r':
-			b = append(b, '\\', 'r')
-		case 0:
-			b = append(b, '\\', '0', '0', '0')
-		default:
-			b = append(b, c)
-		}
-	}
-	return append(b, '"')
-}
 
 // tableLib replaces gopher-lua's table functions with Lua 5.1's semantics,
 // refuses writes into protected tables and keeps long loops killable.

@@ -38,6 +38,16 @@ if [ ! -d "$MINILOCK_NODE_MODULES/redis-semaphore" ]; then
 	npm install --silent --no-audit --no-fund --prefix "$npm_prefix" redis-semaphore@5.8.0 ioredis@5.9.3 >/dev/null
 fi
 
+# redis-py's pub/sub and blocking calls run against minilock too: Debian's
+# python3-redis, for the system's /usr/bin/python3.
+if ! /usr/bin/python3 -c 'import redis' >/dev/null 2>&1; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+	echo "installing python3-redis (Debian package)"
+	$sudo apt-get install -y python3-redis >/dev/null ||
+		{ $sudo apt-get update >/dev/null && $sudo apt-get install -y python3-redis >/dev/null; }
+fi
+
 echo "== gofmt"
 unformatted=$(gofmt -l .)
 if [ -n "$unformatted" ]; then

@@ -10,6 +10,8 @@
 //	sidebyside   (default) redis-benchmark workloads, a go-redis lock cycle,
 //	             memory with 1M lock keys, embedded start+close
 //	manyclients  10,000 idle connections while 100 clients run lock cycles
+//	types        the sidebyside table for data-type commands: a semaphore
+//	             script, HINCRBY, ZADD, ZRANGEBYSCORE, LPUSH/RPOP, SADD
 //	wakeups      release-to-acquire latency with 100 BLPOP waiters, PUBLISH
 //	             to 1 and 1,000 subscribers, RSS per idle subscriber
 //	profile      minilock only, through bench/cmd/profserver: CPU and
@@ -46,6 +48,7 @@ type options struct {
 	redisBench  string
 	release     string
 	memory      bool
+	types       bool // the data-type workloads instead of the lock ones
 	embedded    bool
 	// ratioTo names the server the ratio columns divide by; empty: the
 	// first server divided by each of the others.
@@ -89,7 +92,7 @@ func main() {
 	fs.IntVar(&o.profSeconds, "profile-seconds", 8, "profile: seconds of CPU profile per workload")
 	fs.StringVar(&o.profDir, "profile-dir", "", "profile: where to keep the profiles (default: a new temp dir)")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|manyclients|wakeups|profile] [flags]\n")
+		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|types|manyclients|wakeups|profile] [flags]\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(args)
@@ -126,6 +129,18 @@ func main() {
 			o.servers = "redis,minilock,minilock-1p,ceiling-epoll,ceiling-goroutine,ceiling-handoff"
 		}
 		o.ratioTo = "redis"
+		mode = "sidebyside"
+	}
+	if mode == "types" {
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		if !set["memory"] {
+			o.memory = false
+		}
+		if !set["embedded"] {
+			o.embedded = false
+		}
+		o.types = true
 		mode = "sidebyside"
 	}
 	if o.servers == "" {

@@ -81,6 +81,9 @@ func sideBySide(o *options) error {
 		}
 	}
 	ws := workloads(release)
+	if o.types {
+		ws = typeWorkloads()
+	}
 	// data[row][server]
 	data := map[string][]samples{}
 	var rows []string
@@ -136,7 +139,11 @@ func sideBySide(o *options) error {
 	}
 
 	var rep report
-	rep.line("## minilock side by side")
+	if o.types {
+		rep.line("## minilock side by side: data types")
+	} else {
+		rep.line("## minilock side by side")
+	}
 	rep.line("")
 	rep.line("%s; %s. Load average %s at the start, %s at the end of the throughput rounds (the machine is shared: read ratios, not absolutes).",
 		began.Format("2006-01-02 15:04"), machine(), loadStart, loadAvg())

@@ -64,6 +64,40 @@ func workloads(release string) []workload {
 	return ws
 }
 
+// semaphoreScript is a counting-semaphore acquire in the shape lock
+// libraries use (redis-semaphore's, Redisson's expirable permits): drop
+// expired holders, then join if there is room.
+const semaphoreScript = `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+  return 1
+end
+return 0`
+
+// typeWorkloads are the data-type commands coordination recipes use.
+func typeWorkloads() []workload {
+	var ws []workload
+	for _, p := range []int{1, 16} {
+		ps := fmt.Sprintf(" -P %d", p)
+		ws = append(ws,
+			workload{rows: []string{"semaphore acquire: EVALSHA (ZREMRANGEBYSCORE, ZCARD, ZADD)" + ps}, pipeline: p, script: true,
+				load: semaphoreScript,
+				rb:   []string{"-r", "1000", "EVALSHA", "$LOADED", "1", "sem:__rand_int__", "0", "5", "__rand_int__", "holder:__rand_int__"}},
+			workload{rows: []string{"HINCRBY" + ps}, pipeline: p,
+				rb: []string{"-r", "10000", "HINCRBY", "h:__rand_int__", "f:__rand_int__", "1"}},
+			workload{rows: []string{"ZADD" + ps}, pipeline: p,
+				rb: []string{"-r", "1000", "ZADD", "z:__rand_int__", "__rand_int__", "m:__rand_int__"}},
+			workload{rows: []string{"ZRANGEBYSCORE LIMIT 0 5 (after ZADD)" + ps}, pipeline: p, keep: true,
+				rb: []string{"-r", "1000", "ZRANGEBYSCORE", "z:__rand_int__", "-inf", "+inf", "LIMIT", "0", "5"}},
+			workload{rows: []string{"LPUSH" + ps, "RPOP" + ps}, pipeline: p,
+				rb: []string{"-t", "lpush,rpop"}},
+			workload{rows: []string{"SADD" + ps}, pipeline: p,
+				rb: []string{"-r", "100000", "-t", "sadd"}},
+		)
+	}
+	return ws
+}
+
 // result is one measurement of one row.
 type result struct {
 	ops      float64 // operations per second

@@ -45,12 +45,24 @@ func CheckString(L *lua.LState, n int) string {
 	return ""
 }
 
-// ArgError is luaL_argerror: "bad argument #n to 'name' (msg)".
+// CalledAsMethod, when set, reports whether the Go function running in L
+// was called as a method (obj:f(...)): Lua 5.1 then numbers its arguments
+// as the caller wrote them. Telling needs the calling frame's program
+// counter, which only the engine can read, so the engine sets it.
+var CalledAsMethod func(L *lua.LState) bool
+
+// ArgError is luaL_argerror: "bad argument #n to 'name' (msg)", or for a
+// method call "calling 'name' on bad self (msg)" when self is at fault.
 func ArgError(L *lua.LState, n int, msg string) {
 	name := "?"
 	if dbg, ok := L.GetStack(0); ok {
 		if _, err := L.GetInfo("n", dbg, lua.LNil); err == nil && dbg.Name != "" {
 			name = dbg.Name
+		}
+	}
+	if CalledAsMethod != nil && CalledAsMethod(L) {
+		if n--; n == 0 {
+			L.RaiseError("calling '%s' on bad self (%s)", name, msg)
 		}
 	}
 	L.RaiseError("bad argument #%d to '%s' (%s)", n, name, msg)

@@ -276,10 +276,12 @@ func TestLinear(t *testing.T) {
 	for _, sh := range shapes {
 		small, big := sh.src(20000), sh.src(640000)
 		ts := minTime(3, func() { mustCompile(t, small) })
-		tb := minTime(1, func() { mustCompile(t, big) })
+		tb := minTime(2, func() { mustCompile(t, big) })
 		ratio := float64(tb) / float64(ts)
 		t.Logf("%-12s %8d bytes %10v, %9d bytes %10v: x%.0f", sh.name, len(small), ts, len(big), tb, ratio)
-		if ratio > 150 {
+		// Quadratic is about 1000; the margin below it absorbs a shared,
+		// loaded machine (GC and scheduling noise on one run).
+		if ratio > 400 {
 			t.Errorf("%s: 32 times the source took %.0f times as long", sh.name, ratio)
 		}
 	}

@@ -1,0 +1,162 @@
+package lstrlib
+
+import (
+	"strconv"
+	"unsafe"
+)
+
+// Buffer is luaL_Buffer: bytes appended one piece at a time, charged to
+// the script (Env.Alloc) before the buffer grows.
+type Buffer struct {
+	env Env
+	b   []byte
+}
+
+// NewBuffer returns an empty buffer charged to env.
+func NewBuffer(env Env) *Buffer { return &Buffer{env: env} }
+
+// grow makes room for n more bytes: twice the capacity when the script may
+// have it, else the most it may have (found by bisection: Env.Alloc only
+// asks), so that a buffer near the limit is not copied whole for every
+// byte added. ErrNoMemory when not even len+n is allowed.
+func (b *Buffer) grow(n int) error {
+	need := len(b.b) + n
+	if need <= cap(b.b) {
+		return nil
+	}
+	if need < len(b.b) { // overflow
+		return ErrNoMemory
+	}
+	c := max(2*cap(b.b), need, 64)
+	if !b.env.Alloc(c) {
+		if !b.env.Alloc(need) {
+			return ErrNoMemory
+		}
+		lo, hi := need, c // Alloc(lo) is allowed, Alloc(hi) is not
+		for hi-lo > max(lo/64, 64) {
+			if mid := lo + (hi-lo)/2; b.env.Alloc(mid) {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		c = lo
+	}
+	nb := make([]byte, len(b.b), c)
+	copy(nb, b.b)
+	b.b = nb
+	return nil
+}
+
+// WriteString appends s.
+func (b *Buffer) WriteString(s string) error {
+	if err := b.grow(len(s)); err != nil {
+		return err
+	}
+	b.b = append(b.b, s...)
+	return nil
+}
+
+// WriteByte appends c.
+func (b *Buffer) WriteByte(c byte) error {
+	if len(b.b) == cap(b.b) {
+		if err := b.grow(1); err != nil {
+			return err
+		}
+	}
+	b.b = append(b.b, c)
+	return nil
+}
+
+// Len is the number of bytes written.
+func (b *Buffer) Len() int { return len(b.b) }
+
+// String returns the contents without copying them; the buffer must not be
+// written afterwards.
+func (b *Buffer) String() string {
+	if len(b.b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b.b), len(b.b))
+}
+
+// AddString is add_s: repl, with %0 replaced by the match [s, e), %1-%9 by
+// its captures, and % before any other byte standing for that byte (a
+// final % for the NUL that ends the C string).
+func (m *Matcher) AddString(b *Buffer, repl string, s, e int) error {
+	for i := 0; i < len(repl); i++ {
+		c := repl[i]
+		if c != '%' {
+			if err := b.WriteByte(c); err != nil {
+				return err
+			}
+			continue
+		}
+		i++
+		var d byte
+		if i < len(repl) {
+			d = repl[i]
+		}
+		var err error
+		switch {
+		case !isDigit(d):
+			err = b.WriteByte(d)
+		case d == '0':
+			err = b.WriteString(m.src[s:e])
+		default:
+			text, pos, isPos, cerr := m.Capture(int(d-'1'), s, e)
+			if cerr != nil {
+				return cerr
+			}
+			if isPos {
+				text = strconv.Itoa(pos)
+			}
+			err = b.WriteString(text)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Gsub is str_gsub's loop: at most maxS matches of pat (a leading '^'
+// anchors it) in src, each replaced by what add (add_value) appends to b
+// for the match [s, e). It returns the result and the number of matches.
+func Gsub(env Env, src, pat string, maxS int, add func(m *Matcher, b *Buffer, s, e int) error) (string, int, error) {
+	p, anchor := Anchored(pat)
+	m := NewMatcher(env, src, p)
+	b := NewBuffer(env)
+	n, s := 0, 0
+loop:
+	for n < maxS {
+		e, err := m.Match(s, 0)
+		if err != nil {
+			return "", 0, err
+		}
+		if e >= 0 {
+			n++
+			if err := add(m, b, s, e); err != nil {
+				return "", 0, err
+			}
+		}
+		switch {
+		case e > s: // a non-empty match: skip it
+			s = e
+		case s < len(src):
+			if err := b.WriteByte(src[s]); err != nil {
+				return "", 0, err
+			}
+			s++
+		default:
+			break loop
+		}
+		if anchor {
+			break
+		}
+	}
+	if err := b.WriteString(src[s:]); err != nil {
+		return "", 0, err
+	}
+	return b.String(), n, nil
+}

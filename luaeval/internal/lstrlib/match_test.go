@@ -1,0 +1,253 @@
+package lstrlib
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+)
+
+// budget is an Env that stops after a number of polls and refuses any
+// allocation past maxAlloc bytes (as the engine refuses one that would take
+// the script past its limit).
+type budget struct {
+	polls, maxPolls int
+	alloc, maxAlloc int
+}
+
+var errStopped = errors.New("stopped")
+
+func (b *budget) Stopped() error {
+	if b.polls++; b.maxPolls > 0 && b.polls > b.maxPolls {
+		return errStopped
+	}
+	return nil
+}
+
+func (b *budget) Alloc(n int) bool {
+	b.alloc = max(b.alloc, n)
+	return b.maxAlloc <= 0 || n <= b.maxAlloc
+}
+
+func find(t *testing.T, env Env, src, pat string) (int, int, error) {
+	t.Helper()
+	p, anchor := Anchored(pat)
+	return NewMatcher(env, src, p).Find(0, anchor)
+}
+
+func TestFindBasics(t *testing.T) {
+	for _, tc := range []struct {
+		src, pat   string
+		start, end int // 0-based start, end exclusive; -1: no match
+		err        string
+	}{
+		{"THE (quick) fox", "%f[%a]%a+", 0, 3, ""},
+		{"THE (quick) fox", "%f[%l]%a+", 5, 10, ""},
+		{"hello", "l+", 2, 4, ""},
+		{"hello", "^l", -1, -1, ""},
+		{"a$b", "$", 3, 3, ""},
+		{"f(a(b)c)d", "%b()", 1, 8, ""},
+		{"abc", "[a", 0, 0, "malformed pattern (missing ']')"},
+		{"abc", "a%", 0, 0, "malformed pattern (ends with '%')"},
+		{"abc", "%fa", 0, 0, "missing '[' after '%f' in pattern"},
+		{"abc", "a)", 0, 0, "invalid pattern capture"},
+		{"abc", "(a)%2", 0, 0, "invalid capture index"},
+		{"abc", "%b", 0, 0, "unbalanced pattern"},
+		{"abc", strings.Repeat("(", 33) + "a", 0, 0, "too many captures"},
+		{"a\x00b", "%z", 1, 2, ""},
+		{"xab", "a\x00c", 1, 2, ""}, // the pattern ends at its NUL
+		{"aaa", "(a)%1", 0, 2, ""},
+		{"a()", "()%1", -1, -1, ""}, // a position capture never matches text
+	} {
+		s, e, err := find(t, &budget{}, tc.src, tc.pat)
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("find(%q, %q): err %v, want %q", tc.src, tc.pat, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || s != tc.start || (s >= 0 && e != tc.end) {
+			t.Errorf("find(%q, %q) = %d, %d, %v; want %d, %d", tc.src, tc.pat, s, e, err, tc.start, tc.end)
+		}
+	}
+}
+
+// Lua 5.1 recurses once per backtracking item; here the frames are counted
+// and the depth is bounded (Redis's C stack gives out at about 175,000).
+func TestDepthBound(t *testing.T) {
+	for _, tc := range []struct {
+		item string
+		n    int
+		err  error
+	}{
+		{"a?", 175_000, nil},
+		{"a-", 175_000, nil},
+		{"a*", 190_000, nil},
+		{"a?", MaxDepth, nil}, // MaxDepth frames, the last of which matches ""
+		{"a?", MaxDepth + 1, ErrTooComplex},
+		{"a-", 1_000_000, ErrTooComplex},
+	} {
+		env := &budget{}
+		src := strings.Repeat("a", tc.n)
+		start, end, err := find(t, env, src, strings.Repeat(tc.item, tc.n)+"$")
+		if !errors.Is(err, tc.err) || (err == nil && (start != 0 || end != tc.n)) {
+			t.Errorf("%q x %d: %d, %d, %v; want 0, %d, %v", tc.item, tc.n, start, end, err, tc.n, tc.err)
+		}
+		if env.alloc > MaxDepth*frameBytes {
+			t.Errorf("%q x %d: charged %d bytes", tc.item, tc.n, env.alloc)
+		}
+	}
+	// The frames are charged before they exist.
+	_, _, err := find(t, &budget{maxAlloc: 1 << 20}, strings.Repeat("a", 100_000), strings.Repeat("a?", 100_000))
+	if !errors.Is(err, ErrNoMemory) {
+		t.Errorf("100,000 frames in 1 MiB: %v", err)
+	}
+}
+
+// An exponential pattern stops at the first poll after the stop.
+func TestStopExponential(t *testing.T) {
+	env := &budget{maxPolls: 1000}
+	src := strings.Repeat("a", 40)
+	start := time.Now()
+	_, _, err := find(t, env, src, strings.Repeat("a?", 40)+strings.Repeat("a", 40))
+	if !errors.Is(err, errStopped) {
+		t.Fatalf("err %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("1000 polls took %v", d)
+	}
+	// Long single loops poll too: a class repeated over 64 MiB, an
+	// unbalanced %b.
+	big := strings.Repeat("(", 64<<20)
+	for _, pat := range []string{"%(*x", "%b()", ".-x"} {
+		env := &budget{maxPolls: 10}
+		if _, _, err := find(t, env, big, pat); !errors.Is(err, errStopped) {
+			t.Errorf("%q on 64 MiB: %v", pat, err)
+		}
+	}
+}
+
+func TestGsub(t *testing.T) {
+	addS := func(repl string) func(m *Matcher, b *Buffer, s, e int) error {
+		return func(m *Matcher, b *Buffer, s, e int) error { return m.AddString(b, repl, s, e) }
+	}
+	for _, tc := range []struct {
+		src, pat, repl string
+		max            int
+		want           string
+		n              int
+		err            string
+	}{
+		{"hello world", "%w+", "%0 %0", 100, "hello hello world world", 2, ""},
+		{"hello world", "%w+", "%0 %0", -1, "hello world", 0, ""},
+		{"abc", "", "-", 100, "-a-b-c-", 4, ""},
+		{"abc", "a", "%", 100, "\x00bc", 1, ""},
+		{"abc", "a", "%x", 100, "xbc", 1, ""},
+		{"abc", "(a)", "%2", 100, "", 0, "invalid capture index"},
+		{"abc", "()b", "%1", 100, "a2c", 1, ""},
+		{"abc", "^a*", "x", 100, "xbc", 1, ""},
+		{"abc", "^", "x", 100, "xabc", 1, ""},
+	} {
+		got, n, err := Gsub(&budget{}, tc.src, tc.pat, tc.max, addS(tc.repl))
+		if tc.err != "" {
+			if err == nil || err.Error() != tc.err {
+				t.Errorf("gsub(%q, %q, %q): err %v, want %q", tc.src, tc.pat, tc.repl, err, tc.err)
+			}
+			continue
+		}
+		if err != nil || got != tc.want || n != tc.n {
+			t.Errorf("gsub(%q, %q, %q) = %q, %d, %v; want %q, %d", tc.src, tc.pat, tc.repl, got, n, err, tc.want, tc.n)
+		}
+	}
+	// The output is charged before it grows.
+	_, _, err := Gsub(&budget{maxAlloc: 1 << 20}, strings.Repeat("a", 100_000), "a", 1<<30, addS(strings.Repeat("x", 100)))
+	if !errors.Is(err, ErrNoMemory) {
+		t.Errorf("10 MB of output in 1 MiB: %v", err)
+	}
+}
+
+// FuzzPattern runs any pattern against any subject through find, gsub and
+// format's scanner: no panic, no run past a step budget, and the answers
+// keep the invariants every match has (bounds, a find agrees with a match
+// at its start, gsub with "%0" gives back its subject, a pattern with no
+// magic character finds what strings.Index finds). What the answers are is
+// checked against Redis by the recorded cases of luaeval (testdata/strlib*).
+func FuzzPattern(f *testing.F) {
+	for _, s := range [][2]string{
+		{"THE (quick) fox", "%f[%a]%a+"}, {"hello world", "(%w+)%s*(%w+)"}, {"f(a(b)c)d", "%b()"},
+		{"a=1, b=2", "(%w+)=(%w+)"}, {"aaa", "a-a?a*a+$"}, {"abc", "[^%a-]"}, {"[]", "[]]"}, {"x", "%"},
+		{"x", "[a"}, {"x", "%f"}, {"x", "(()"}, {"x", "%1"}, {"a\x00b", "%z+"}, {"aaaa", "^(a)%1(a)%2$"},
+		{"  x  ", "^%s*(.-)%s*$"}, {"abc", strings.Repeat("(", 32) + "." + strings.Repeat(")", 32)},
+		{strings.Repeat("a", 30), strings.Repeat("a?", 30) + strings.Repeat("a", 30)},
+	} {
+		f.Add(s[0], s[1], "%0", 1)
+	}
+	f.Fuzz(func(t *testing.T, src, pat, fs string, init int) {
+		if len(src) > 1<<12 || len(pat) > 1<<10 {
+			return
+		}
+		env := &budget{maxPolls: 200, maxAlloc: 64 << 20}
+		// A hang is a crash: the step budget must have stopped it long before.
+		tm := time.AfterFunc(10*time.Second, func() { panic(fmt.Sprintf("hang: %q %q %q %d", src, pat, fs, init)) })
+		defer tm.Stop()
+		if init < 0 {
+			init = -init
+		}
+		init %= len(src) + 1
+		p, anchor := Anchored(pat)
+		m := NewMatcher(env, src, p)
+		start, end, err := m.Find(init, anchor)
+		if err == nil && start >= 0 {
+			if start < init || end < start || end > len(src) || (anchor && start != init) {
+				t.Fatalf("find(%q, %q, %d) = %d, %d", src, pat, init, start, end)
+			}
+			for i := 0; i < m.NumCaptures(true); i++ {
+				text, pos, isPos, err := m.Capture(i, start, end)
+				if err == nil && (len(text) > len(src) || isPos && (pos < 1 || pos > len(src)+1)) {
+					t.Fatalf("capture %d of find(%q, %q): %q %d", i, src, pat, text, pos)
+				}
+			}
+			if e, err := m.Match(start, 0); err == nil && e != end {
+				t.Fatalf("find(%q, %q) ends at %d, a match at %d at %d", src, pat, end, start, e)
+			}
+		}
+		if !strings.ContainsAny(pat, "^$*+?.([%-)\x00") { // what str_find_aux would search for plainly, less the ) the matcher rejects
+			want := strings.Index(src[init:], pat)
+			if want >= 0 {
+				want += init
+			}
+			if err != nil || start != want {
+				t.Fatalf("plain %q in %q from %d: %d, %v; strings.Index says %d", pat, src, init, start, err, want)
+			}
+		}
+		env.polls = 0
+		got, _, err := Gsub(env, src, pat, len(src)+1, func(m *Matcher, b *Buffer, s, e int) error {
+			return m.AddString(b, "%0", s, e)
+		})
+		if err == nil && got != src {
+			t.Fatalf("gsub(%q, %q, '%%0') = %q", src, pat, got)
+		}
+		for i := 0; i < len(fs); {
+			if fs[i] != '%' {
+				i++
+				continue
+			}
+			sp, next, err := ScanFormat(fs, i+1)
+			if err != nil {
+				break
+			}
+			if next <= i || sp.Width > 99 || sp.Prec > 99 {
+				t.Fatalf("ScanFormat(%q, %d) = %+v, %d", fs, i+1, sp, next)
+			}
+			b := sp.AppendFloat(nil, float64(init)-1e300)
+			b = sp.AppendInt(b, float64(init))
+			b = sp.AppendUint(b, -float64(init))
+			b = sp.AppendChar(b, float64(init))
+			if b = sp.AppendString(b, src); len(b) > 4*512+len(src) {
+				t.Fatalf("%q: %d bytes", fs, len(b))
+			}
+			i = next
+		}
+	})
+}
