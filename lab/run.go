@@ -38,7 +38,7 @@ type Lab struct {
 	deadline time.Duration // when the key's TTL ends; forever without one
 
 	waits  map[*Client]lease // who waits for the lock, until when by its own timer
-	parked []*blocked        // blocking commands the server has not answered, in order
+	parked []*Blocked        // blocking commands the server has not answered, in order
 	obs    *redis.Client     // the lab's own connection, off the timeline
 	tap    *server.Tap       // every message published
 	heard  int               // how many of tap's messages were delivered

@@ -212,7 +212,7 @@ func signalLock(c *Client, token string) bool {
 // signalWait tries the lock and, if it is taken, parks c on the signal list
 // for the lock's remaining TTL; it returns the parked BLPOP, or nil once c
 // holds the lock.
-func signalWait(c *Client, token string) *blocked {
+func signalWait(c *Client, token string) *Blocked {
 	r := c.Do("EVAL", tryScript, 1, c.lock(), token, signalExpire.Milliseconds())
 	if errors.Is(r.err, redis.Nil) {
 		c.holds(signalExpire)

@@ -34,8 +34,8 @@ const blocksReply = "(blocks)"
 // lab records a blocking command itself.
 type offTimeline struct{}
 
-// blocked is a blocking command the client sent.
-type blocked struct {
+// Blocked is a blocking command a client sent.
+type Blocked struct {
 	c        *Client
 	text     string
 	deadline time.Duration // when the server times it out, or forever
@@ -47,10 +47,10 @@ type blocked struct {
 // BLPop sends BLPOP key timeout (0: forever) and returns once the server
 // has answered it or parked the client; while it is parked, the client
 // waits for the lock. Await returns its reply.
-func (c *Client) BLPop(key string, timeout time.Duration) *blocked {
+func (c *Client) BLPop(key string, timeout time.Duration) *Blocked {
 	l := c.lab
 	args := []any{"BLPOP", key, strconv.FormatFloat(timeout.Seconds(), 'f', -1, 64)}
-	b := &blocked{c: c, text: formatArgs(args), deadline: forever, got: make(chan Reply, 1)}
+	b := &Blocked{c: c, text: formatArgs(args), deadline: forever, got: make(chan Reply, 1)}
 	if timeout > 0 {
 		b.deadline = l.now() + timeout
 	}
@@ -89,7 +89,7 @@ func (c *Client) BLPop(key string, timeout time.Duration) *blocked {
 
 // Await lets time pass until the server answers b, and returns its reply.
 // On nil (the client got the lock and did not block) it returns at once.
-func (b *blocked) Await() Reply {
+func (b *Blocked) Await() Reply {
 	if b == nil {
 		return Reply{}
 	}
@@ -264,7 +264,7 @@ func (l *Lab) deliverReplies() {
 		}
 	}
 	// In the order they blocked: the order the server serves them.
-	var still []*blocked
+	var still []*Blocked
 	for _, b := range l.parked {
 		if !b.arrived {
 			still = append(still, b)

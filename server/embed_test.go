@@ -268,3 +268,25 @@ func TestTapAndPublish(t *testing.T) {
 		t.Fatalf("tap recorded %+v, want %+v", msgs, want)
 	}
 }
+
+// TIME reads the server's clock, so a script that takes its timestamps from
+// TIME agrees with the TTLs under a manual clock (lab's semaphore-server-time
+// relies on it).
+func TestTimeFollowsClock(t *testing.T) {
+	start := time.Unix(1_700_000_000, 250_000_000)
+	s := server.RunT(t, server.Config{Clock: expiry.NewManual(start)})
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr()})
+	t.Cleanup(func() { rdb.Close() })
+	ctx := context.Background()
+	for _, want := range []time.Time{start, start.Add(90*time.Second + 1500*time.Microsecond)} {
+		s.SetTime(want)
+		got, err := rdb.Time(ctx).Result()
+		if err != nil || !got.Equal(want) {
+			t.Errorf("TIME = %v, %v; want %v", got, err, want)
+		}
+		v, err := rdb.Eval(ctx, `local t = redis.call("TIME") return t[1] * 1000000 + t[2]`, nil).Int64()
+		if err != nil || v != want.UnixMicro() {
+			t.Errorf("TIME in a script = %d, %v; want %d", v, err, want.UnixMicro())
+		}
+	}
+}
