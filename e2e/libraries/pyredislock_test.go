@@ -17,8 +17,8 @@ import (
 	"github.com/minilock/minilock/server"
 )
 
-// python-redis-lock's algorithm (src/redis_lock/__init__.py, version 4.0.1),
-// replayed through go-redis with its own scripts (testdata/pyredislock): a
+// python-redis-lock's algorithm (version 4.0.1), replayed through go-redis
+// with our own scripts speaking its protocol (testdata/pyredislock-protocol): a
 // lock is `lock:<name>` taken with SET NX EX; a waiter that finds it taken
 // parks in BLPOP on `lock-signal:<name>`; the unlock script deletes the
 // lock and pushes one element onto the signal list, so each release wakes
@@ -28,7 +28,7 @@ import (
 //	go test -run TestPyRedisLock -v ./e2e/libraries
 
 var prlScripts = sync.OnceValues(func() (map[string]*redis.Script, error) {
-	return loadScripts(filepath.Join("testdata", "pyredislock"))
+	return loadScripts(filepath.Join("testdata", "pyredislock-protocol"))
 })
 
 // prl is redis_lock.Lock: one instance, with its id.
@@ -66,7 +66,8 @@ func (l *prl) script(name string, args ...any) (any, error) {
 	return v, err
 }
 
-// acquire is Lock.acquire(blocking, timeout), line for line; timeout 0 is
+// acquire follows Lock.acquire(blocking, timeout): SET NX EX, then BLPOP
+// on the signal, until it gets the lock or gives up; timeout 0 is
 // Python's None.
 func (l *prl) acquire(blocking bool, timeout int) (bool, error) {
 	blpopTimeout := timeout

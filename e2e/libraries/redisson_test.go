@@ -21,10 +21,11 @@ import (
 )
 
 // Redisson's RLock, RReadWriteLock, RFairLock, RSemaphore and
-// RPermitExpirableSemaphore, replayed through go-redis:
-// the Lua scripts Redisson sends (testdata/redisson, copied from Redisson's
-// source; SOURCE.md there says from where), with the KEYS and ARGV Redisson
-// passes, over EVALSHA and EVAL as a script cache does. Every scenario runs
+// RPermitExpirableSemaphore, replayed through go-redis: our own Lua scripts
+// speaking Redisson's protocol (testdata/redisson-protocol; SOURCE.md there
+// says which methods and which Redisson version), with the keys, KEYS, ARGV,
+// channels and messages Redisson uses, over EVALSHA and EVAL as a script
+// cache does. Every scenario runs
 // against minilock and against a real redis-server, and the two transcripts
 // (replies, hash contents, messages published) must be equal. The wait paths
 // (subscribe to the lock's channel, try, wait for the unlock message, retry)
@@ -46,10 +47,10 @@ const (
 	rsnReadUnlockMessage = 1
 )
 
-// rsnScripts are the scripts of testdata/redisson, by file name without
-// .lua, loaded once per test binary.
+// rsnScripts are the scripts of testdata/redisson-protocol, by file name
+// without .lua, loaded once per test binary.
 var rsnScripts = sync.OnceValues(func() (map[string]*redis.Script, error) {
-	return loadScripts(filepath.Join("testdata", "redisson"))
+	return loadScripts(filepath.Join("testdata", "redisson-protocol"))
 })
 
 func loadScripts(dir string) (map[string]*redis.Script, error) {
@@ -76,7 +77,7 @@ func rsnScript(t testing.TB, name string) *redis.Script {
 	}
 	sc, ok := scripts[name]
 	if !ok {
-		t.Fatalf("no script %s in testdata/redisson", name)
+		t.Fatalf("no script %s in testdata/redisson-protocol", name)
 	}
 	return sc
 }
