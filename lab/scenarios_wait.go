@@ -196,9 +196,17 @@ const (
 	signalExpire = 10 * time.Second
 )
 
-// signalReleaseScript is python-redis-lock's UNLOCK_SCRIPT: KEYS are the
-// lock and its signal list, ARGV the token and the signal list's TTL in ms.
-const signalReleaseScript = `if redis.call('get',KEYS[1])~=ARGV[1] then return 1 end redis.call('del',KEYS[2]) redis.call('lpush',KEYS[2],1) redis.call('pexpire',KEYS[2],ARGV[2]) redis.call('del',KEYS[1]) return 0`
+// signalReleaseScript releases a signal-list lock the way python-redis-lock's
+// protocol does (our own script): if the token matches, delete the lock and
+// leave exactly one signal in the list, with a TTL so an unclaimed signal
+// does not linger. KEYS are the lock and its signal list, ARGV the token and
+// the signal's TTL in ms; 0 means released, 1 not the holder.
+const signalReleaseScript = `local holder = redis.call('get', KEYS[1])
+if holder ~= ARGV[1] then return 1 end
+redis.call('del', KEYS[1], KEYS[2])
+redis.call('rpush', KEYS[2], 1)
+redis.call('pexpire', KEYS[2], ARGV[2])
+return 0`
 
 // signalLock is python-redis-lock's try: SET NX EX.
 func signalLock(c *Client, token string) bool {

@@ -165,7 +165,11 @@ func sideBySide(o *options) error {
 	}
 	rep.line("")
 
-	if o.memory {
+	if o.memory && o.types {
+		if err := typesMemory(o, ks, &rep); err != nil {
+			return err
+		}
+	} else if o.memory {
 		if err := memory(o, ks, &rep); err != nil {
 			return err
 		}
