@@ -203,6 +203,9 @@ func (z *zsetValue) scoreRanks(r zrangeSpec) (int, int) {
 // past min, as long as members stay within max (zzlFirstInLexRange and the
 // walk after it; meaningful when all scores are equal, as Redis says).
 func (z *zsetValue) lexRanks(r zlexSpec) (int, int) {
+	if !z.inLexRange(r) {
+		return 0, -1
+	}
 	lo := z.firstRank(func(it zitem) bool { return r.gteMin(it.member) })
 	hi := lo - 1
 	if z.tree != nil {
@@ -224,6 +227,51 @@ func (z *zsetValue) lexRanks(r zlexSpec) (int, int) {
 		hi++
 		return true
 	})
+	return lo, hi
+}
+
+// inLexRange is zzlIsInLexRange/zslIsInLexRange: a lex range that the
+// last member is below or the first member above is empty, whatever lies
+// between. (With equal scores this only saves work; with unequal ones,
+// which Redis calls undefined, it decides the answer.)
+func (z *zsetValue) inLexRange(r zlexSpec) bool {
+	n := z.len()
+	if n == 0 {
+		return false
+	}
+	last, _ := z.at(n - 1)
+	first, _ := z.at(0)
+	return r.gteMin(string(last)) && r.lteMax(string(first))
+}
+
+// revLexRanks is lexRanks for a reversed lex range, as zzlLastInLexRange
+// and the walk back from it find it: from the last member, back to the
+// first one within max; then back as long as members stay within min. It
+// differs from lexRanks only when scores differ. A large set's index is
+// searched as lexRanks does (Redis's skiplist search is its own there).
+func (z *zsetValue) revLexRanks(r zlexSpec) (int, int) {
+	if z.tree != nil {
+		return z.lexRanks(r)
+	}
+	if !z.inLexRange(r) {
+		return 0, -1
+	}
+	var members []string
+	z.each(0, z.len()-1, false, func(m []byte, _ float64) bool {
+		members = append(members, string(m))
+		return true
+	})
+	hi := len(members) - 1
+	for hi >= 0 && !r.lteMax(members[hi]) {
+		hi--
+	}
+	if hi < 0 || !r.gteMin(members[hi]) {
+		return 0, -1
+	}
+	lo := hi
+	for lo > 0 && r.gteMin(members[lo-1]) {
+		lo--
+	}
 	return lo, hi
 }
 
@@ -589,9 +637,12 @@ func (z *zsetValue) selectRange(o zrangeOpts) (from, to, n int) {
 	// By score or lex: the matching ranks, then LIMIT's offset and count
 	// along the reported order (genericZrangebyscoreCommand).
 	var lo, hi int
-	if o.kind == zrScore {
+	switch {
+	case o.kind == zrScore:
 		lo, hi = z.scoreRanks(o.score)
-	} else {
+	case o.rev:
+		lo, hi = z.revLexRanks(o.lex)
+	default:
 		lo, hi = z.lexRanks(o.lex)
 	}
 	if o.offset > 0 && o.offset >= int64(size) || o.offset < 0 || hi < lo {

@@ -19,6 +19,13 @@ func bigZSet(key string, n int) step {
 // Sorted set commands (t_zset.c): options, errors, both encodings, RESP2
 // and RESP3.
 var zsetCases = []diffCase{
+	// Lex ranges over unequal scores: "undefined" to Redis's docs, decided
+	// by its listpack walks (found by keyspace's TestNotifyDiff).
+	tc("lex ranges over unequal scores",
+		c("ZADD z 1 b 2 c 3 a"), c("ZREVRANGEBYLEX z + [b"), c("ZRANGEBYLEX z [b +"), c("ZLEXCOUNT z [b +"),
+		c("ZREVRANGEBYLEX z (c -"), c("ZRANGEBYLEX z - [a"), c("ZRANGE z + [b BYLEX REV"), c("ZRANGE z [a [c BYLEX"),
+		c("ZADD y 1 c 2 a 3 b 4 d"), c("ZREVRANGEBYLEX y + -"), c("ZREVRANGEBYLEX y [b -"), c("ZREVRANGEBYLEX y [c [b"),
+		c("ZRANGEBYLEX y [b [c"), c("ZREVRANGEBYLEX y + [b LIMIT 1 2"), c("ZREMRANGEBYLEX y [b +"), c("ZRANGE y 0 -1")),
 	tc("zadd basics", c("ZADD z 1 a 2 b 3 c"), c("ZADD z 4 a"), c("ZRANGE z 0 -1 WITHSCORES"), c("ZCARD z"), c("ZSCORE z a"), c("ZSCORE z x"), c("ZSCORE nosuch a"), c("TYPE z")),
 	tc("zadd options", c("ZADD z NX 1 a"), c("ZADD z NX 2 a 3 b"), c("ZADD z XX 5 a 6 x"), c("ZADD z XX CH 7 a 7 b"), c("ZADD z CH 7 a 8 b 9 c"), c("ZADD z GT 1 a"),
 		c("ZADD z GT CH 10 a"), c("ZADD z LT CH 20 a 1 c"), c("ZADD z XX GT 100 a"), c("ZRANGE z 0 -1 WITHSCORES"), c("ZADD nosuch XX 1 a"), c("EXISTS nosuch")),

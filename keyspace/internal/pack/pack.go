@@ -38,8 +38,25 @@ func (p *Pack) At(off int) (v []byte, next int) {
 	return p.b[start:end:end], end
 }
 
+// room makes space for need more bytes at the end of p.b. A pack grows by
+// an eighth, not by append's doubling: a keyspace of many small
+// collections then holds about the bytes of their elements, as Redis's
+// listpacks do (realloc'd to their size, rounded to jemalloc's classes),
+// instead of up to twice that. The copies stay amortised O(1) per byte.
+func (p *Pack) room(need int) {
+	if cap(p.b)-len(p.b) >= need {
+		return
+	}
+	n := len(p.b) + need
+	// Appending to a nil slice rounds the capacity up to the allocator's
+	// size class, so no byte of the allocation is left unusable.
+	nb := append([]byte(nil), make([]byte, n+n/8)...)
+	p.b = nb[:copy(nb, p.b)]
+}
+
 // Append adds v at the end.
 func (p *Pack) Append(v []byte) {
+	p.room(binary.MaxVarintLen64 + len(v))
 	p.b = binary.AppendUvarint(p.b, uint64(len(v)))
 	p.b = append(p.b, v...)
 	p.n++
@@ -50,7 +67,8 @@ func (p *Pack) Insert(off int, v []byte) {
 	var hdr [binary.MaxVarintLen64]byte
 	w := binary.PutUvarint(hdr[:], uint64(len(v)))
 	need := w + len(v)
-	p.b = append(p.b, make([]byte, need)...)
+	p.room(need)
+	p.b = p.b[:len(p.b)+need]
 	copy(p.b[off+need:], p.b[off:len(p.b)-need])
 	copy(p.b[off:], hdr[:w])
 	copy(p.b[off+w:], v)
@@ -64,7 +82,8 @@ func (p *Pack) Replace(off int, v []byte) int {
 	w := binary.PutUvarint(hdr[:], uint64(len(v)))
 	need := w + len(v)
 	if grow := need - (next - off); grow > 0 {
-		p.b = append(p.b, make([]byte, grow)...)
+		p.room(grow)
+		p.b = p.b[:len(p.b)+grow]
 		copy(p.b[next+grow:], p.b[next:len(p.b)-grow])
 	} else if grow < 0 {
 		copy(p.b[next+grow:], p.b[next:])
