@@ -3,6 +3,7 @@ package keyspace
 import (
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -352,3 +353,77 @@ func benchMemory(b *testing.B, n int) {
 }
 
 func BenchmarkMemory_1MLockKeys(b *testing.B) { benchMemory(b, 1_000_000) }
+
+// benchCollectionMemory builds keys collections with members each through
+// the commands themselves and reports the live heap per member after a GC:
+// the data structures' own cost, without garbage or GOGC's headroom (the
+// RSS figures of bench/run.sh types include those).
+func benchCollectionMemory(b *testing.B, keys, members int, build func(i int) [][]byte) {
+	var ms runtime.MemStats
+	var perMember float64
+	for i := 0; i < b.N; i++ {
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		base := ms.HeapAlloc
+		k := New(Config{})
+		k.DoFunc(func() {
+			var w resp.Writer
+			c := &Ctx{W: &w}
+			for j := range keys {
+				args := build(j)
+				run := ksCommands[strings.ToLower(string(args[0]))]
+				if err := run(k, c, args); err != nil {
+					b.Fatal(err)
+				}
+				w.B = w.B[:0]
+			}
+		})
+		runtime.GC()
+		runtime.ReadMemStats(&ms)
+		perMember = float64(ms.HeapAlloc-base) / float64(keys*members)
+		runtime.KeepAlive(k)
+		k.Close()
+	}
+	b.ReportMetric(perMember, "live-B/member")
+}
+
+func memberArgs(cmd, key string, n int, member func(j int) []string) [][]byte {
+	args := [][]byte{[]byte(cmd), []byte(key)}
+	for j := range n {
+		for _, a := range member(j) {
+			args = append(args, []byte(a))
+		}
+	}
+	return args
+}
+
+// 1M members in 10k collections of 100, as bench/run.sh types loads them.
+func BenchmarkMemory_10kHashes(b *testing.B) {
+	benchCollectionMemory(b, 10000, 100, func(i int) [][]byte {
+		return memberArgs("HSET", "h:"+strconv.Itoa(i), 100, func(j int) []string {
+			return []string{"field:" + strconv.Itoa(j), "value:" + strconv.Itoa(i*j)}
+		})
+	})
+}
+
+func BenchmarkMemory_10kZSets(b *testing.B) {
+	benchCollectionMemory(b, 10000, 100, func(i int) [][]byte {
+		return memberArgs("ZADD", "z:"+strconv.Itoa(i), 100, func(j int) []string {
+			return []string{strconv.Itoa(i*7 + j), "member:" + strconv.Itoa(j)}
+		})
+	})
+}
+
+func BenchmarkMemory_10kSets(b *testing.B) {
+	benchCollectionMemory(b, 10000, 100, func(i int) [][]byte {
+		return memberArgs("SADD", "s:"+strconv.Itoa(i), 100, func(j int) []string { return []string{"member:" + strconv.Itoa(j)} })
+	})
+}
+
+func BenchmarkMemory_1MZSet(b *testing.B) {
+	benchCollectionMemory(b, 1000, 1000, func(i int) [][]byte {
+		return memberArgs("ZADD", "bigz", 1000, func(j int) []string {
+			return []string{strconv.Itoa((i*1000 + j) * 3), "member:" + strconv.Itoa(i*1000+j)}
+		})
+	})
+}
