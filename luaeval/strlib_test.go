@@ -76,7 +76,7 @@ func TestStringLibLarge(t *testing.T) {
 		if !strings.HasPrefix(got, want) {
 			t.Errorf("EVAL %q\n got %q\nwant %q", tc.script, trunc(got), want)
 		}
-		if d := time.Since(start); d > 5*time.Second {
+		if d := time.Since(start); d > 3*time.Second {
 			t.Errorf("EVAL %q took %v", tc.script, d)
 		}
 	}
@@ -88,7 +88,7 @@ func BenchmarkGsub100KB(b *testing.B) {
 }
 
 func BenchmarkFind1MB(b *testing.B) {
-	benchScript(b, "return string.find(string.rep('a', 1e6), 'a*b')")
+	benchScript(b, "return string.find(string.rep('a', 1e6) .. 'b', '%a*b')")
 }
 
 func BenchmarkGmatch100KB(b *testing.B) {
