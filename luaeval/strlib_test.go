@@ -31,9 +31,11 @@ func TestKillInsideStringFunctions(t *testing.T) {
 				t.Fatalf("Kill = %v", err)
 			}
 			got := waitReply(t, ch, 10*time.Second)
-			if d := time.Since(sent); d > 100*time.Millisecond {
+			d := time.Since(sent)
+			if d > 100*time.Millisecond {
 				t.Errorf("the kill took %v", d)
 			}
+			t.Logf("killed %v after SCRIPT KILL", d)
 			if want := errAt(script, "Script killed by user with SCRIPT KILL...", 1); got != want {
 				t.Fatalf("reply %q, want %q", trunc(got), want)
 			}
