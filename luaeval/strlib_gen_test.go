@@ -76,7 +76,7 @@ func (g strGen) class() string {
 		for n := 1 + g.r.Intn(3); n > 0; n-- {
 			switch g.r.Intn(5) {
 			case 0:
-				b.WriteString(g.pick("a-c", "0-9", "A-Z", "c-a", "a-", "-a", "%a-z"))
+				b.WriteString(g.pick("a-c", "0-9", "A-Z", "c-a", "a-", "-a", "%a-z", "\x80-\xff", "]-a", "a-%", "%]-", "\x00-b"))
 			case 1:
 				b.WriteString("%" + g.pick("a", "d", "s", "w", "p", "S", "W", "]", "[", "-", "^", "%"))
 			default:
@@ -116,7 +116,7 @@ func (g strGen) pattern() string {
 			open--
 			b.WriteByte(')')
 		case k == 15:
-			b.WriteString("%b" + g.pick("()", "ab", "[]", "((", "", "a"))
+			b.WriteString("%b" + g.pick("()", "ab", "[]", "((", "", "a", "aa", "%%", ")(", "\x00a"))
 		case k == 16:
 			b.WriteString("%f" + g.pick("[%a]", "[^%a]", "[%w_]", "[a]", "[%z]", "[^%z]", "a", "["))
 		case k == 17:

@@ -31,9 +31,11 @@ func TestKillInsideStringFunctions(t *testing.T) {
 				t.Fatalf("Kill = %v", err)
 			}
 			got := waitReply(t, ch, 10*time.Second)
-			if d := time.Since(sent); d > 100*time.Millisecond {
+			d := time.Since(sent)
+			if d > 100*time.Millisecond {
 				t.Errorf("the kill took %v", d)
 			}
+			t.Logf("killed %v after SCRIPT KILL", d)
 			if want := errAt(script, "Script killed by user with SCRIPT KILL...", 1); got != want {
 				t.Fatalf("reply %q, want %q", trunc(got), want)
 			}
@@ -76,7 +78,7 @@ func TestStringLibLarge(t *testing.T) {
 		if !strings.HasPrefix(got, want) {
 			t.Errorf("EVAL %q\n got %q\nwant %q", tc.script, trunc(got), want)
 		}
-		if d := time.Since(start); d > 5*time.Second {
+		if d := time.Since(start); d > 3*time.Second {
 			t.Errorf("EVAL %q took %v", tc.script, d)
 		}
 	}
@@ -88,7 +90,7 @@ func BenchmarkGsub100KB(b *testing.B) {
 }
 
 func BenchmarkFind1MB(b *testing.B) {
-	benchScript(b, "return string.find(string.rep('a', 1e6), 'a*b')")
+	benchScript(b, "return string.find(string.rep('a', 1e6) .. 'b', '%a*b')")
 }
 
 func BenchmarkGmatch100KB(b *testing.B) {

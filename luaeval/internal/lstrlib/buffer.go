@@ -18,7 +18,7 @@ func NewBuffer(env Env) *Buffer { return &Buffer{env: env} }
 // grow makes room for n more bytes: twice the capacity when the script may
 // have it, else the most it may have (found by bisection: Env.Alloc only
 // asks), so that a buffer near the limit is not copied whole for every
-// byte added. ErrNoMemory when not even len+n is allowed.
+// piece added. ErrNoMemory when not even len+n is allowed.
 func (b *Buffer) grow(n int) error {
 	need := len(b.b) + n
 	if need <= cap(b.b) {
@@ -33,7 +33,7 @@ func (b *Buffer) grow(n int) error {
 			return ErrNoMemory
 		}
 		lo, hi := need, c // Alloc(lo) is allowed, Alloc(hi) is not
-		for hi-lo > max(lo/64, 64) {
+		for hi-lo > 1 {   // exactly: a buffer left short of the limit would be copied for every write that follows
 			if mid := lo + (hi-lo)/2; b.env.Alloc(mid) {
 				lo = mid
 			} else {

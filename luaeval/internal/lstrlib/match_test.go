@@ -14,6 +14,7 @@ import (
 type budget struct {
 	polls, maxPolls int
 	alloc, maxAlloc int
+	asked           int // Alloc calls
 }
 
 var errStopped = errors.New("stopped")
@@ -26,6 +27,7 @@ func (b *budget) Stopped() error {
 }
 
 func (b *budget) Alloc(n int) bool {
+	b.asked++
 	b.alloc = max(b.alloc, n)
 	return b.maxAlloc <= 0 || n <= b.maxAlloc
 }
@@ -164,6 +166,24 @@ func TestGsub(t *testing.T) {
 	_, _, err := Gsub(&budget{maxAlloc: 1 << 20}, strings.Repeat("a", 100_000), "a", 1<<30, addS(strings.Repeat("x", 100)))
 	if !errors.Is(err, ErrNoMemory) {
 		t.Errorf("10 MB of output in 1 MiB: %v", err)
+	}
+}
+
+// A buffer filled up to the limit grows a few times, not once per write
+// (each growth near the limit would copy the whole buffer).
+func TestBufferNearLimit(t *testing.T) {
+	env := &budget{maxAlloc: 8<<20 + 12345}
+	b := NewBuffer(env)
+	piece := strings.Repeat("x", 100)
+	var err error
+	for err == nil {
+		err = b.WriteString(piece)
+	}
+	if !errors.Is(err, ErrNoMemory) || b.Len() < 8<<20+12345-100 {
+		t.Fatalf("stopped at %d bytes: %v", b.Len(), err)
+	}
+	if env.asked > 100 {
+		t.Fatalf("%d allocations asked for", env.asked)
 	}
 }
 
