@@ -99,4 +99,5 @@ func check() string {
 // install puts every VM hook in place (see the package doc).
 func install() {
 	installConcat()
+	installTables()
 }

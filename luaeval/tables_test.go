@@ -1,0 +1,199 @@
+package luaeval
+
+import (
+	"fmt"
+	"math/rand"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Lua 5.1's tables (luaeval/internal/seam/table.go) against redis-server:
+// constructors of every size, sparse keys up to 2^53, borders with holes,
+// pushes and pops, the order of next, the table library. Every script's
+// reply must be Redis's byte for byte, and no script may take more than
+// slowFactor times Redis's time (with a floor, so that round trips do not
+// count; not under -race, which slows minilock alone).
+func TestTablesLua51AgainstRedis(t *testing.T) {
+	var scripts []string
+	for _, n := range []int{0, 1, 49, 50, 51, 511, 25550, 25551, 30000, 100000} {
+		items := make([]string, n)
+		for i := range items {
+			items[i] = strconv.Itoa(i + 1)
+		}
+		list := strings.Join(items, ",")
+		scripts = append(scripts,
+			"return #{"+list+"}",
+			"local t = {"+list+"} return {#t, t[#t], select('#', unpack(t, 1, 100))}",
+			"local t = {"+list+", n = 1, [0] = 0} local c = 0 for k in pairs(t) do c = c + 1 end return {#t, c}",
+			"local function f(...) return {...} end local t = f("+list+") return #t",
+		)
+	}
+	scripts = append(scripts,
+		"local t = {} t[60000000] = 1 return {#t, t[60000000], next(t)}",
+		"local t = {} t[2^53] = 1 t[2^53 - 1] = 2 t[2^31] = 3 t[2^31 - 1] = 4 t[2^26] = 5 t[2^26 + 1] = 6 local r = {} for k, v in pairs(t) do r[#r + 1] = string.format('%.0f', k) end return r",
+		"local t = {} for i = 1, 50000 do t[#t + 1] = i end for i = 1, 50000 do t[#t] = nil end return #t",
+		"local t = {} for i = 1, 50000 do table.insert(t, i) end local s = 0 for i = 1, 50000 do s = s + table.remove(t) end return {#t, s}",
+		"local t = setmetatable({}, {__len = function() return 5 end}) return #t",
+		"local t = {} for i = 1, 30 do t[2^i] = i end return #t",
+		"local t = {} for i = 1, 31 do t[i] = i end for i = 33, 64 do t[i] = i end return #t",
+		"local t = {1, 2, nil, 4} return #t",
+		"local t = {nil, nil, 3} return #t",
+		"local t = {1, 2, 3, nil, 5, nil, nil, 8} return #t",
+		"local t = {} for i = 1, 10 do t[i] = i end t[8] = nil return #t",
+		"local t = {} t[1] = 1 t[2] = 2 t[4] = 4 return #t",
+		"local t = {} for i = 1, 1000 do t[i] = i end for i = 1, 1000, 3 do t[i] = nil end return #t",
+		"local t = {n = 1} for i = 1, 17 do t[i] = i end t[17] = nil t[16] = nil return #t",
+		"local t = {} for i = 100, 1, -1 do t[i] = i end return #t",
+		"local t = {} local ok, e = pcall(function() t[0/0] = 1 end) return e",
+		"local t = {} local ok, e = pcall(function() t[nil] = 1 end) return e",
+		"local t = {} local ok, e = pcall(rawset, t, nil, 1) return e",
+		"local t = {a = 1} local ok, e = pcall(next, t, 'zz') return e",
+		"local t = {} for i = 1, 100 do t[i] = i end local ok, e = pcall(table.sort, t, function(a, b) return true end) return e",
+		"local t = {3, 1, 2} table.sort(t, function(a, b) return true end) return t",
+		"local t = {5, 3, 8, 1, 9, 2} table.sort(t) return t",
+		"local t = {'b', 'a', 'c'} table.sort(t, function(a, b) return a > b end) return t",
+		"local ok, e = pcall(table.sort, {1, 'x', 2}) return e",
+		"return table.insert({}, 1, 2, 3)",
+		"return table.concat({1, 2, {}})",
+		"return {pcall(table.concat, {1, 2, {}})}",
+		"return {pcall(table.setn, {}, 1)}",
+		"return {pcall(table.insert, nil, 1)}",
+		"return {pcall(table.getn, 1)}",
+		"return table.maxn({1, 2, [10] = 3, [2.5] = 1, [-5] = 1})",
+		"local t = {1, 2, 3} table.insert(t, 1, 0) table.insert(t, 10, 10) return {#t, t[1], t[4], t[10]}",
+		"local t = {1, 2, 3} return {table.remove(t, 1), table.remove(t, 5), #t, t[1]}",
+		"return table.concat({1, 2.5, 'x', 1e15}, '-', 2, 4)",
+		"return table.concat({}, 'x', 3, 1)",
+		"local r = {} for i, v in ipairs({1, 2, nil, 4}) do r[#r + 1] = v end return r",
+		"local r = {} table.foreachi({1, 2, 3}, function(i, v) r[#r + 1] = v * 2 end) return r",
+		"local t = {a = 1, b = 2, c = 3, d = 4, e = 5, [1] = 1, [3] = 3, x = true} local r = {} for k in pairs(t) do r[#r + 1] = tostring(k) end return r",
+		"local t = {} for i = 1, 20 do t['k' .. i] = i end t.k3 = nil t.k7 = nil t.zz = 1 local r = {} for k in pairs(t) do r[#r + 1] = k end return r",
+		"local t = {} for i = 1, 20 do t['k' .. i] = i end for k in pairs(t) do t[k] = nil end t.x = 1 return next(t)",
+		"return cjson.encode({[1] = 1, [2] = 2, [4] = 4})",
+		"return cjson.encode({a = 1, b = 2, c = 3, dd = 4, e = {1, 2}})",
+		"return cjson.encode({[1] = 1, [2] = 2, [30] = 4})",
+		"local t = cjson.decode('[1,2,3]') t[5] = 5 return {#t, cjson.encode(t)}",
+		"local t = {} t[1.5] = 1 t[true] = 2 t[false] = 3 t[-0] = 4 local r = {} for k, v in pairs(t) do r[#r + 1] = tostring(k) end return r",
+		"local p = setmetatable({}, {__index = {[5] = 'five'}}) return p[5]",
+		"local log = {} local p = setmetatable({}, {__newindex = function(t, k, v) log[#log + 1] = k rawset(t, k, v) end}) p[1] = 1 p[1] = 2 p[100] = 3 return {log[1], log[2], p[100], #log}",
+		"KEYS[1000000] = 1 return #KEYS",
+		"return {#KEYS, #ARGV}",
+	)
+	r := rand.New(rand.NewSource(seed(t)))
+	for range 600 {
+		scripts = append(scripts, genTableScript(r))
+	}
+	diffTimed(t, scripts)
+}
+
+// slowFactor is the most minilock may take, as a multiple of Redis's time
+// (or of slowFloor, when Redis takes less).
+const (
+	slowFactor = 50
+	slowFloor  = 2 * time.Millisecond
+)
+
+func diffTimed(t *testing.T, scripts []string) {
+	t.Helper()
+	rc := dialRedis(t)
+	e := newTestEngine(t, Config{})
+	timed := !raceBuild()
+	bad := 0
+	var worst float64
+	var worstScript string
+	for _, s := range scripts {
+		t0 := time.Now()
+		want := rc.do(t, "EVAL", s, "0")
+		rd := time.Since(t0)
+		t1 := time.Now()
+		got := evalReply(e, newFakeHost(), 2, s, "0")
+		md := time.Since(t1)
+		if got != want {
+			t.Errorf("EVAL %q\nredis    %q\nminilock %q", trunc(s), trunc(want), trunc(got))
+			if bad++; bad == 10 {
+				t.Fatal("stopping after 10 differences")
+			}
+		}
+		ratio := float64(md) / float64(max(rd, slowFloor))
+		if ratio > worst {
+			worst, worstScript = ratio, s
+		}
+		if timed && ratio > slowFactor {
+			t.Errorf("EVAL %q: minilock %v, redis %v", trunc(s), md, rd)
+		}
+	}
+	t.Logf("%d scripts; slowest against Redis (floor %v): x%.1f for %q", len(scripts), slowFloor, worst, trunc(worstScript))
+}
+
+func raceBuild() bool {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return false
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-race" {
+			return s.Value == "true"
+		}
+	}
+	return false
+}
+
+// genTableScript makes a table from a random constructor, applies random
+// writes (sets, deletions, pushes, pops, inserts, removes) and returns its
+// border and every pair in next's order.
+func genTableScript(r *rand.Rand) string {
+	keys := []string{"0", "-1", "1.5", "true", "false", "2^53", "2^53-1", "2^31", "2^26", "2^26+1", "1e15", "'a'", "'b'", "'key'", "'n'", "''", "'10'"}
+	for i := 1; i <= 40; i++ {
+		keys = append(keys, strconv.Itoa(i))
+	}
+	for i := 0; i < 12; i++ {
+		keys = append(keys, fmt.Sprintf("'k%d'", i))
+	}
+	key := func() string {
+		if r.Intn(3) == 0 {
+			return strconv.Itoa(1 + r.Intn(70))
+		}
+		return keys[r.Intn(len(keys))]
+	}
+	val := func() string { return strconv.Itoa(r.Intn(1000)) }
+	var b strings.Builder
+	b.WriteString("local t = {")
+	for i, n := 0, r.Intn(30); i < n; i++ {
+		switch r.Intn(5) {
+		case 0:
+			b.WriteString("nil")
+		case 1:
+			b.WriteString("[" + key() + "] = " + val())
+		case 2:
+			b.WriteString("x" + strconv.Itoa(r.Intn(5)) + " = " + val())
+		default:
+			b.WriteString(val())
+		}
+		b.WriteString(", ")
+	}
+	b.WriteString("} ")
+	if r.Intn(4) == 0 {
+		fmt.Fprintf(&b, "for i = 1, %d do t[i] = i end ", r.Intn(300))
+	}
+	for i, n := 0, r.Intn(60); i < n; i++ {
+		switch r.Intn(9) {
+		case 0, 1, 2:
+			b.WriteString("t[" + key() + "] = " + val() + " ")
+		case 3, 4:
+			b.WriteString("t[" + key() + "] = nil ")
+		case 5:
+			b.WriteString("t[#t + 1] = " + val() + " ")
+		case 6:
+			b.WriteString("t[#t] = nil ")
+		case 7:
+			fmt.Fprintf(&b, "table.insert(t, math.min(#t + 1, %d), %s) ", 1+r.Intn(10), val())
+		case 8:
+			b.WriteString("table.remove(t) ")
+		}
+	}
+	b.WriteString("local r = {#t} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return r")
+	return b.String()
+}
