@@ -538,14 +538,11 @@ func rehash(L *lua.LState, t *lTable, ek lua.LValue) {
 		nasize += lc
 	}
 	total := nasize
-	// numusehash
-	if m := metaOf(t); m != nil {
-		for i := len(m.next) - 1; i >= 0; i-- {
-			if k := t.keys[i]; k != lua.LNil && t.value(k) != lua.LNil {
-				nasize += countInt(k, &nums)
-				total++
-			}
-		}
+	// numusehash: every key with a value has an entry in dict or strdict
+	// (and only those), so the maps are counted rather than the nodes.
+	total += len(t.strdict) + len(t.dict)
+	for k := range t.dict {
+		nasize += countInt(k, &nums)
 	}
 	nasize += countInt(ek, &nums)
 	total++
