@@ -33,10 +33,10 @@ import (
 //     in the hash part; a key whose value is nil has no entry (its node
 //     stays until the next rehash, as in Lua).
 //
-// gopher-lua's own RawGetString, RawGetH and Next read this layout
-// correctly (Next in Lua's order); RawGet and RawGetInt do not see integer
-// keys in the hash part, so reads of integer keys go through Get and
-// GetInt. Every write into a table goes through RawSet, RawSetInt and
+// gopher-lua's own RawGetString and RawGetH read this layout correctly;
+// RawGet and RawGetInt do not see integer keys in the hash part, and
+// LTable.Next loops forever on one when the array part is empty, so reads
+// of integer keys go through Get and GetInt, and iteration through Next. Every write into a table goes through RawSet, RawSetInt and
 // RawSetString (the VM's through the hooked instructions, see tableops.go).
 // A table written by gopher-lua's setters (a library's Go code) has
 // gopher-lua's layout (keys in insertion order, no tabMeta); reads work on
@@ -264,8 +264,7 @@ func setInt(L *lua.LState, tb *lTable, i int, k, v lua.LValue) {
 func Next(t *lua.LTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	tb := tableOf(t)
 	if !inLuaLayout(tb) {
-		nk, v = t.Next(k)
-		return nk, v, true
+		return foreignNext(tb, k)
 	}
 	size := len(tb.array)
 	i := -1
@@ -660,4 +659,39 @@ func ArrayOnly(t *lua.LTable) (int, bool) {
 		return 0, false
 	}
 	return len(tb.array), true
+}
+
+// foreignNext is Next over gopher-lua's layout: the array, then the keys
+// in insertion order. (gopher-lua's own LTable.Next loops forever on an
+// integer key in its hash part when the array is empty.)
+func foreignNext(t *lTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
+	size := len(t.array)
+	i := -1
+	if k != lua.LNil {
+		if n, isInt := arrayIndex(k); isInt && n >= 1 && n <= size {
+			i = n - 1
+		} else if j, found := t.k2i[k]; found && j < len(t.keys) {
+			i = j + size
+		} else {
+			return lua.LNil, lua.LNil, false
+		}
+	}
+	for i++; i < size; i++ {
+		if v := t.array[i]; v != lua.LNil {
+			return lua.LNumber(i + 1), v, true
+		}
+	}
+	for i -= size; i < len(t.keys); i++ {
+		key := t.keys[i]
+		if key == lua.LNil || key == nil {
+			continue
+		}
+		if n, isInt := arrayIndex(key); isInt && n >= 1 && n <= size {
+			continue // the array's value is the one Get sees
+		}
+		if v := t.value(key); v != lua.LNil {
+			return key, v, true
+		}
+	}
+	return lua.LNil, lua.LNil, true
 }

@@ -103,3 +103,34 @@ func TestLongConstructor(t *testing.T) {
 		t.Errorf("#{...100000 items} = %v", got)
 	}
 }
+
+// Tables written by gopher-lua's own setters (Go library code) are read
+// and iterated correctly, and rebuilt into Lua's layout on their first
+// write through the seam.
+func TestGopherLayoutTables(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	tb := L.CreateTable(0, 0)
+	tb.RawSetH(lua.LNumber(5), lua.LString("five")) // hash part, empty array
+	tb.RawSetString("a", lua.LTrue)
+	tb.RawSetInt(1, lua.LString("one"))
+	walk := func() []string {
+		var keys []string
+		k, _, ok := seam.Next(tb, lua.LNil)
+		for n := 0; ok && k != lua.LNil && n < 10; n++ {
+			keys = append(keys, k.String())
+			k, _, ok = seam.Next(tb, k)
+		}
+		return keys
+	}
+	if got := strings.Join(walk(), " "); got != "1 5 a" {
+		t.Errorf("gopher-lua layout: next order %q", got)
+	}
+	if _, _, ok := seam.Next(tb, lua.LString("zz")); ok {
+		t.Error("next accepted a key the table does not have")
+	}
+	seam.RawSet(L, tb, lua.LString("b"), lua.LFalse)
+	if got := len(walk()); got != 4 || seam.GetInt(tb, 5) != lua.LString("five") || seam.Len(tb) != 1 {
+		t.Errorf("after a write: %d keys, t[5] = %v, #t = %d", got, seam.GetInt(tb, 5), seam.Len(tb))
+	}
+}

@@ -238,3 +238,15 @@ func callNewIndex(L *lua.LState, tm, obj, key, val lua.LValue) {
 	L.Push(val)
 	L.Call(3, 0)
 }
+
+// GetTable is lua_gettable for Go code: obj[key] with __index, reading
+// integer keys where table.go keeps them (gopher-lua's LState.GetTable
+// misses those in the hash part).
+func GetTable(L *lua.LState, obj, key lua.LValue) lua.LValue {
+	if t, ok := obj.(*lua.LTable); ok {
+		if v := Get(t, key); v != lua.LNil || noMeta(t) {
+			return v
+		}
+	}
+	return getTable(L, obj, key)
+}
