@@ -224,3 +224,36 @@ func genTableScript(r *rand.Rand) string {
 	b.WriteString("local r = {#t} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return r")
 	return b.String()
 }
+
+// A script that spends its time inside one table-library call is stopped
+// by SCRIPT KILL as promptly as one running Lua instructions: ltablib's
+// loops poll the kill flag. table.insert at position -2^31+2 shifts 2^31
+// elements (Redis takes minutes too); table.maxn walks a big table again
+// and again.
+func TestKillInsideTableLibrary(t *testing.T) {
+	limit := 100 * time.Millisecond
+	if raceBuild() {
+		limit = time.Second
+	}
+	for _, script := range []string{
+		"local t = {} table.insert(t, -2^31 + 2, 1)",
+		"local t = {} for i = 1, 100000 do t[i * 3] = i end while true do table.maxn(t) end",
+	} {
+		e := newTestEngine(t, Config{BusyThreshold: 30 * time.Millisecond})
+		ch := runAsync(e, newFakeHost(), script, "0")
+		select {
+		case <-e.BusyChan():
+		case <-time.After(5 * time.Second):
+			t.Fatalf("%q: never busy", script)
+		}
+		time.Sleep(50 * time.Millisecond)
+		start := time.Now()
+		if err := e.Kill(); err != nil {
+			t.Fatalf("Kill = %v", err)
+		}
+		got := waitReply(t, ch, 5*time.Second)
+		if d := time.Since(start); d > limit || !strings.Contains(got, "Script killed by user") {
+			t.Errorf("%q: %q after %v", script, got, d)
+		}
+	}
+}
