@@ -7,6 +7,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
 // installBase fills the real globals with Redis 7.0's allow list of Lua
@@ -16,11 +17,12 @@ import (
 func (sb *sandbox) installBase(orig *lua.LTable) {
 	g := sb.gReal
 	// gopher-lua's versions behave as Lua 5.1's for these.
-	for _, k := range []string{"ipairs", "rawequal", "type"} {
+	for _, k := range []string{"rawequal", "type"} {
 		g.RawSetString(k, orig.RawGetString(k))
 	}
 	g.RawSetString("_G", sb.gProxy)
 	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
+	g.RawSetString("ipairs", sb.L.NewClosure(sb.ipairs, sb.L.NewFunction(sb.ipairsAux)))
 	next := sb.L.NewFunction(sb.next)
 	g.RawSetString("next", next)
 	g.RawSetString("pairs", sb.L.NewClosure(func(L *lua.LState) int {
@@ -87,9 +89,14 @@ func (sb *sandbox) stackLevel(L *lua.LState, level int) int {
 	}
 }
 
+// next is lua_next over the table's layout (seam.Next): Lua 5.1's order.
 func (sb *sandbox) next(L *lua.LState) int {
 	t := sb.realTable(L.CheckTable(1))
-	k, v := t.Next(L.Get(2))
+	k, v, ok := seam.Next(t, L.Get(2))
+	if !ok {
+		// luaG_runerror inside a C function: no position.
+		L.Error(lua.LString("invalid key to 'next'"), 0)
+	}
 	if k == lua.LNil {
 		L.Push(lua.LNil)
 		return 1
@@ -101,7 +108,7 @@ func (sb *sandbox) next(L *lua.LState) int {
 
 func (sb *sandbox) rawget(L *lua.LState) int {
 	t := sb.realTable(L.CheckTable(1))
-	L.Push(t.RawGet(L.CheckAny(2)))
+	L.Push(seam.Get(t, L.CheckAny(2)))
 	return 1
 }
 
@@ -113,7 +120,7 @@ func (sb *sandbox) rawset(L *lua.LState) int {
 		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
 	}
 	checkKey(L, k)
-	t.RawSet(k, v)
+	seam.RawSet(L, t, k, v)
 	L.SetTop(1)
 	return 1
 }
@@ -274,7 +281,7 @@ func luaUnpack(L *lua.LState) int {
 	i := int64(lauxlib.OptInt(L, 2, 1))
 	var e int64
 	if L.Get(3) == lua.LNil {
-		e = int64(t.Len())
+		e = int64(seam.Len(t))
 	} else {
 		e = int64(lauxlib.CheckInt(L, 3))
 	}
@@ -286,7 +293,7 @@ func luaUnpack(L *lua.LState) int {
 		L.RaiseError("too many results to unpack")
 	}
 	for k := i; k <= e; k++ {
-		L.Push(t.RawGetInt(int(k)))
+		L.Push(seam.GetInt(t, int(k)))
 	}
 	return int(n)
 }

@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
 // cjsonConfig is lua-cjson 2.1.0's per-module configuration. Redis keeps it
@@ -196,14 +197,14 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 				if i > 1 {
 					j.b = append(j.b, ',')
 				}
-				j.value(t.RawGetInt(i), depth)
+				j.value(seam.GetInt(t, i), depth)
 			}
 			j.b = append(j.b, ']')
 			return
 		}
 		j.b = append(j.b, '{')
 		first := true
-		for k, val := t.Next(lua.LNil); k != lua.LNil; k, val = t.Next(k) {
+		for k, val := nextOf(t, lua.LNil); k != lua.LNil; k, val = nextOf(t, k) {
 			if !first {
 				j.b = append(j.b, ',')
 			}
@@ -265,7 +266,7 @@ func (j *jsonEncoder) number(v lua.LValue, f float64) {
 // key is a positive integer, -1 otherwise; excessively sparse arrays fail.
 func (j *jsonEncoder) arrayLength(t *lua.LTable) int {
 	max, items := 0.0, 0
-	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
+	for k, _ := nextOf(t, lua.LNil); k != lua.LNil; k, _ = nextOf(t, k) {
 		n, ok := k.(lua.LNumber)
 		if !ok || n != n || math.Floor(float64(n)) != float64(n) || n < 1 {
 			return -1

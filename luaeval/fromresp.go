@@ -5,6 +5,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -118,7 +119,9 @@ func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) 
 		t.RawSetString("verbatim_string", vt)
 		return t, rest, true
 	case '*', '>':
-		t := L.CreateTable(int(min(it.Int, 1024)), 0)
+		// Built as Redis builds it (lua_newtable, then lua_settable one
+		// element at a time), so the table's layout is Lua's.
+		t := seam.NewTable(L, 0, 0)
 		for j := int64(1); j <= it.Int; j++ {
 			var v lua.LValue
 			var ok bool
@@ -126,13 +129,11 @@ func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) 
 			if !ok {
 				return lua.LNil, b, false
 			}
-			if v != lua.LNil {
-				t.RawSetInt(int(j), v)
-			}
+			seam.RawSetInt(L, t, int(j), v)
 		}
 		return t, rest, true
 	case '%':
-		m := L.CreateTable(0, int(min(it.Int, 1024)))
+		m := seam.NewTable(L, 0, 0)
 		for j := int64(0); j < it.Int; j++ {
 			var k, v lua.LValue
 			var ok bool
@@ -143,14 +144,14 @@ func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) 
 				return lua.LNil, b, false
 			}
 			if k != lua.LNil && !isNaN(k) {
-				m.RawSet(k, v)
+				seam.RawSet(L, m, k, v)
 			}
 		}
-		t := L.CreateTable(0, 1)
-		t.RawSetString("map", m)
+		t := seam.NewTable(L, 0, 0)
+		seam.RawSetString(L, t, "map", m)
 		return t, rest, true
 	case '~':
-		s := L.CreateTable(0, int(min(it.Int, 1024)))
+		s := seam.NewTable(L, 0, 0)
 		for j := int64(0); j < it.Int; j++ {
 			var k lua.LValue
 			var ok bool
@@ -158,11 +159,11 @@ func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) 
 				return lua.LNil, b, false
 			}
 			if k != lua.LNil && !isNaN(k) {
-				s.RawSet(k, lua.LTrue)
+				seam.RawSet(L, s, k, lua.LTrue)
 			}
 		}
-		t := L.CreateTable(0, 1)
-		t.RawSetString("set", s)
+		t := seam.NewTable(L, 0, 0)
+		seam.RawSetString(L, t, "set", s)
 		return t, rest, true
 	}
 	return lua.LNil, b, false

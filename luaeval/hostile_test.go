@@ -51,6 +51,18 @@ func TestHostileScripts(t *testing.T) {
 		{"local t = {} t[1] = t return cjson.encode(t)", "-ERR user_script:1: Cannot serialise, excessive nesting (1001) script: "},
 		{"return '" + strings.Repeat("(", 300) + "'", "$300\r\n"},
 		{"return " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "-ERR Error compiling script (new function): user_script:1: chunk has too many syntax levels\r\n"},
+		// Tables (issue 17): a sparse key is one hash entry, not an array
+		// sized by the key; a constructor keeps every item; `#` is a
+		// logarithmic border search; an inconsistent comparator is caught
+		// as Lua's auxsort catches it; a table growing without end stops
+		// at the script's memory limit, charged before each resize.
+		{"local t = {} t[60000000] = 1 t[2^53] = 1 t[-2^53] = 1 return #t", ":0\r\n"},
+		{"local t = {} for i = 1, 100000 do t[i * 1000003 % 2^52] = i end return 1", ":1\r\n"},
+		{"return #{" + strings.Repeat("1,", 100000) + "}", ":100000\r\n"},
+		{"local t = {} for i = 1, 50000 do t[#t + 1] = i end for i = 1, 50000 do t[#t] = nil end return #t", ":0\r\n"},
+		{"local t = {} for i = 1, 100 do t[i] = i end table.sort(t, function() return true end)", "-ERR user_script:1: invalid order function for sorting script: "},
+		{"local t = setmetatable({}, {__len = function() return 5 end}) return #t", ":0\r\n"},
+		{"local t = {} local i = 0 while true do i = i + 1 t[i * 1024] = i end", "-ERR not enough memory script: "},
 	}
 	e := newTestEngine(t, Config{})
 	for _, tc := range tests {

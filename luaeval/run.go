@@ -6,6 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -90,60 +91,59 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 // specialize): nothing a script does can keep a reference to them past its
 // run (globals are read-only and no state survives a run), so only their
 // contents matter, and whatever the last script changed (elements, other
-// keys, a metatable) is undone here. A table the last script grew beyond
-// a few elements (KEYS[1e6] = 1 would keep a huge array) is replaced
-// instead, and then every script is specialized anew for the new table.
+// keys, a metatable) is undone here. A table whose layout is no longer
+// the one Redis's fresh table has (a key in its hash part, an array part
+// of another size) is replaced instead, and then every script is
+// specialized anew for the new table.
 func (sb *sandbox) fillArgs(t **lua.LTable, name string, elems [][]byte) {
 	if refill(*t, elems) {
 		return
 	}
-	nt := sb.L.CreateTable(len(elems), 0)
+	// As Redis makes it (luaCreateArray: lua_newtable, then lua_rawseti
+	// one element at a time), so the table's layout is Lua's.
+	nt := seam.NewTable(sb.L, 0, 0)
 	for i, b := range elems {
-		nt.RawSetInt(i+1, lua.LString(b))
+		seam.RawSetInt(sb.L, nt, i+1, lua.LString(b))
 	}
 	*t = nt
 	sb.gReal.RawSetString(name, nt)
 	sb.gen = sandboxGen.Add(1)
 }
 
-// maxRefill is the largest leftover element index refill clears in place.
-const maxRefill = 64
-
 // refill makes t hold elems and nothing else, and reports whether it could
-// do that in place.
+// do that in place: when t has no hash part and the array part Redis's
+// table of len(elems) elements has (the power of two at or above it).
 func refill(t *lua.LTable, elems [][]byte) bool {
+	size, ok := seam.ArrayOnly(t)
+	if !ok || size != arraySizeFor(len(elems)) {
+		return false
+	}
 	if _, none := t.Metatable.(*lua.LNilType); !none {
 		t.Metatable = lua.LNil
 	}
 	for i, b := range elems {
 		// Keep the old value when it is the same string (no allocation).
-		if old, ok := t.RawGetInt(i + 1).(lua.LString); !ok || string(old) != string(b) {
-			t.RawSetInt(i+1, lua.LString(b))
+		if old, ok := seam.GetInt(t, i+1).(lua.LString); !ok || string(old) != string(b) {
+			seam.RawSetInt(nil, t, i+1, lua.LString(b))
 		}
 	}
-	var after lua.LValue = lua.LNil
-	if n := len(elems); n > 0 && n < len(smallInts) {
-		after = smallInts[n] // boxed already: no allocation
-	} else if n > 0 {
-		after = lua.LNumber(n)
-	}
-	k, _ := t.Next(after)
-	if k.Type() == lua.LTNil {
-		return true
-	}
-	// Leftovers of the previous run. Elements 1..n come first in
-	// gopher-lua's order, so everything from k on is stale.
-	var stale []lua.LValue
-	for ; k.Type() != lua.LTNil; k, _ = t.Next(k) {
-		if n, ok := k.(lua.LNumber); !ok || n != lua.LNumber(int(n)) || n < 1 || n > maxRefill {
-			return false
-		}
-		stale = append(stale, k)
-	}
-	for _, k := range stale {
-		t.RawSet(k, lua.LNil)
+	for i := len(elems) + 1; i <= size; i++ {
+		seam.RawSetInt(nil, t, i, lua.LNil)
 	}
 	return true
+}
+
+// arraySizeFor is the array part of a Lua 5.1 table filled with t[1] ..
+// t[n] in order: the power of two at or above n.
+func arraySizeFor(n int) int {
+	if n == 0 {
+		return 0
+	}
+	s := 1
+	for s < n {
+		s <<= 1
+	}
+	return s
 }
 
 // rebuild replaces the Lua state after a Go panic inside gopher-lua, whose
@@ -168,10 +168,10 @@ const maxInterned = 8
 func (e *Engine) noteArgs(keys, argv [][]byte) {
 	e.interned = e.interned[:0]
 	for i := 0; i < len(argv) && len(e.interned) < maxInterned; i++ {
-		e.interned = append(e.interned, e.sb.argv.RawGetInt(i+1))
+		e.interned = append(e.interned, seam.GetInt(e.sb.argv, i+1))
 	}
 	for i := 0; i < len(keys) && len(e.interned) < maxInterned; i++ {
-		e.interned = append(e.interned, e.sb.keys.RawGetInt(i+1))
+		e.interned = append(e.interned, seam.GetInt(e.sb.keys, i+1))
 	}
 }
 

@@ -131,7 +131,7 @@ func newSandbox(e *Engine) *sandbox {
 	sb.installBase(orig)
 
 	sb.lib("string", orig.RawGetString("string").(*lua.LTable), sb.stringLib)
-	sb.lib("table", orig.RawGetString("table").(*lua.LTable), sb.tableLib)
+	sb.lib("table", orig.RawGetString("table").(*lua.LTable), sb.tableLib51)
 	sb.lib("math", orig.RawGetString("math").(*lua.LTable), sb.mathLib)
 	sb.lib("coroutine", orig.RawGetString("coroutine").(*lua.LTable), sb.coroutineLib)
 	sb.lib("cjson", L.CreateTable(0, 16), sb.cjsonLib)

@@ -6,6 +6,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 
 	"github.com/minilock/minilock/resp"
 )
@@ -95,13 +96,9 @@ func tableToReply(w *resp.Writer, t *lua.LTable, scriptResp, used, limit int) bo
 		}
 	}
 	if m, ok := t.RawGetString("map").(*lua.LTable); ok {
-		n := 0
-		for k, _ := m.Next(lua.LNil); k != lua.LNil; k, _ = m.Next(k) {
-			n++
-		}
-		w.Map(n)
+		w.Map(countKeys(m))
 		// Stack: table, map, key, value, key copy (converted first).
-		for k, v := m.Next(lua.LNil); k != lua.LNil; k, v = m.Next(k) {
+		for k, v := nextOf(m, lua.LNil); k != lua.LNil; k, v = nextOf(m, k) {
 			if !luaToReply(w, k, scriptResp, used+4, limit) || !luaToReply(w, v, scriptResp, used+3, limit) {
 				return false
 			}
@@ -109,12 +106,8 @@ func tableToReply(w *resp.Writer, t *lua.LTable, scriptResp, used, limit int) bo
 		return true
 	}
 	if s, ok := t.RawGetString("set").(*lua.LTable); ok {
-		n := 0
-		for k, _ := s.Next(lua.LNil); k != lua.LNil; k, _ = s.Next(k) {
-			n++
-		}
-		w.Set(n)
-		for k, _ := s.Next(lua.LNil); k != lua.LNil; k, _ = s.Next(k) {
+		w.Set(countKeys(s))
+		for k, _ := nextOf(s, lua.LNil); k != lua.LNil; k, _ = nextOf(s, k) {
 			if !luaToReply(w, k, scriptResp, used+3, limit) {
 				return false
 			}
@@ -124,14 +117,31 @@ func tableToReply(w *resp.Writer, t *lua.LTable, scriptResp, used, limit int) bo
 	// An array: t[1], t[2], ... up to the first nil. Counting first is
 	// safe: no Lua code runs while the reply is built.
 	n := 0
-	for t.RawGetInt(n+1) != lua.LNil {
+	for seam.GetInt(t, n+1) != lua.LNil {
 		n++
 	}
 	w.Array(n)
 	for j := 1; j <= n; j++ {
-		if !luaToReply(w, t.RawGetInt(j), scriptResp, used+1, limit) {
+		if !luaToReply(w, seam.GetInt(t, j), scriptResp, used+1, limit) {
 			return false
 		}
 	}
 	return true
+}
+
+// The iteration Redis's conversion does with lua_next, in the table's own
+// order (Lua 5.1's: the array part, then the hash part's nodes). No Lua
+// code runs while a reply is built, so the table cannot change under it.
+
+func nextOf(t *lua.LTable, k lua.LValue) (lua.LValue, lua.LValue) {
+	nk, v, _ := seam.Next(t, k)
+	return nk, v
+}
+
+func countKeys(t *lua.LTable) int {
+	n := 0
+	for k, _ := nextOf(t, lua.LNil); k != lua.LNil; k, _ = nextOf(t, k) {
+		n++
+	}
+	return n
 }

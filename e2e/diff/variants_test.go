@@ -37,11 +37,10 @@ var variants = []variant{
 	{name: "redis.call", script: viaCall},
 	{name: "redis.pcall", script: viaPcall},
 	{name: "redis.pcall resp3", resp3: true, script: viaPcall},
-	// TODO(tables): redis.setresp(3) turns maps and sets into Lua tables
-	// and back, in the order Lua 5.1's table iterates; the variants join
-	// when minilock's tables iterate in that order.
-	// {name: "setresp(3)", script: viaPcallResp3},
-	// {name: "setresp(3) resp3", resp3: true, script: viaPcallResp3},
+	// redis.setresp(3) turns maps and sets into Lua tables and back, in
+	// the order Lua 5.1's table iterates (luaeval/internal/seam/table.go).
+	{name: "setresp(3)", script: viaPcallResp3},
+	{name: "setresp(3) resp3", resp3: true, script: viaPcallResp3},
 }
 
 // wrap returns the step that sends st's command the variant's way.

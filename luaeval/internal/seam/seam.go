@@ -14,6 +14,17 @@
 //     one allocation that must be charged to the script before it happens.
 //     Without it: number formatting differs from Redis, and a doubling loop
 //     reaches gigabytes between two samples of the memory watchdog.
+//   - Tables (table.go, tableops.go). gopher-lua's LTable grows its array
+//     to any integer key below 2^26 (t[60000000] = 1 allocates a
+//     gigabyte), walks trailing nils for `#`, honours __len, and iterates
+//     in insertion order. table.go keeps Lua 5.1's layout (ltable.c: an
+//     array part sized at rehash, hash nodes placed by Lua's hashes) in
+//     the LTable's own fields, with luaH_getn and luaH_next over it; the
+//     VM's NEWTABLE, SETLIST, GETTABLE (number keys), SETTABLE,
+//     SETTABLEKS and LEN go through it, charging every resize to the
+//     script first. Without it: allocations sized by a key, quadratic
+//     stacks, and borders and iteration orders that differ from Redis's
+//     (redis.setresp(3) maps come back in another order).
 //   - Frame program counter (frame.go). Lua 5.1 names the variable in type
 //     errors ("attempt to index local 'x' (a nil value)"); the instruction
 //     being run is only in the unexported callFrame.Pc. Without it: the
@@ -99,4 +110,5 @@ func check() string {
 // install puts every VM hook in place (see the package doc).
 func install() {
 	installConcat()
+	installTables()
 }

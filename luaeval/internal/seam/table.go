@@ -1,50 +1,698 @@
 package seam
 
 import (
+	"math"
+	"reflect"
+	"unsafe"
+
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
-// Tables. Every write into a Lua table that minilock makes (the engine's
-// conversions, the libraries) goes through these functions, never through
-// *lua.LTable's own Raw* setters, so that the table keeps one layout. Reads
-// may use LTable's RawGet, RawGetInt, RawGetString and RawGetH. Next and
-// Len are Lua's lua_next and the `#` operator.
+// Tables, as Lua 5.1's ltable.c keeps them, inside gopher-lua's LTable.
 //
-// TODO(tables): Lua 5.1's layout (ltable.c). Until then these delegate to
-// gopher-lua's own table.
+// gopher-lua's own table grows its array to any integer key below 2^26
+// (t[6e7] = 1 allocates a gigabyte), has no border search (`#` walks
+// trailing nils) and iterates its hash part in insertion order. Lua 5.1
+// has an array part sized only when the table is rehashed (the largest
+// power of two more than half full), and a hash part of 2^k nodes placed
+// by the keys' hashes, with collisions chained and moved as ltable.c's
+// newkey does; `#` (luaH_getn) and next (luaH_next) read that layout, so a
+// border with holes and the iteration order are those of Redis's Lua only
+// if the layout is the same. This file keeps that layout in the LTable's
+// own fields:
+//
+//   - array: the array part; len(array) is Lua's sizearray (nil slots are
+//     LNil).
+//   - keys: the hash part's nodes in node order (LNil for a free node),
+//     followed by one *LUserData carrying the nodes' chains and lastfree
+//     (tabMeta). nil when the hash part is Lua's dummy node.
+//   - k2i: key -> node index, for every key in a node.
+//   - strdict (string keys) and dict (the others): the values of the keys
+//     in the hash part; a key whose value is nil has no entry (its node
+//     stays until the next rehash, as in Lua).
+//
+// gopher-lua's own RawGetString and RawGetH read this layout correctly;
+// RawGet and RawGetInt do not see integer keys in the hash part, and
+// LTable.Next loops forever on one when the array part is empty, so reads
+// of integer keys go through Get and GetInt, and iteration through Next. Every write into a table goes through RawSet, RawSetInt and
+// RawSetString (the VM's through the hooked instructions, see tableops.go).
+// A table written by gopher-lua's setters (a library's Go code) has
+// gopher-lua's layout (keys in insertion order, no tabMeta); reads work on
+// both, and the first write here rebuilds it into Lua's (normalize).
 
-// NewTable is lua_createtable: a table with room for narr array items and
-// nrec other keys.
-func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
-	return L.CreateTable(narr, nrec)
+// maxBits is ltable.c's MAXBITS: the array part and the hash part have at
+// most 2^maxBits slots.
+const maxBits = 26
+
+// Bytes charged to the script per array slot and per hash node before a
+// table grows: what the Go heap holds for them, measured (1,048,576
+// number keys: 161 bytes each with their boxed keys; the array: 15).
+const (
+	slotBytes = 16
+	nodeBytes = 160
+)
+
+// tabMeta is the hash part's bookkeeping, kept behind the last node.
+type tabMeta struct {
+	next     []int32 // chain link of each node, -1 for none
+	lastfree int     // ltable.c's lastfree: nodes below it may be free
 }
 
-// RawSet is lua_rawset. k must not be nil or NaN (the caller raises Lua's
-// error for those first).
+// metaOf returns t's bookkeeping when t has a hash part in Lua's layout.
+func metaOf(t *lTable) *tabMeta {
+	n := len(t.keys)
+	if n == 0 {
+		return nil
+	}
+	ud, ok := t.keys[n-1].(*lua.LUserData)
+	if !ok {
+		return nil
+	}
+	m, ok := ud.Value.(*tabMeta)
+	if !ok || len(m.next) != n-1 {
+		return nil
+	}
+	return m
+}
+
+// inLuaLayout reports whether t is in Lua's layout (see the top of the
+// file): a hash part with its bookkeeping, or no hash part at all.
+func inLuaLayout(t *lTable) bool {
+	if t.keys == nil {
+		return len(t.dict) == 0 && len(t.strdict) == 0
+	}
+	return metaOf(t) != nil
+}
+
+// arrayIndex is ltable.c's arrayindex: k as an integer, when it is one.
+func arrayIndex(k lua.LValue) (int, bool) {
+	n, ok := k.(lua.LNumber)
+	if !ok {
+		return 0, false
+	}
+	f := float64(n)
+	if f < -(1<<52) || f > 1<<52 {
+		return 0, false
+	}
+	i := int(f)
+	return i, float64(i) == f
+}
+
+// NewTable is lua_createtable (ltable.c:luaH_new): a table with an array
+// part of narr slots and a hash part for nrec keys.
+func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
+	narr, nrec = max(narr, 0), max(nrec, 0)
+	lauxlib.Alloc(L, narr*slotBytes+nodeBytes*nrec)
+	t := L.CreateTable(0, 0)
+	tb := tableOf(t)
+	if narr > 0 {
+		tb.array = nilSlots(narr)
+	}
+	setNodeVector(L, tb, nrec)
+	return t
+}
+
+func nilSlots(n int) []lua.LValue {
+	a := make([]lua.LValue, n)
+	for i := range a {
+		a[i] = lua.LNil
+	}
+	return a
+}
+
+// Get is lua_rawget (ltable.c:luaH_get) on a table in either layout.
+func Get(t *lua.LTable, k lua.LValue) lua.LValue {
+	tb := tableOf(t)
+	switch x := k.(type) {
+	case lua.LString:
+		if v, ok := tb.strdict[string(x)]; ok {
+			return v
+		}
+		return lua.LNil
+	case lua.LNumber:
+		if i, ok := arrayIndex(x); ok && uint(i-1) < uint(len(tb.array)) {
+			return tb.array[i-1]
+		}
+	case *lua.LNilType:
+		return lua.LNil
+	}
+	if v, ok := tb.dict[k]; ok {
+		return v
+	}
+	return lua.LNil
+}
+
+// GetInt is lua_rawgeti (ltable.c:luaH_getnum).
+func GetInt(t *lua.LTable, i int) lua.LValue {
+	tb := tableOf(t)
+	if uint(i-1) < uint(len(tb.array)) {
+		return tb.array[i-1]
+	}
+	if tb.dict == nil {
+		return lua.LNil
+	}
+	if v, ok := tb.dict[lua.LNumber(i)]; ok {
+		return v
+	}
+	return lua.LNil
+}
+
+// value is the value of node key k (nil when absent).
+func (t *lTable) value(k lua.LValue) lua.LValue {
+	if s, ok := k.(lua.LString); ok {
+		if v, ok := t.strdict[string(s)]; ok {
+			return v
+		}
+		return lua.LNil
+	}
+	if v, ok := t.dict[k]; ok {
+		return v
+	}
+	return lua.LNil
+}
+
+// store sets the value of hash key k (nil deletes the value, not the key's
+// node).
+func (t *lTable) store(k, v lua.LValue) {
+	if s, ok := k.(lua.LString); ok {
+		if v == lua.LNil {
+			delete(t.strdict, string(s))
+			return
+		}
+		if t.strdict == nil {
+			t.strdict = make(map[string]lua.LValue)
+		}
+		t.strdict[string(s)] = v
+		return
+	}
+	if v == lua.LNil {
+		delete(t.dict, k)
+		return
+	}
+	if t.dict == nil {
+		t.dict = make(map[lua.LValue]lua.LValue)
+	}
+	t.dict[k] = v
+}
+
+// RawSet is lua_rawset (ltable.c:luaH_set, then the store). k must not be
+// nil or NaN (the caller raises Lua's error for those first). As in Lua, a
+// new key gets its node even when v is nil.
 func RawSet(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
-	t.RawSet(k, v)
+	tb := tableOf(t)
+	if i, ok := arrayIndex(k); ok {
+		setInt(L, tb, i, k, v)
+		return
+	}
+	if s, ok := k.(lua.LString); ok {
+		if _, ok := tb.strdict[string(s)]; ok {
+			tb.store(k, v)
+			return
+		}
+	}
+	normalize(L, tb)
+	for {
+		if _, ok := tb.k2i[k]; ok {
+			tb.store(k, v)
+			return
+		}
+		if newKey(L, tb, k) {
+			tb.store(k, v)
+			return
+		}
+	}
 }
 
 // RawSetInt is lua_rawseti.
 func RawSetInt(L *lua.LState, t *lua.LTable, i int, v lua.LValue) {
-	t.RawSetInt(i, v)
+	tb := tableOf(t)
+	if uint(i-1) < uint(len(tb.array)) {
+		tb.array[i-1] = v
+		return
+	}
+	setInt(L, tb, i, lua.LNumber(i), v)
 }
 
 // RawSetString is t[k] = v for a string key, without metamethods.
 func RawSetString(L *lua.LState, t *lua.LTable, k string, v lua.LValue) {
-	t.RawSetString(k, v)
+	RawSet(L, t, lua.LString(k), v)
 }
 
-// Next is lua_next: the key and value after k (nil: the first), or nil
-// when k was the last. ok is false when k is not a key of t (Lua's
-// "invalid key to 'next'").
+// setInt is luaH_setnum and the store; k is i as a Lua number.
+func setInt(L *lua.LState, tb *lTable, i int, k, v lua.LValue) {
+	normalize(L, tb)
+	for {
+		if uint(i-1) < uint(len(tb.array)) {
+			tb.array[i-1] = v
+			return
+		}
+		if _, ok := tb.k2i[k]; ok {
+			tb.store(k, v)
+			return
+		}
+		if newKey(L, tb, k) {
+			tb.store(k, v)
+			return
+		}
+	}
+}
+
+// Next is lua_next (ltable.c:luaH_next): the key and value after k (nil:
+// the first), or nil when k was the last. ok is false when k is not a key
+// of t (Lua's "invalid key to 'next'").
 func Next(t *lua.LTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
-	nk, v = t.Next(k)
-	return nk, v, true
+	tb := tableOf(t)
+	if !inLuaLayout(tb) {
+		return foreignNext(tb, k)
+	}
+	size := len(tb.array)
+	i := -1
+	if k != lua.LNil {
+		if n, isInt := arrayIndex(k); isInt && n >= 1 && n <= size {
+			i = n - 1
+		} else if j, found := tb.k2i[k]; found {
+			i = j + size
+		} else {
+			return lua.LNil, lua.LNil, false
+		}
+	}
+	for i++; i < size; i++ {
+		if v := tb.array[i]; v != lua.LNil {
+			return lua.LNumber(i + 1), v, true
+		}
+	}
+	nodes := len(tb.keys) - 1
+	for i -= size; i < nodes; i++ {
+		if key := tb.keys[i]; key != lua.LNil {
+			if v := tb.value(key); v != lua.LNil {
+				return key, v, true
+			}
+		}
+	}
+	return lua.LNil, lua.LNil, true
 }
 
 // Len is the `#` operator on a table (ltable.c:luaH_getn): a border, that
-// is an n with t[n] non-nil and t[n+1] nil, or 0.
+// is an n with t[n] non-nil and t[n+1] nil, or 0, found as Lua 5.1 finds
+// it (so the same one when there are several).
 func Len(t *lua.LTable) int {
-	return t.Len()
+	tb := tableOf(t)
+	j := len(tb.array)
+	if j > 0 && tb.array[j-1] == lua.LNil {
+		i := 0
+		for j-i > 1 {
+			m := int(uint(i+j) / 2)
+			if tb.array[m-1] == lua.LNil {
+				j = m
+			} else {
+				i = m
+			}
+		}
+		return i
+	}
+	if tb.keys == nil && len(tb.dict) == 0 {
+		return j
+	}
+	return unboundSearch(t, j)
+}
+
+// unboundSearch is ltable.c's unbound_search.
+func unboundSearch(t *lua.LTable, start int) int {
+	i, j := uint64(start), uint64(start)+1
+	for GetInt(t, int(j)) != lua.LNil {
+		i = j
+		j *= 2
+		if j > math.MaxInt32 {
+			// Lua's linear search, bounded by the keys present.
+			k := 1
+			for GetInt(t, k) != lua.LNil {
+				k++
+			}
+			return k - 1
+		}
+	}
+	for j-i > 1 {
+		m := (i + j) / 2
+		if GetInt(t, int(m)) == lua.LNil {
+			j = m
+		} else {
+			i = m
+		}
+	}
+	return int(i)
+}
+
+// Node placement (ltable.c).
+
+// strHash is lstring.c's hash of a string (luaS_newlstr).
+func strHash(s string) uint32 {
+	l := len(s)
+	h := uint32(l)
+	step := l>>5 + 1
+	for l1 := l; l1 >= step; l1 -= step {
+		h ^= (h << 5) + (h >> 2) + uint32(s[l1-1])
+	}
+	return h
+}
+
+// mainPosition is ltable.c's mainposition of k among size nodes.
+func mainPosition(k lua.LValue, size int) int {
+	switch x := k.(type) {
+	case lua.LString:
+		return int(strHash(string(x)) & uint32(size-1))
+	case lua.LNumber:
+		if x == 0 {
+			return 0
+		}
+		b := math.Float64bits(float64(x))
+		return int((uint32(b) + uint32(b>>32)) % uint32((size-1)|1))
+	case lua.LBool:
+		if x {
+			return 1 & (size - 1)
+		}
+		return 0
+	}
+	return int(uint32(pointerOf(k)) % uint32((size-1)|1))
+}
+
+// pointerOf is the address of a collectable value (Lua hashes those by
+// address; so does this, and the order of such keys is no more
+// reproducible than in Lua).
+func pointerOf(k lua.LValue) uintptr {
+	switch x := k.(type) {
+	case *lua.LTable:
+		return uintptr(unsafe.Pointer(x))
+	case *lua.LFunction:
+		return uintptr(unsafe.Pointer(x))
+	case *lua.LUserData:
+		return uintptr(unsafe.Pointer(x))
+	case *lua.LState:
+		return uintptr(unsafe.Pointer(x))
+	}
+	if v := reflect.ValueOf(k); v.Kind() == reflect.Chan {
+		return v.Pointer()
+	}
+	return 0
+}
+
+// ceilLog2 is ltable.c's ceillog2 (x >= 1).
+func ceilLog2(x int) int {
+	l := 0
+	for 1<<l < x {
+		l++
+	}
+	return l
+}
+
+// setNodeVector is ltable.c's setnodevector: size free nodes (rounded up
+// to a power of two), or the dummy node for 0.
+func setNodeVector(L *lua.LState, t *lTable, size int) {
+	if size == 0 {
+		t.keys, t.k2i = nil, nil
+		return
+	}
+	lsize := ceilLog2(size)
+	if lsize > maxBits {
+		L.RaiseError("table overflow")
+	}
+	size = 1 << lsize
+	keys := make([]lua.LValue, size+1)
+	m := &tabMeta{next: make([]int32, size), lastfree: size}
+	for i := range size {
+		keys[i] = lua.LNil
+		m.next[i] = -1
+	}
+	keys[size] = &lua.LUserData{Value: m, Metatable: lua.LNil}
+	t.keys = keys
+	t.k2i = make(map[lua.LValue]int, size)
+}
+
+// getFreePos is ltable.c's getfreepos (-1: none).
+func getFreePos(t *lTable, m *tabMeta) int {
+	for m.lastfree > 0 {
+		m.lastfree--
+		if t.keys[m.lastfree] == lua.LNil {
+			return m.lastfree
+		}
+	}
+	return -1
+}
+
+// newKey is ltable.c's newkey: it gives k (not in t) a node and reports
+// true, or rehashes t and reports false, after which the caller looks for
+// k's place again (it may now be in the array part).
+func newKey(L *lua.LState, t *lTable, k lua.LValue) bool {
+	m := metaOf(t)
+	if m == nil {
+		rehash(L, t, k)
+		return false
+	}
+	size := len(m.next)
+	mp := mainPosition(k, size)
+	if old := t.keys[mp]; old != lua.LNil && t.value(old) != lua.LNil {
+		n := getFreePos(t, m)
+		if n < 0 {
+			rehash(L, t, k)
+			return false
+		}
+		other := mainPosition(old, size)
+		if other != mp {
+			// The colliding node is out of its main position: it moves
+			// to the free node, and k takes its place.
+			for int(m.next[other]) != mp {
+				other = int(m.next[other])
+			}
+			m.next[other] = int32(n)
+			t.keys[n] = old
+			t.k2i[old] = n
+			m.next[n] = m.next[mp]
+			m.next[mp] = -1
+			t.keys[mp] = lua.LNil
+		} else {
+			m.next[n] = m.next[mp]
+			m.next[mp] = int32(n)
+			mp = n
+		}
+	}
+	if old := t.keys[mp]; old != lua.LNil {
+		// A key whose value is nil loses its node, as in Lua.
+		delete(t.k2i, old)
+	}
+	t.keys[mp] = k
+	t.k2i[k] = mp
+	return true
+}
+
+// countInt is ltable.c's countint.
+func countInt(k lua.LValue, nums *[maxBits + 1]int) int {
+	if i, ok := arrayIndex(k); ok && i > 0 && i <= 1<<maxBits {
+		nums[ceilLog2(i)]++
+		return 1
+	}
+	return 0
+}
+
+// computeSizes is ltable.c's computesizes.
+func computeSizes(nums *[maxBits + 1]int, narray *int) int {
+	a, na, n := 0, 0, 0
+	for i, twotoi := 0, 1; twotoi/2 < *narray; i, twotoi = i+1, twotoi*2 {
+		if nums[i] > 0 {
+			a += nums[i]
+			if a > twotoi/2 {
+				n = twotoi
+				na = a
+			}
+		}
+		if a == *narray {
+			break
+		}
+	}
+	*narray = n
+	return na
+}
+
+// rehash is ltable.c's rehash: new sizes for both parts from the keys in
+// use and ek, the key being inserted.
+func rehash(L *lua.LState, t *lTable, ek lua.LValue) {
+	var nums [maxBits + 1]int
+	// numusearray
+	nasize := 0
+	i := 1
+	for lg, ttlg := 0, 1; lg <= maxBits; lg, ttlg = lg+1, ttlg*2 {
+		lim := ttlg
+		if lim > len(t.array) {
+			lim = len(t.array)
+			if i > lim {
+				break
+			}
+		}
+		lc := 0
+		for ; i <= lim; i++ {
+			if t.array[i-1] != lua.LNil {
+				lc++
+			}
+		}
+		nums[lg] += lc
+		nasize += lc
+	}
+	total := nasize
+	// numusehash: every key with a value has an entry in dict or strdict
+	// (and only those), so the maps are counted rather than the nodes.
+	total += len(t.strdict) + len(t.dict)
+	for k := range t.dict {
+		nasize += countInt(k, &nums)
+	}
+	nasize += countInt(ek, &nums)
+	total++
+	na := computeSizes(&nums, &nasize)
+	resize(L, t, nasize, total-na)
+}
+
+// resize is ltable.c's resize.
+func resize(L *lua.LState, t *lTable, nasize, nhsize int) {
+	grow := max(nasize-len(t.array), 0)
+	lauxlib.Alloc(L, grow*slotBytes+nodeBytes*nhsize)
+	oldKeys := t.keys
+	oldMeta := metaOf(t)
+	oldArray := t.array
+	if nasize > len(t.array) {
+		a := make([]lua.LValue, nasize)
+		copy(a, t.array)
+		for i := len(t.array); i < nasize; i++ {
+			a[i] = lua.LNil
+		}
+		t.array = a
+	}
+	setNodeVector(L, t, nhsize)
+	if nasize < len(oldArray) {
+		t.array = append([]lua.LValue(nil), oldArray[:nasize]...)
+		for i := nasize; i < len(oldArray); i++ {
+			if v := oldArray[i]; v != lua.LNil {
+				k := lua.LNumber(i + 1)
+				insertNew(L, t, k)
+				t.store(k, v)
+			}
+		}
+	}
+	if oldMeta == nil {
+		return
+	}
+	for i := len(oldMeta.next) - 1; i >= 0; i-- {
+		k := oldKeys[i]
+		if k == lua.LNil {
+			continue
+		}
+		v := t.value(k)
+		if v == lua.LNil {
+			continue
+		}
+		if n, ok := arrayIndex(k); ok && uint(n-1) < uint(len(t.array)) {
+			t.array[n-1] = v
+			t.store(k, lua.LNil)
+			continue
+		}
+		insertNew(L, t, k)
+	}
+}
+
+// insertNew gives k, not in t, a node (or an array slot) without
+// touching its value.
+func insertNew(L *lua.LState, t *lTable, k lua.LValue) {
+	for !newKey(L, t, k) {
+		if n, ok := arrayIndex(k); ok && uint(n-1) < uint(len(t.array)) {
+			return
+		}
+	}
+}
+
+// normalize puts a table that gopher-lua's setters wrote into Lua's
+// layout: its hash keys, in gopher-lua's order, in a new hash part.
+func normalize(L *lua.LState, t *lTable) {
+	if inLuaLayout(t) {
+		return
+	}
+	type entry struct{ k, v lua.LValue }
+	var live []entry
+	keys := t.keys
+	if keys == nil {
+		for k := range t.strdict {
+			keys = append(keys, lua.LString(k))
+		}
+		for k := range t.dict {
+			keys = append(keys, k)
+		}
+	}
+	seen := make(map[lua.LValue]bool, len(keys))
+	for _, k := range keys {
+		if k == lua.LNil || seen[k] {
+			continue
+		}
+		if ud, ok := k.(*lua.LUserData); ok {
+			if _, ok := ud.Value.(*tabMeta); ok {
+				continue
+			}
+		}
+		seen[k] = true
+		if n, ok := arrayIndex(k); ok && uint(n-1) < uint(len(t.array)) {
+			continue // the array's value is the newer one
+		}
+		if v := t.value(k); v != lua.LNil {
+			live = append(live, entry{k, v})
+		}
+	}
+	lauxlib.Alloc(L, nodeBytes*len(live))
+	clear(t.dict)
+	clear(t.strdict)
+	setNodeVector(L, t, len(live))
+	for _, e := range live {
+		insertNew(L, t, e.k)
+		t.store(e.k, e.v)
+	}
+}
+
+// ArrayOnly reports whether t, in Lua's layout, has no hash part, and the
+// size of its array part.
+func ArrayOnly(t *lua.LTable) (int, bool) {
+	tb := tableOf(t)
+	if tb.keys != nil || len(tb.dict) != 0 || len(tb.strdict) != 0 {
+		return 0, false
+	}
+	return len(tb.array), true
+}
+
+// foreignNext is Next over gopher-lua's layout: the array, then the keys
+// in insertion order. (gopher-lua's own LTable.Next loops forever on an
+// integer key in its hash part when the array is empty.)
+func foreignNext(t *lTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
+	size := len(t.array)
+	i := -1
+	if k != lua.LNil {
+		if n, isInt := arrayIndex(k); isInt && n >= 1 && n <= size {
+			i = n - 1
+		} else if j, found := t.k2i[k]; found && j < len(t.keys) {
+			i = j + size
+		} else {
+			return lua.LNil, lua.LNil, false
+		}
+	}
+	for i++; i < size; i++ {
+		if v := t.array[i]; v != lua.LNil {
+			return lua.LNumber(i + 1), v, true
+		}
+	}
+	for i -= size; i < len(t.keys); i++ {
+		key := t.keys[i]
+		if key == lua.LNil || key == nil {
+			continue
+		}
+		if n, isInt := arrayIndex(key); isInt && n >= 1 && n <= size {
+			continue // the array's value is the one Get sees
+		}
+		if v := t.value(key); v != lua.LNil {
+			return key, v, true
+		}
+	}
+	return lua.LNil, lua.LNil, true
 }

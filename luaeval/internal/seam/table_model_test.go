@@ -1,0 +1,120 @@
+package seam
+
+import (
+	"context"
+	"math/rand"
+	"os"
+	"strconv"
+	"testing"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+type noLimits struct{ context.Context }
+
+func (noLimits) Alloc(int) bool            { return true }
+func (noLimits) Stopped() error            { return nil }
+func (noLimits) CCalls(L *lua.LState) *int { return new(int) }
+
+// TestTableModel applies seeded random writes to tables and checks them
+// against a Go map after each one: every value where Get finds it, next
+// visiting each key once, `#` a border, and ltable.c's invariants (each
+// hash key reachable from its main position along the chains, k2i naming
+// its node).
+func TestTableModel(t *testing.T) {
+	seed := int64(1)
+	if v := os.Getenv("LUAEVAL_SEED"); v != "" {
+		seed, _ = strconv.ParseInt(v, 10, 64)
+	}
+	t.Logf("seed %d (LUAEVAL_SEED reproduces)", seed)
+	r := rand.New(rand.NewSource(seed))
+	L := lua.NewState()
+	defer L.Close()
+	L.SetContext(noLimits{context.Background()})
+	pool := []lua.LValue{lua.LTrue, lua.LFalse, lua.LNumber(0), lua.LNumber(-1), lua.LNumber(0.5), lua.LNumber(1 << 53), lua.LNumber(1 << 26), lua.LNumber(1<<26 + 1)}
+	for i := 1; i <= 80; i++ {
+		pool = append(pool, lua.LNumber(i), lua.LString("k"+strconv.Itoa(i)))
+	}
+	pool = append(pool, L.NewTable(), L.NewTable())
+	for round := range 300 {
+		tab := NewTable(L, r.Intn(10), r.Intn(10))
+		model := map[lua.LValue]lua.LValue{}
+		for op := range r.Intn(400) {
+			k := pool[r.Intn(len(pool))]
+			var v lua.LValue = lua.LNumber(op)
+			if r.Intn(3) == 0 {
+				v = lua.LNil
+			}
+			switch r.Intn(4) {
+			case 0:
+				if n, ok := k.(lua.LNumber); ok && float64(n) == float64(int(n)) {
+					RawSetInt(L, tab, int(n), v)
+				} else {
+					RawSet(L, tab, k, v)
+				}
+			default:
+				RawSet(L, tab, k, v)
+			}
+			if v == lua.LNil {
+				delete(model, k)
+			} else {
+				model[k] = v
+			}
+			if msg := checkTable(tab, model); msg != "" {
+				t.Fatalf("round %d op %d (t[%v] = %v): %s", round, op, k, v, msg)
+			}
+		}
+	}
+}
+
+func checkTable(tab *lua.LTable, model map[lua.LValue]lua.LValue) string {
+	for k, v := range model {
+		if got := Get(tab, k); got != v {
+			return "Get(" + k.String() + ") = " + got.String() + ", want " + v.String()
+		}
+	}
+	seen := map[lua.LValue]bool{}
+	k, v, ok := Next(tab, lua.LNil)
+	for ; ok && k != lua.LNil; k, v, ok = Next(tab, k) {
+		if seen[k] || model[k] != v {
+			return "next gave " + k.String() + " twice or with a wrong value"
+		}
+		seen[k] = true
+	}
+	if !ok || len(seen) != len(model) {
+		return "next visited " + strconv.Itoa(len(seen)) + " keys of " + strconv.Itoa(len(model))
+	}
+	n := Len(tab)
+	if n < 0 || (n > 0 && GetInt(tab, n) == lua.LNil) || GetInt(tab, n+1) != lua.LNil {
+		return "# = " + strconv.Itoa(n) + " is not a border"
+	}
+	tb := tableOf(tab)
+	if !inLuaLayout(tb) {
+		return "not in Lua's layout"
+	}
+	m := metaOf(tb)
+	if m == nil {
+		return ""
+	}
+	size := len(m.next)
+	for i := range size {
+		key := tb.keys[i]
+		if key == lua.LNil {
+			continue
+		}
+		if tb.k2i[key] != i {
+			return "k2i does not name the node of " + key.String()
+		}
+		j := mainPosition(key, size)
+		for steps := 0; j != i; steps++ {
+			if j < 0 || steps > size {
+				return key.String() + " is not on its main position's chain"
+			}
+			j = int(m.next[j])
+		}
+	}
+	if len(tb.k2i) > size {
+		return "k2i holds keys without a node"
+	}
+	return ""
+}

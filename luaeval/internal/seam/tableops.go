@@ -1,0 +1,252 @@
+package seam
+
+import (
+	"unsafe"
+
+	lua "github.com/yuin/gopher-lua"
+)
+
+// The VM's table instructions, replaced so that every table a script makes
+// and writes has Lua 5.1's layout (table.go), and every integer key is read
+// where that layout keeps it:
+//
+//   - OP_NEWTABLE: lvm.c's luaH_new(luaO_fb2int(B), luaO_fb2int(C)) (the
+//     compiler encodes the sizes as Lua's does; gopher-lua took them as
+//     counts).
+//   - OP_SETLIST: the array part is sized once for the whole list
+//     (luaH_resizearray), then filled.
+//   - OP_GETTABLE with a number key, OP_SETTABLE, OP_SETTABLEKS: lvm.c's
+//     luaV_gettable and luaV_settable over table.go's Get and RawSet
+//     (luaH_set gives a new key its node before __newindex is consulted,
+//     as in Lua).
+//   - OP_LEN: luaH_getn for a table; Lua 5.1 does not consult __len for
+//     tables (gopher-lua does).
+//
+// OP_GETTABLEKS, OP_SELF and OP_GETGLOBAL read string keys, which
+// gopher-lua's own code finds where table.go keeps them.
+func installTables() {
+	hook(lua.OP_NEWTABLE, func(orig instFunc) instFunc {
+		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
+			if !ours(L) {
+				return orig(L, inst, baseframe)
+			}
+			t := NewTable(L, fb2int(OpB(inst)), fb2int(OpC(inst)))
+			frameOf(L).set(OpA(inst), t)
+			return 0
+		}
+	})
+	hook(lua.OP_SETLIST, func(orig instFunc) instFunc {
+		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
+			if !ours(L) {
+				return orig(L, inst, baseframe)
+			}
+			setList(L, inst)
+			return 0
+		}
+	})
+	hook(lua.OP_GETTABLE, func(orig instFunc) instFunc {
+		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
+			if !ours(L) {
+				return orig(L, inst, baseframe)
+			}
+			f := frameOf(L)
+			obj, key := f.get(OpB(inst)), f.rk(OpC(inst))
+			t, isTable := obj.(*lua.LTable)
+			if isTable {
+				if v := Get(t, key); v != lua.LNil || noMeta(t) {
+					f.set(OpA(inst), v)
+					return 0
+				}
+			}
+			if _, isNum := key.(lua.LNumber); !isNum || !isTable {
+				// gopher-lua finds non-number keys, and raises its own
+				// error (which the engine words as Lua's) for a
+				// non-table.
+				return orig(L, inst, baseframe)
+			}
+			v := getTable(L, obj, key)
+			frameOf(L).set(OpA(inst), v)
+			return 0
+		}
+	})
+	setHook := func(op int) {
+		hook(op, func(orig instFunc) instFunc {
+			return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
+				if !ours(L) {
+					return orig(L, inst, baseframe)
+				}
+				f := frameOf(L)
+				t, ok := f.get(OpA(inst)).(*lua.LTable)
+				if !ok {
+					return orig(L, inst, baseframe)
+				}
+				setTable(L, t, f.rk(OpB(inst)), f.rk(OpC(inst)))
+				return 0
+			}
+		})
+	}
+	setHook(lua.OP_SETTABLE)
+	setHook(lua.OP_SETTABLEKS)
+	hook(lua.OP_LEN, func(orig instFunc) instFunc {
+		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
+			if !ours(L) {
+				return orig(L, inst, baseframe)
+			}
+			f := frameOf(L)
+			switch x := f.get(OpB(inst)).(type) {
+			case *lua.LTable:
+				f.set(OpA(inst), lua.LNumber(Len(x)))
+			case lua.LString:
+				f.set(OpA(inst), lua.LNumber(len(x)))
+			default:
+				return orig(L, inst, baseframe)
+			}
+			return 0
+		}
+	})
+}
+
+func noMeta(t *lua.LTable) bool {
+	_, none := t.Metatable.(*lua.LNilType)
+	return none || t.Metatable == nil
+}
+
+// fb2int is lobject.c:luaO_fb2int.
+func fb2int(x int) int {
+	e := (x >> 3) & 31
+	if e == 0 {
+		return x
+	}
+	return (x&7 + 8) << (e - 1)
+}
+
+// lfieldsPerFlush is lopcodes.h's LFIELDS_PER_FLUSH.
+const lfieldsPerFlush = 50
+
+// setList is lvm.c's OP_SETLIST.
+func setList(L *lua.LState, inst uint32) {
+	f := frameOf(L)
+	a, n, c := OpA(inst), OpB(inst), OpC(inst)
+	if n == 0 {
+		n = f.reg.top - (f.cf.LocalBase + a) - 1
+	}
+	if c == 0 {
+		c = int(f.cf.Fn.Proto.Code[f.cf.Pc])
+		f.cf.Pc++
+	}
+	t, ok := f.get(a).(*lua.LTable)
+	if !ok || n < 0 {
+		L.RaiseError("SETLIST on a non-table")
+	}
+	last := (c-1)*lfieldsPerFlush + n
+	tb := tableOf(t)
+	if last > len(tb.array) {
+		normalize(L, tb)
+		nsize := 0
+		if m := metaOf(tb); m != nil {
+			nsize = len(m.next)
+		}
+		resize(L, tb, last, nsize)
+	}
+	for ; n > 0; n-- {
+		RawSetInt(L, t, last, f.get(a+n))
+		last--
+	}
+}
+
+// getTable is lvm.c's luaV_gettable for a table whose raw value is nil:
+// the __index chain.
+func getTable(L *lua.LState, obj, key lua.LValue) lua.LValue {
+	cur := obj
+	for range lua.MaxTableGetLoop {
+		t, isTable := cur.(*lua.LTable)
+		if isTable {
+			if v := Get(t, key); v != lua.LNil {
+				return v
+			}
+		}
+		tm := L.GetMetaField(cur, "__index")
+		if tm == lua.LNil {
+			if !isTable {
+				L.RaiseError("attempt to index a non-table object(%v) with key '%s'", cur.Type().String(), key.String())
+			}
+			return lua.LNil
+		}
+		if tm.Type() == lua.LTFunction {
+			L.Push(tm)
+			L.Push(cur)
+			L.Push(key)
+			L.Call(2, 1)
+			v := L.Get(-1)
+			L.Pop(1)
+			return v
+		}
+		cur = tm
+	}
+	L.RaiseError("too many recursions in gettable")
+	return lua.LNil
+}
+
+// setTable is lvm.c's luaV_settable.
+func setTable(L *lua.LState, t *lua.LTable, key, val lua.LValue) {
+	var cur lua.LValue = t
+	for range lua.MaxTableGetLoop {
+		if tb, ok := cur.(*lua.LTable); ok {
+			switch k := key.(type) {
+			case *lua.LNilType:
+				L.RaiseError("table index is nil")
+			case lua.LNumber:
+				if k != k {
+					L.RaiseError("table index is NaN")
+				}
+			}
+			if noMeta(tb) || Get(tb, key) != lua.LNil {
+				RawSet(L, tb, key, val)
+				return
+			}
+			tm := L.GetMetaField(tb, "__newindex")
+			if tm == lua.LNil {
+				RawSet(L, tb, key, val)
+				return
+			}
+			// luaH_set has given the key its node already.
+			RawSet(L, tb, key, lua.LNil)
+			if tm.Type() == lua.LTFunction {
+				callNewIndex(L, tm, tb, key, val)
+				return
+			}
+			cur = tm
+			continue
+		}
+		tm := L.GetMetaField(cur, "__newindex")
+		if tm == lua.LNil {
+			L.RaiseError("attempt to index a non-table object(%v) with key '%s'", cur.Type().String(), key.String())
+		}
+		if tm.Type() == lua.LTFunction {
+			callNewIndex(L, tm, cur, key, val)
+			return
+		}
+		cur = tm
+	}
+	L.RaiseError("too many recursions in settable")
+}
+
+func callNewIndex(L *lua.LState, tm, obj, key, val lua.LValue) {
+	L.Push(tm)
+	L.Push(obj)
+	L.Push(key)
+	L.Push(val)
+	L.Call(3, 0)
+}
+
+// GetTable is lua_gettable for Go code: obj[key] with __index, reading
+// integer keys where table.go keeps them (gopher-lua's LState.GetTable
+// misses those in the hash part).
+func GetTable(L *lua.LState, obj, key lua.LValue) lua.LValue {
+	if t, ok := obj.(*lua.LTable); ok {
+		if v := Get(t, key); v != lua.LNil || noMeta(t) {
+			return v
+		}
+	}
+	return getTable(L, obj, key)
+}
