@@ -80,7 +80,7 @@ func (c *scriptCache) get(sha []byte) *script {
 func (c *scriptCache) errFull(need int64) error {
 	return resp.NewError("script cache full: cached scripts hold " + strconv.FormatInt(c.bytes, 10) +
 		" bytes and this one needs " + strconv.FormatInt(need, 10) + ", over minilock's limit of " +
-		strconv.FormatInt(c.max, 10) + " (lua-script-cache-limit); SCRIPT FLUSH empties the cache")
+		strconv.FormatInt(c.max, 10) + " bytes; SCRIPT FLUSH empties the cache")
 }
 
 // add caches s, or refuses it when the cache would pass its bound.

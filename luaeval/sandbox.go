@@ -137,6 +137,7 @@ func newSandbox(e *Engine) *sandbox {
 	sb.lib("cjson", L.CreateTable(0, 16), sb.cjsonLib)
 	sb.lib("bit", L.CreateTable(0, 12), sb.bitLib)
 	sb.lib("struct", L.CreateTable(0, 3), sb.structLib)
+	sb.lib("cmsgpack", L.CreateTable(0, 8), sb.cmsgpackLib)
 	sb.lib("redis", L.CreateTable(0, 32), func(t *lua.LTable) { e.redisLib(sb, t) })
 
 	// The string metatable: {__index = string}, read-only like Redis's.

@@ -3,7 +3,6 @@ package luaeval
 import (
 	"fmt"
 	"math/rand"
-	"runtime/debug"
 	"strconv"
 	"strings"
 	"testing"
@@ -153,19 +152,6 @@ func diffTimed(t *testing.T, scripts []string) {
 		}
 	}
 	t.Logf("%d scripts; slowest against Redis (floor %v): x%.1f for %q", len(scripts), slowFloor, worst, trunc(worstScript))
-}
-
-func raceBuild() bool {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return false
-	}
-	for _, s := range bi.Settings {
-		if s.Key == "-race" {
-			return s.Value == "true"
-		}
-	}
-	return false
 }
 
 // genTableScript makes a table from a random constructor, applies random

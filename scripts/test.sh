@@ -32,10 +32,10 @@ if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
 fi
 export MINILOCK_NODE_MODULES="${MINILOCK_NODE_MODULES:-$HOME/.cache/minilock-npm/node_modules}"
 npm_prefix=$(dirname "$MINILOCK_NODE_MODULES")
-if [ ! -d "$MINILOCK_NODE_MODULES/redis-semaphore" ]; then
+if [ ! -d "$MINILOCK_NODE_MODULES/redis-semaphore" ] || [ ! -d "$MINILOCK_NODE_MODULES/bullmq" ]; then
 	echo "installing npm packages into $npm_prefix"
 	mkdir -p "$npm_prefix"
-	npm install --silent --no-audit --no-fund --prefix "$npm_prefix" redis-semaphore@5.8.0 ioredis@5.9.3 >/dev/null
+	npm install --silent --no-audit --no-fund --prefix "$npm_prefix" redis-semaphore@5.8.0 ioredis@5.9.3 bullmq@6.7.0 >/dev/null
 fi
 
 # redis-py's pub/sub and blocking calls run against minilock too: Debian's
