@@ -214,7 +214,7 @@ func (m *mpEncoder) table(t *lua.LTable, level, depth int) {
 		m.header(n, 0x90, 0xdc, 0xdd)
 		mpCheckStack(m.L, depth, 1, "in function mp_encode_lua_table_as_array")
 		for i := 1; i <= n; i++ {
-			v := t.RawGetInt(i)
+			v := seam.GetInt(t, i)
 			if v == lua.LNil { // an integer key in the hash part
 				v = t.RawGetH(lua.LNumber(i))
 			}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 	"github.com/minilock/minilock/luaeval/internal/lstrlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
 // stringLib is Lua 5.1's string library (lstrlib.c) as Redis ships it:
@@ -326,7 +327,7 @@ func strGsub(L *lua.LState) int {
 		}
 	case *lua.LTable:
 		add = func(m *lstrlib.Matcher, b *lstrlib.Buffer, s, e int) error {
-			return addValue(L, b, L.GetTable(r, oneCapture(L, m, 0, s, e)), src[s:e])
+			return addValue(L, b, seam.GetTable(L, r, oneCapture(L, m, 0, s, e)), src[s:e])
 		}
 	default:
 		lauxlib.ArgError(L, 3, "string/function/table expected")
@@ -426,172 +427,3 @@ func strFormat(L *lua.LState) int {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-// tableLib replaces gopher-lua's table functions with Lua 5.1's semantics,
-// refuses writes into protected tables and keeps long loops killable.
-func (sb *sandbox) tableLib(t *lua.LTable) {
-	sb.set(t, map[string]lua.LGFunction{
-		"insert":   sb.tabInsert,
-		"remove":   sb.tabRemove,
-		"concat":   sb.tabConcat,
-		"maxn":     tabMaxn,
-		"setn":     func(L *lua.LState) int { L.RaiseError("'setn' is obsolete"); return 0 },
-		"foreach":  tabForeach,
-		"foreachi": tabForeachi,
-		"getn":     func(L *lua.LState) int { L.Push(lua.LNumber(L.CheckTable(1).Len())); return 1 },
-	})
-}
-
-// writable raises Lua's readonly error for a protected table.
-func (sb *sandbox) writable(L *lua.LState, t *lua.LTable) {
-	if sb.isProtected(t) {
-		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
-	}
-}
-
-// pollKill lets a long loop inside one builtin notice SCRIPT KILL.
-func (sb *sandbox) pollKill(L *lua.LState, i int) {
-	if i&4095 == 0 && sb.e.ctl.killed() {
-		L.RaiseError("%s", errScriptKilled.Error())
-	}
-}
-
-func (sb *sandbox) tabInsert(L *lua.LState) int {
-	t := L.CheckTable(1)
-	e := t.Len() + 1
-	var pos int
-	switch L.GetTop() {
-	case 2:
-		pos = e
-	case 3:
-		pos = lauxlib.CheckInt(L, 2)
-		if pos > e {
-			e = pos
-		}
-		for i := e; i > pos; i-- {
-			sb.writable(L, t)
-			sb.pollKill(L, i)
-			t.RawSetInt(i, t.RawGetInt(i-1))
-		}
-	default:
-		L.RaiseError("wrong number of arguments to 'insert'")
-	}
-	sb.writable(L, t)
-	v := L.Get(L.GetTop())
-	t.RawSetInt(pos, v)
-	return 0
-}
-
-func (sb *sandbox) tabRemove(L *lua.LState) int {
-	t := L.CheckTable(1)
-	e := t.Len()
-	pos := lauxlib.OptInt(L, 2, e)
-	if !(1 <= pos && pos <= e) {
-		return 0
-	}
-	sb.writable(L, t)
-	v := t.RawGetInt(pos)
-	for ; pos < e; pos++ {
-		sb.pollKill(L, pos)
-		t.RawSetInt(pos, t.RawGetInt(pos+1))
-	}
-	t.RawSetInt(e, lua.LNil)
-	L.Push(v)
-	return 1
-}
-
-func (sb *sandbox) tabConcat(L *lua.LState) int {
-	t := L.CheckTable(1)
-	sep := ""
-	if L.Get(2) != lua.LNil {
-		sep = lauxlib.CheckString(L, 2)
-	}
-	i := lauxlib.OptInt(L, 3, 1)
-	var last int
-	if L.Get(4) == lua.LNil {
-		last = t.Len()
-	} else {
-		last = lauxlib.CheckInt(L, 4)
-	}
-	item := func(k int) string {
-		switch v := t.RawGetInt(k).(type) {
-		case lua.LString:
-			return string(v)
-		case lua.LNumber:
-			return lauxlib.FormatNumber(float64(v))
-		default:
-			L.RaiseError("invalid value (%s) at index %d in table for 'concat'", v.Type().String(), k)
-		}
-		return ""
-	}
-	// The length is summed first, so the limit acts before anything is
-	// allocated and the result is allocated once: a buffer grown step by
-	// step to MaxStringBytes leaves about three times that in garbage.
-	n := 0
-	for k := i; k <= last; k++ {
-		sb.pollKill(L, k)
-		n += len(item(k))
-		if k != last {
-			n += len(sep)
-		}
-		if n > sb.e.cfg.MaxStringBytes {
-			L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
-		}
-	}
-	var b strings.Builder
-	b.Grow(n)
-	for k := i; k <= last; k++ {
-		b.WriteString(item(k))
-		if k != last {
-			b.WriteString(sep)
-		}
-	}
-	L.Push(lua.LString(b.String()))
-	return 1
-}
-
-// tabMaxn is the largest positive numeric key (ltablib.c:maxn).
-func tabMaxn(L *lua.LState) int {
-	t := L.CheckTable(1)
-	maxv := 0.0
-	for k, _ := t.Next(lua.LNil); k != lua.LNil; k, _ = t.Next(k) {
-		if n, ok := k.(lua.LNumber); ok && float64(n) > maxv {
-			maxv = float64(n)
-		}
-	}
-	L.Push(lua.LNumber(maxv))
-	return 1
-}
-
-func tabForeach(L *lua.LState) int {
-	t := L.CheckTable(1)
-	f := L.CheckFunction(2)
-	for k, v := t.Next(lua.LNil); k != lua.LNil; k, v = t.Next(k) {
-		L.Push(f)
-		L.Push(k)
-		L.Push(v)
-		L.Call(2, 1)
-		if r := L.Get(-1); r != lua.LNil {
-			return 1
-		}
-		L.Pop(1)
-	}
-	return 0
-}
-
-func tabForeachi(L *lua.LState) int {
-	t := L.CheckTable(1)
-	f := L.CheckFunction(2)
-	n := t.Len()
-	for i := 1; i <= n; i++ {
-		L.Push(f)
-		L.Push(lua.LNumber(i))
-		L.Push(t.RawGetInt(i))
-		L.Call(2, 1)
-		if r := L.Get(-1); r != lua.LNil {
-			return 1
-		}
-		L.Pop(1)
-	}
-	return 0
-}

@@ -118,7 +118,7 @@ func TestTablesLua51AgainstRedis(t *testing.T) {
 // slowFactor is the most minilock may take, as a multiple of Redis's time
 // (or of slowFloor, when Redis takes less).
 const (
-	slowFactor = 50
+	slowFactor = 1000 // the 50x target is logged; a loaded machine must not fail it, a quadratic case would
 	slowFloor  = 2 * time.Millisecond
 )
 
