@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"time"
 
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
@@ -35,6 +36,8 @@ type command struct {
 	subs  []*command // subcommands of a container (CLIENT, SCRIPT ...)
 	// subIndex finds subs by name (built by index).
 	subIndex map[string]*command
+	// id numbers the command for its statistics (stats.go).
+	id int
 }
 
 // call is one command being executed on the owner goroutine.
@@ -120,6 +123,7 @@ func (s *Server) execute(c *client, args [][]byte) {
 		err = errReplicaKeyspace
 	}
 	if err != nil {
+		s.rejectCommand(cmd, err)
 		if cmd != nil && cmd.name == "exec" {
 			c.w.Err(s.abortExec(c, err))
 			return
@@ -152,19 +156,26 @@ func (s *Server) execute(c *client, args [][]byte) {
 // is dropped and the server keeps serving.
 func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	start := len(x.W.B)
+	began := time.Now()
 	defer func() {
 		if p := recover(); p != nil {
 			x.W.B = x.W.B[:start]
 			s.log.Error("command panicked", "cmd", cmd.name, "panic", p, "stack", string(debug.Stack()))
-			x.W.Err(fmt.Errorf("internal error in '%s': %v", cmd.name, p))
+			err := fmt.Errorf("internal error in '%s': %v", cmd.name, p)
+			x.W.Err(err)
+			s.afterCommand(x, cmd, args, time.Since(began), err)
 		}
 	}()
-	if err := cmd.run(x, args); err != nil {
+	err := cmd.run(x, args)
+	if err != nil {
 		x.W.B = x.W.B[:start]
 		if err != errNoReply {
 			x.W.Err(err)
+		} else {
+			err = nil
 		}
 	}
+	s.afterCommand(x, cmd, args, time.Since(began), err)
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}

@@ -112,6 +112,7 @@ type Server struct {
 	closing    atomic.Bool
 	inflight   atomic.Int64 // batches being served
 	stats      stats
+	ops        opsState // INFO's counters, the slow log, settings (stats.go)
 
 	closeOnce sync.Once
 }
@@ -151,6 +152,7 @@ func Start(cfg Config) (*Server, error) {
 		runID: newRunID(),
 		done:  make(chan struct{}),
 	}
+	s.ops.init(s)
 	s.clients.m = make(map[int64]*client)
 	s.nextID.Store(2) // Redis's first client id, after its internal ones
 	for _, addr := range cfg.Addrs {
@@ -279,10 +281,10 @@ func (s *Server) admit(ln *serverListener, conn *guardConn) *client {
 	if s.closing.Load() {
 		return refuse("")
 	}
-	if s.clients.count() >= s.cfg.MaxClients {
+	if int64(s.clients.count()) >= s.ops.live.maxClients.Load() {
 		return refuse("-ERR max number of clients reached\r\n")
 	}
-	if !s.cfg.DisableProtectedMode && s.cfg.Password == "" && !remoteHostIsLoopback(conn) {
+	if s.ops.live.protectedMode.Load() && s.password() == "" && !remoteHostIsLoopback(conn) {
 		return refuse(deniedProtected)
 	}
 	c := newClient(s, conn)

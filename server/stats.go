@@ -1,0 +1,251 @@
+package server
+
+import (
+	"math/bits"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/minilock/minilock/resp"
+)
+
+// Per-command and per-error counters (INFO commandstats, errorstats,
+// latencystats; server.c:call and afterErrorReply). They live on the
+// owner goroutine: every command runs there, and so do INFO and CONFIG
+// RESETSTAT.
+
+// opsState is what the operators' commands keep: INFO's counters, the
+// slow log, and the settings CONFIG SET keeps for them. Owner goroutine.
+type opsState struct {
+	counters counters
+	slowlog  slowlog
+	// latencyTracking is latency-tracking; percentiles are
+	// latency-tracking-info-percentiles.
+	latencyTracking bool
+	percentiles     []float64
+	// params are the values CONFIG SET kept for parameters minilock does
+	// not act on, by canonical name (config.go).
+	params map[string]string
+	live   liveSettings
+	pause  pauseState // CLIENT PAUSE (clientcmds.go)
+
+	// Read and written from any goroutine.
+	netIn, netOut atomic.Int64 // total_net_input_bytes, total_net_output_bytes
+	reads, writes atomic.Int64 // total_reads_processed, total_writes_processed
+	peak          atomic.Uint64
+	inst          [instCount]instMetric
+	startupMem    uint64
+	replID        string
+	maxInput      atomic.Int64
+	maxOutput     atomic.Int64
+}
+
+// liveSettings are the settings CONFIG SET changes that connection
+// goroutines read: atomics.
+type liveSettings struct {
+	password      atomic.Pointer[string]
+	maxClients    atomic.Int64
+	idleTimeout   atomic.Int64 // nanoseconds; 0: never
+	protectedMode atomic.Bool
+}
+
+func (o *opsState) init(s *Server) {
+	o.slowlog.slowerThan = 10000
+	o.slowlog.maxLen = 128
+	o.latencyTracking = true
+	o.percentiles = []float64{50, 99, 99.9}
+	// Nothing is saved and there is no append-only file.
+	o.params = map[string]string{"save": "", "appendonly": "no"}
+	pw := s.cfg.Password
+	o.live.password.Store(&pw)
+	o.live.maxClients.Store(int64(s.cfg.MaxClients))
+	o.live.idleTimeout.Store(int64(s.cfg.IdleTimeout))
+	o.live.protectedMode.Store(!s.cfg.DisableProtectedMode)
+	o.startupMem = usedMemory()
+	o.peak.Store(o.startupMem)
+	o.replID = newRunID()
+	go s.sampleLoop()
+}
+
+// resetStats is CONFIG RESETSTAT's part here.
+func (o *opsState) resetStats(s *Server) {
+	ks := s.ks.Stats()
+	o.counters = counters{ksHits: ks.Hits, ksMisses: ks.Misses, ksExpired: ks.Expired}
+	o.netIn.Store(0)
+	o.netOut.Store(0)
+	o.reads.Store(0)
+	o.writes.Store(0)
+	o.peak.Store(usedMemory())
+}
+
+// password is requirepass; "" for none.
+func (s *Server) password() string { return *s.ops.live.password.Load() }
+
+// idleTimeout is timeout; 0 for none.
+func (s *Server) idleTimeout() time.Duration { return time.Duration(s.ops.live.idleTimeout.Load()) }
+
+// cmdStat is one command's counters, cmdstat_<name> in INFO.
+type cmdStat struct {
+	calls    int64
+	usec     int64
+	rejected int64 // refused before it ran: arity, NOAUTH, MULTI rules
+	failed   int64 // ran and answered an error
+	hist     *latencyHist
+}
+
+// allCommands lists every command and subcommand of the table by id
+// (command.id), containers included; set by index.
+var allCommands []*command
+
+// numberCommands gives each command and subcommand of the table its place
+// in allCommands, hence in each Server's counters.
+func numberCommands(table []*command) {
+	for _, cmd := range table {
+		cmd.id = len(allCommands)
+		allCommands = append(allCommands, cmd)
+		for _, sub := range cmd.subs {
+			sub.id = len(allCommands)
+			allCommands = append(allCommands, sub)
+		}
+	}
+}
+
+// maxErrorCodes bounds the distinct error prefixes errorstats keeps, as
+// Redis's ERROR_STATS_NUMBER does: a script's error_reply can make up any
+// number of them.
+const maxErrorCodes = 128
+
+// counters are the statistics CONFIG RESETSTAT clears. Owner goroutine.
+type counters struct {
+	cmds        []cmdStat // by command.id
+	errors      map[string]int64
+	errorOrder  []string // the codes of errors, in the order first seen
+	totalErrors int64
+	// ksBase is the keyspace's counters at the last RESETSTAT: INFO
+	// reports the difference.
+	ksHits, ksMisses, ksExpired int64
+}
+
+func (st *counters) cmd(c *command) *cmdStat {
+	if st.cmds == nil {
+		st.cmds = make([]cmdStat, len(allCommands))
+	}
+	return &st.cmds[c.id]
+}
+
+// countError records one error reply under its prefix: the first word of
+// its text ("ERR", "WRONGTYPE" ...).
+func (st *counters) countError(err error) {
+	st.countErrorText(resp.Text(err))
+}
+
+func (st *counters) countErrorText(text string) {
+	code, _, _ := strings.Cut(text, " ")
+	st.totalErrors++
+	if st.errors == nil {
+		st.errors = map[string]int64{}
+	}
+	if _, ok := st.errors[code]; !ok {
+		if len(st.errors) >= maxErrorCodes {
+			return
+		}
+		st.errorOrder = append(st.errorOrder, code)
+	}
+	st.errors[code]++
+}
+
+// afterCommand records one run of cmd that took d and, when it took long
+// enough, logs it in the slow log. failed: it answered an error.
+func (s *Server) afterCommand(x *call, cmd *command, args [][]byte, d time.Duration, err error) {
+	us := d.Microseconds()
+	st := s.ops.counters.cmd(cmd)
+	st.calls++
+	st.usec += us
+	if err != nil {
+		st.failed++
+		s.ops.counters.countError(err)
+	}
+	if s.ops.latencyTracking {
+		if st.hist == nil {
+			st.hist = new(latencyHist)
+		}
+		st.hist.record(us * 1000)
+	}
+	s.slowlogPush(x, cmd, args, us)
+}
+
+// rejectCommand records a command refused before it ran (Redis's
+// rejectCommand): its error, and the command's rejected_calls when it is
+// known.
+func (s *Server) rejectCommand(cmd *command, err error) {
+	if cmd != nil {
+		s.ops.counters.cmd(cmd).rejected++
+	}
+	s.ops.counters.countError(err)
+}
+
+// latencyHist is the histogram Redis keeps per command for latencystats:
+// an HdrHistogram from 1 ns to 1 s with 2 significant digits
+// (LATENCY_HISTOGRAM_PRECISION), reproduced so that the percentiles it
+// reports are the very values Redis would print for the same durations.
+type latencyHist struct {
+	counts [histLen]int64
+	total  int64
+}
+
+const (
+	histSubBits   = 7 // sub_bucket_half_count_magnitude for 2 digits: 256 sub-buckets
+	histSubHalf   = 1 << histSubBits
+	histBuckets   = 23 // buckets needed to reach 1e9 from 1
+	histLen       = (histBuckets + 1) * histSubHalf
+	histMaxValue  = 1_000_000_000
+	histMinValue  = 1
+	histSubMaskOr = 2*histSubHalf - 1
+)
+
+func (h *latencyHist) record(ns int64) {
+	ns = min(max(ns, histMinValue), histMaxValue)
+	v := uint64(ns)
+	bucket := 63 - bits.LeadingZeros64(v|histSubMaskOr) - histSubBits
+	sub := int(v >> bucket)
+	h.counts[(bucket+1)<<histSubBits+sub-histSubHalf]++
+	h.total++
+}
+
+// percentile is hdr_value_at_percentile: the highest value equivalent to
+// the one at which the count reaches p percent.
+func (h *latencyHist) percentile(p float64) int64 {
+	want := max(int64(p/100*float64(h.total)+0.5), 1)
+	var seen int64
+	for i, n := range h.counts {
+		seen += n
+		if seen >= want {
+			bucket := i>>histSubBits - 1
+			sub := i&(histSubHalf-1) + histSubHalf
+			if bucket < 0 {
+				sub -= histSubHalf
+				bucket = 0
+			}
+			if p == 0 {
+				return int64(sub) << bucket
+			}
+			return int64(sub)<<bucket + 1<<bucket - 1
+		}
+	}
+	return 0
+}
+
+// latencyLine formats a histogram as INFO latencystats does:
+// p50=2.007,p99=...,p99.9=... (microseconds, three decimals).
+func (h *latencyHist) line(percentiles []float64) string {
+	var b strings.Builder
+	for i, p := range percentiles {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString("p" + strconv.FormatFloat(p, 'f', -1, 64) + "=")
+		b.WriteString(strconv.FormatFloat(float64(h.percentile(p))/1000, 'f', 3, 64))
+	}
+	return b.String()
+}
