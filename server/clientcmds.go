@@ -35,8 +35,7 @@ func connFD(c interface {
 
 // clientType is a client's class for CLIENT LIST TYPE and CLIENT KILL
 // TYPE: normal, master, replica or pubsub; ok is false for an unknown
-// name. minilock has no masters or replicas; a MONITOR client is a
-// replica to Redis.
+// name. minilock has no masters or replicas.
 func clientType(name []byte) (string, bool) {
 	switch {
 	case redisstr.Option(name, "normal"):
@@ -53,9 +52,8 @@ func clientType(name []byte) (string, bool) {
 
 // typeOf is c's class (getClientType).
 func (c *client) typeOf() string {
-	if c.monitor {
-		return "replica"
-	}
+	// A MONITOR client is flagged a replica in Redis, but getClientType
+	// counts it as normal.
 	// TODO(lead): "pubsub" for a client in subscribed mode.
 	return "normal"
 }
@@ -409,7 +407,7 @@ func cmdClientPause(x *call, args [][]byte) error {
 			return errPauseMode
 		}
 	} else if len(args) > 4 {
-		return resp.ErrSyntax
+		return errSubSyntax(args)
 	}
 	p := &x.s.ops.pause
 	until := time.Now().Add(time.Duration(min(ms, int64(1<<62)/int64(time.Millisecond))) * time.Millisecond)

@@ -567,7 +567,7 @@ func configSetErr(name string, err error) error {
 // and only when all are good is any applied, as configSetCommand does.
 func cmdConfigSet(x *call, args [][]byte) error {
 	if len(args)%2 != 0 {
-		return resp.ErrWrongArgs("config|set")
+		return resp.ErrSyntax
 	}
 	type change struct {
 		name  string // lower case, as typed

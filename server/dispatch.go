@@ -51,6 +51,10 @@ type call struct {
 	script *scriptHost
 	// inExec is set while EXEC runs the queued commands.
 	inExec bool
+	// offOwner: serveWhileBusy runs the command on the connection's
+	// goroutine while a script holds the owner (stats.go defers its
+	// counting).
+	offOwner bool
 }
 
 // errNoReply is returned by a command that must send no reply at all.
@@ -163,7 +167,7 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 			s.log.Error("command panicked", "cmd", cmd.name, "panic", p, "stack", string(debug.Stack()))
 			err := fmt.Errorf("internal error in '%s': %v", cmd.name, p)
 			x.W.Err(err)
-			s.afterCommand(x, cmd, args, time.Since(began), err)
+			s.afterCommand(x, cmd, args, time.Since(began), err, nil)
 		}
 	}()
 	err := cmd.run(x, args)
@@ -175,7 +179,7 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 			err = nil
 		}
 	}
-	s.afterCommand(x, cmd, args, time.Since(began), err)
+	s.afterCommand(x, cmd, args, time.Since(began), err, x.W.B[start:])
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}

@@ -50,6 +50,9 @@ var infoSections = []infoSection{
 // "all" and "everything" every section; several may be named at once, in
 // any case; unknown ones are ignored.
 func cmdInfo(x *call, args [][]byte) error {
+	if x.s.ops.hasPending.Load() && !x.offOwner {
+		x.s.ops.drainPending(x.s)
+	}
 	want := map[string]bool{}
 	if len(args) == 1 {
 		want["default"] = true
@@ -336,7 +339,7 @@ func infoStats(x *call) [][2]string {
 	kbps := func(v int64) string { return fmt.Sprintf("%.2f", float64(v)/1024) }
 	return [][2]string{
 		{"total_connections_received", itoa(s.stats.connections.Load())},
-		{"total_commands_processed", itoa(s.stats.commands.Load())},
+		{"total_commands_processed", itoa(o.processed.Load())},
 		{"instantaneous_ops_per_sec", itoa(o.inst[instOps].rate())},
 		{"total_net_input_bytes", itoa(o.netIn.Load())},
 		{"total_net_output_bytes", itoa(o.netOut.Load())},
@@ -504,7 +507,8 @@ func (m *instMetric) sample(now int64, elapsed time.Duration) {
 	if ms <= 0 {
 		ms = 1
 	}
-	m.samples[m.idx].Store((now - m.last) * 1000 / ms)
+	delta := max(now-m.last, 0) // CONFIG RESETSTAT zeroes the counters
+	m.samples[m.idx].Store(delta * 1000 / ms)
 	m.idx = (m.idx + 1) % instSamples
 	m.last = now
 }
@@ -524,7 +528,7 @@ func (s *Server) sampleLoop() {
 	defer t.Stop()
 	last := time.Now()
 	o := &s.ops
-	o.inst[instOps].last = s.stats.commands.Load()
+	o.inst[instOps].last = o.processed.Load()
 	for {
 		select {
 		case <-s.done:
@@ -532,7 +536,7 @@ func (s *Server) sampleLoop() {
 		case now := <-t.C:
 			d := now.Sub(last)
 			last = now
-			o.inst[instOps].sample(s.stats.commands.Load(), d)
+			o.inst[instOps].sample(o.processed.Load(), d)
 			o.inst[instIn].sample(o.netIn.Load(), d)
 			o.inst[instOut].sample(o.netOut.Load(), d)
 			o.notePeak(usedMemory())

@@ -34,7 +34,6 @@ func cmdTime(x *call, args [][]byte) error {
 // latencystats, and the memory peak. The slow log stays.
 func cmdConfigResetStat(x *call, args [][]byte) error {
 	s := x.s
-	s.stats.commands.Store(0)
 	s.stats.connections.Store(0)
 	s.stats.rejected.Store(0)
 	s.ops.resetStats(s)

@@ -99,7 +99,7 @@ func cmdSlowlogGet(x *call, args [][]byte) error {
 		}
 		count = n
 	} else if len(args) > 3 {
-		return resp.NewError("unknown subcommand or wrong number of arguments for 'get'. Try SLOWLOG HELP.")
+		return errSubSyntax(args)
 	}
 	entries := x.s.ops.slowlog.entries
 	if count == -1 || count > int64(len(entries)) {
@@ -150,6 +150,13 @@ func cmdSlowlogHelp(x *call, args [][]byte) error {
 		"    Return the length of the slowlog.",
 		"RESET",
 		"    Reset the slowlog.")
+}
+
+// errSubSyntax is addReplySubcommandSyntaxError's error: the subcommand
+// as typed, and the container's HELP.
+func errSubSyntax(args [][]byte) error {
+	return resp.NewError("unknown subcommand or wrong number of arguments for '" + redisstr.CString(args[1]) +
+		"'. Try " + strings.ToUpper(string(args[0])) + " HELP.")
 }
 
 // writeHelp answers a container's HELP as addReplyHelp does: a title, the

@@ -1,9 +1,11 @@
 package server
 
 import (
+	"bytes"
 	"math/bits"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -29,8 +31,16 @@ type opsState struct {
 	params map[string]string
 	live   liveSettings
 	pause  pauseState // CLIENT PAUSE (clientcmds.go)
+	// Commands serveWhileBusy ran, for the owner to count.
+	pendMu     sync.Mutex
+	pending    []pendingStat
+	hasPending atomic.Bool
+	// scriptErrs are the errors of the commands the running script ran
+	// (see afterCommand).
+	scriptErrs []string
 
 	// Read and written from any goroutine.
+	processed     atomic.Int64 // total_commands_processed
 	netIn, netOut atomic.Int64 // total_net_input_bytes, total_net_output_bytes
 	reads, writes atomic.Int64 // total_reads_processed, total_writes_processed
 	peak          atomic.Uint64
@@ -72,6 +82,7 @@ func (o *opsState) init(s *Server) {
 func (o *opsState) resetStats(s *Server) {
 	ks := s.ks.Stats()
 	o.counters = counters{ksHits: ks.Hits, ksMisses: ks.Misses, ksExpired: ks.Expired}
+	o.processed.Store(0)
 	o.netIn.Store(0)
 	o.netOut.Store(0)
 	o.reads.Store(0)
@@ -156,15 +167,57 @@ func (st *counters) countErrorText(text string) {
 }
 
 // afterCommand records one run of cmd that took d and, when it took long
-// enough, logs it in the slow log. failed: it answered an error.
-func (s *Server) afterCommand(x *call, cmd *command, args [][]byte, d time.Duration, err error) {
+// enough, logs it in the slow log. err is the error it returned; reply
+// what it wrote, which may be an error it wrote itself (a script's
+// error_reply).
+func (s *Server) afterCommand(x *call, cmd *command, args [][]byte, d time.Duration, err error, reply []byte) {
+	if x.offOwner {
+		p := pendingStat{cmd: cmd, us: d.Microseconds()}
+		if err != nil {
+			p.err = resp.Text(err)
+		}
+		s.ops.processed.Add(1)
+		s.ops.deferStat(p)
+		return
+	}
+	if s.ops.hasPending.Load() {
+		s.ops.drainPending(s)
+	}
+	// total_commands_processed counts what ran, as call() does: refused
+	// commands are not counted, a script's and a transaction's are.
+	s.ops.processed.Add(1)
 	us := d.Microseconds()
 	st := s.ops.counters.cmd(cmd)
 	st.calls++
 	st.usec += us
+	text := ""
 	if err != nil {
+		text = resp.Text(err)
+	} else if len(reply) > 0 && reply[0] == '-' {
+		line := reply[1:]
+		if i := bytes.IndexByte(line, '\r'); i >= 0 {
+			line = line[:i]
+		}
+		text = string(line)
+	}
+	o := &s.ops
+	if text != "" {
 		st.failed++
-		s.ops.counters.countError(err)
+		switch {
+		case x.script != nil:
+			// A script may pass this error on as its own: Redis then
+			// counts it once, here (ignore_error_stats_update).
+			if len(o.scriptErrs) < maxScriptErrs {
+				o.scriptErrs = append(o.scriptErrs, text)
+			}
+			o.counters.countErrorText(text)
+		case cmd.flags&fNoScript != 0 && o.passedOn(text):
+		default:
+			o.counters.countErrorText(text)
+		}
+	}
+	if x.script == nil {
+		o.scriptErrs = o.scriptErrs[:0]
 	}
 	if s.ops.latencyTracking {
 		if st.hist == nil {
@@ -175,6 +228,68 @@ func (s *Server) afterCommand(x *call, cmd *command, args [][]byte, d time.Durat
 	s.slowlogPush(x, cmd, args, us)
 }
 
+// pendingStat is a command run or refused by serveWhileBusy, off the owner
+// goroutine, to be counted by the owner later.
+type pendingStat struct {
+	cmd      *command // nil: unknown command
+	us       int64
+	err      string
+	rejected bool
+}
+
+// maxPending bounds the commands waiting to be counted; more are not.
+const maxPending = 10000
+
+// deferStat keeps p for the owner; any goroutine.
+func (o *opsState) deferStat(p pendingStat) {
+	o.pendMu.Lock()
+	if len(o.pending) < maxPending {
+		o.pending = append(o.pending, p)
+	}
+	o.hasPending.Store(true)
+	o.pendMu.Unlock()
+}
+
+// drainPending counts what serveWhileBusy ran. Owner goroutine.
+func (o *opsState) drainPending(s *Server) {
+	o.pendMu.Lock()
+	pending := o.pending
+	o.pending = nil
+	o.hasPending.Store(false)
+	o.pendMu.Unlock()
+	for _, p := range pending {
+		if p.rejected {
+			if p.cmd != nil {
+				o.counters.cmd(p.cmd).rejected++
+			}
+			o.counters.countErrorText(p.err)
+			continue
+		}
+		st := o.counters.cmd(p.cmd)
+		st.calls++
+		st.usec += p.us
+		if p.err != "" {
+			st.failed++
+			o.counters.countErrorText(p.err)
+		}
+	}
+}
+
+// maxScriptErrs bounds the errors of one script's commands remembered for
+// passedOn.
+const maxScriptErrs = 64
+
+// passedOn reports whether a script's error reply is the error of a
+// command it ran, already counted.
+func (o *opsState) passedOn(text string) bool {
+	for _, e := range o.scriptErrs {
+		if strings.HasPrefix(text, e) {
+			return true
+		}
+	}
+	return false
+}
+
 // rejectCommand records a command refused before it ran (Redis's
 // rejectCommand): its error, and the command's rejected_calls when it is
 // known.
@@ -183,6 +298,17 @@ func (s *Server) rejectCommand(cmd *command, err error) {
 		s.ops.counters.cmd(cmd).rejected++
 	}
 	s.ops.counters.countError(err)
+}
+
+// scriptRejected records a command a script called that was refused
+// before it ran (script.c:scriptCall's error path): the command's
+// rejected_calls and the error, which the script's own error then does
+// not count again.
+func (s *Server) scriptRejected(cmd *command, err error) {
+	s.rejectCommand(cmd, err)
+	if o := &s.ops; len(o.scriptErrs) < maxScriptErrs {
+		o.scriptErrs = append(o.scriptErrs, resp.Text(err))
+	}
 }
 
 // latencyHist is the histogram Redis keeps per command for latencystats:
