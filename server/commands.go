@@ -213,6 +213,18 @@ var commandTable = []*command{
 		{name: "set", arity: -4, flags: fNoScript | fSkipMonitor, run: cmdConfigSet},
 		{name: "resetstat", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdConfigResetStat},
 	}},
+	{name: "memory", subs: []*command{
+		{name: "usage", arity: -3, flags: fReadOnly, run: cmdMemoryUsage},
+		{name: "purge", arity: 2, run: cmdMemoryPurge},
+		{name: "help", arity: 2, run: cmdMemoryHelp},
+	}},
+	{name: "latency", subs: []*command{
+		{name: "latest", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdLatencyLatest},
+		{name: "history", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdLatencyHistory},
+		{name: "reset", arity: -2, flags: fNoScript | fSkipMonitor, run: cmdLatencyReset},
+		{name: "doctor", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdLatencyDoctor},
+		{name: "help", arity: 2, run: cmdLatencyHelp},
+	}},
 	{name: "slowlog", subs: []*command{
 		{name: "get", arity: -2, flags: fSkipMonitor, run: cmdSlowlogGet},
 		{name: "len", arity: 2, flags: fSkipMonitor, run: cmdSlowlogLen},

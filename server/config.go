@@ -146,6 +146,8 @@ var liveParams = map[string]liveParam{
 		func(s *Server, n int64) { s.ops.slowlog.slowerThan = n }),
 	"slowlog-max-len": intParam(func(s *Server) int64 { return s.ops.slowlog.maxLen },
 		func(s *Server, n int64) { s.ops.slowlog.maxLen = n }),
+	"latency-monitor-threshold": intParam(func(s *Server) int64 { return s.ops.latencyThreshold },
+		func(s *Server, n int64) { s.ops.latencyThreshold = n }),
 	"latency-tracking": {
 		get: func(s *Server) string { return yesNo(s.ops.latencyTracking) },
 		set: func(s *Server, v string) error { s.ops.latencyTracking = v == "yes"; return nil },

@@ -31,6 +31,10 @@ type opsState struct {
 	params map[string]string
 	live   liveSettings
 	pause  pauseState // CLIENT PAUSE (clientcmds.go)
+	// The latency monitor (memlatency.go): latency-monitor-threshold in
+	// ms (0: off) and the events seen.
+	latencyThreshold int64
+	latency          map[string]*latencyEvent
 	// Commands serveWhileBusy ran, for the owner to count.
 	pendMu     sync.Mutex
 	pending    []pendingStat
@@ -224,6 +228,13 @@ func (s *Server) afterCommand(x *call, cmd *command, args [][]byte, d time.Durat
 			st.hist = new(latencyHist)
 		}
 		st.hist.record(us * 1000)
+	}
+	if o.latencyThreshold > 0 {
+		event := "command"
+		if cmd.flags&fFast != 0 {
+			event = "fast-command"
+		}
+		o.latencyAddSample(event, us/1000)
 	}
 	s.slowlogPush(x, cmd, args, us)
 }

@@ -49,6 +49,18 @@ var slowlogCases = []diffCase{
 	tc("slowlog resp3", c("HELLO 3").with(helloID), slowOn, c("SLOWLOG RESET"), c("SET k v"), c("SLOWLOG GET").with(slowlogShape), slowOff, c("SLOWLOG RESET")),
 }
 
+var memLatencyCases = []diffCase{
+	tc("memory usage", c("MEMORY USAGE nosuch"), c("SET lock 0123456789abcdef"), c("MEMORY USAGE lock").with(positiveInt), c("MEMORY USAGE lock SAMPLES 0").with(positiveInt),
+		c("MEMORY USAGE lock samples x"), c("MEMORY USAGE lock foo 1"), c("MEMORY USAGE lock SAMPLES"), c("MEMORY USAGE"), c("HSET h a 1"), c("MEMORY USAGE h").with(positiveInt),
+		c("RPUSH l a b"), c("MEMORY USAGE l").with(positiveInt), c("SET k v EX 100"), c("MEMORY USAGE k").with(positiveInt), c("TTL k"), cmd("EVAL", "return redis.call('MEMORY', 'USAGE', 'lock') > 0", "0")),
+	tc("latency monitor off", c("LATENCY LATEST"), c("LATENCY HISTORY command"), c("LATENCY RESET"), c("LATENCY RESET command x"), c("LATENCY DOCTOR"), c("LATENCY HISTORY"), c("LATENCY LATEST x"),
+		c("LATENCY FOO"), cmd("EVAL", "return redis.call('LATENCY', 'LATEST')", "0")),
+	tc("latency monitor on", c("CONFIG SET latency-monitor-threshold 1"), c("LATENCY RESET"), c("PING"), c("LATENCY LATEST"),
+		cmd("EVAL", "local t = redis.call('TIME') while true do local n = redis.call('TIME') if (n[1]-t[1])*1000000 + (n[2]-t[2]) > 3000 then break end end", "0"),
+		c("LATENCY LATEST").with(latencyShape), c("LATENCY HISTORY command").with(latencyShape), c("LATENCY HISTORY nosuch"), c("LATENCY RESET command x"), c("LATENCY LATEST"),
+		c("CONFIG SET latency-monitor-threshold 0"), c("CONFIG GET latency-monitor-threshold")),
+}
+
 var infoCases = []diffCase{
 	tc("info field names", c("INFO").with(infoFieldNames), c("INFO default").with(infoFieldNames), c("INFO all").with(infoFieldNames), c("INFO everything").with(infoFieldNames),
 		c("INFO server keyspace").with(infoFieldNames), c("INFO CPU cpu").with(infoFieldNames), c("INFO memory").with(infoFieldNames), c("INFO persistence stats replication clients").with(infoFieldNames)),
@@ -167,6 +179,41 @@ var (
 		}
 		// Ids must count down by one from the newest.
 		return joinElems(top, entries), true
+	}}
+
+	// positiveInt masks a positive integer reply: sizes each server
+	// measures its own way.
+	positiveInt = &normalizer{"positive integer", func(b []byte) ([]byte, bool) {
+		it, rest, err := resp.Next(b)
+		if err != nil || it.Kind != ':' || it.Int <= 0 || len(rest) != 0 {
+			return nil, false
+		}
+		return []byte(":<positive>\r\n"), true
+	}}
+
+	// latencyShape masks the times and latencies (integers) in LATENCY
+	// LATEST and HISTORY replies, keeping the events and the shape.
+	latencyShape = &normalizer{"latency figures", func(b []byte) ([]byte, bool) {
+		top, _, _ := resp.Next(b)
+		rows, ok := arrayElems(b)
+		if !ok || len(rows) == 0 {
+			return nil, false
+		}
+		for i, r := range rows {
+			rh, _, _ := resp.Next(r)
+			f, ok := arrayElems(r)
+			if !ok {
+				return nil, false
+			}
+			for j := range f {
+				if it, _, err := resp.Next(f[j]); err == nil && it.Kind == ':' && it.Int > 0 {
+					f[j] = []byte(":<n>\r\n")
+				}
+			}
+			rows[i] = joinElems(rh, f)
+		}
+		// HISTORY may hold one sample or two, as the second ticks.
+		return joinElems(resp.Item{Kind: top.Kind, Int: 1}, rows[:1]), true
 	}}
 
 	// infoFieldNames keeps INFO's section titles and field names, in

@@ -130,6 +130,7 @@ func diffGroups() []caseGroup {
 		{"info", infoCases},
 		{"config params", configCases},
 		{"client ops", clientOpsCases},
+		{"memory latency", memLatencyCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
 		{"keytypes via", allVia(keyTypeCases)},
