@@ -302,6 +302,7 @@ func (s *Server) serveBatch(c *client) {
 // replyChunk, leaving c.next at the first command not run.
 func (c *client) Run(k *keyspace.Keyspace) {
 	c.lastAt = time.Now()
+	c.srv.batchStart()
 	for c.next < len(c.batch) {
 		args := c.batch[c.next].Args
 		if paused, over, until := c.srv.pausedFor(c, args); paused {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
-	"time"
 
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
@@ -160,14 +159,14 @@ func (s *Server) execute(c *client, args [][]byte) {
 // is dropped and the server keeps serving.
 func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	start := len(x.W.B)
-	began := time.Now()
+	began := s.commandStart(x)
 	defer func() {
 		if p := recover(); p != nil {
 			x.W.B = x.W.B[:start]
 			s.log.Error("command panicked", "cmd", cmd.name, "panic", p, "stack", string(debug.Stack()))
 			err := fmt.Errorf("internal error in '%s': %v", cmd.name, p)
 			x.W.Err(err)
-			s.afterCommand(x, cmd, args, time.Since(began), err, nil)
+			s.afterCommand(x, cmd, args, began, err, nil)
 		}
 	}()
 	err := cmd.run(x, args)
@@ -179,7 +178,7 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 			err = nil
 		}
 	}
-	s.afterCommand(x, cmd, args, time.Since(began), err, x.W.B[start:])
+	s.afterCommand(x, cmd, args, began, err, x.W.B[start:])
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}
