@@ -55,7 +55,8 @@ type client struct {
 	// none is set. Connection goroutine only.
 	writeBy time.Time
 
-	fd int // the socket's descriptor, for CLIENT LIST
+	fd      int   // the socket's descriptor, for CLIENT LIST
+	inBytes int64 // the size of the batch being served
 	// CLIENT NO-EVICT and CLIENT REPLY state (clientcmds.go).
 	noEvict                            bool
 	replyOff, replySkipNext, replySkip bool
@@ -158,6 +159,7 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 	}
 	s.ops.reads.Add(1)
 	s.ops.netIn.Add(int64(len(cmds)))
+	c.inBytes = int64(len(cmds))
 	if !c.parse(cmds) {
 		return false
 	}
@@ -329,6 +331,7 @@ func (c *client) Run(k *keyspace.Keyspace) {
 			break
 		}
 	}
+	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(len(c.w.B)))
 	c.done <- struct{}{}
 }
 

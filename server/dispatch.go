@@ -126,9 +126,12 @@ func (s *Server) execute(c *client, args [][]byte) {
 		err = errReplicaKeyspace
 	}
 	if err != nil {
+		if cmd != nil && cmd.name == "exec" {
+			err = s.abortExec(c, err)
+		}
 		s.rejectCommand(cmd, err)
 		if cmd != nil && cmd.name == "exec" {
-			c.w.Err(s.abortExec(c, err))
+			c.w.Err(err)
 			return
 		}
 		if c.multi != nil {

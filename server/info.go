@@ -145,12 +145,13 @@ func multiplexingAPI() string {
 
 func infoClients(x *call) [][2]string {
 	s := x.s
+	in, out := s.ops.recentPeaks(time.Now().Unix())
 	return [][2]string{
 		{"connected_clients", strconv.Itoa(s.clients.count())},
 		{"cluster_connections", "0"},
 		{"maxclients", itoa(s.ops.live.maxClients.Load())},
-		{"client_recent_max_input_buffer", itoa(s.ops.maxInput.Load())},
-		{"client_recent_max_output_buffer", itoa(s.ops.maxOutput.Load())},
+		{"client_recent_max_input_buffer", itoa(in)},
+		{"client_recent_max_output_buffer", itoa(out)},
 		// TODO(lead): blocked_clients and clients_in_timeout_table from
 		// the blocking pops (blocking.go) once they exist.
 		{"blocked_clients", "0"},

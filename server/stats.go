@@ -54,8 +54,11 @@ type opsState struct {
 	inst          [instCount]instMetric
 	startupMem    uint64
 	replID        string
-	maxInput      atomic.Int64
-	maxOutput     atomic.Int64
+
+	// The biggest batch read and reply written in each of the last few
+	// seconds, for client_recent_max_input_buffer and _output_buffer
+	// (CLIENTS_PEAK_MEM_USAGE_SLOTS). Owner goroutine.
+	peakSlots [peakSlots]peakSlot
 }
 
 // liveSettings are the settings CONFIG SET changes that connection
@@ -102,6 +105,31 @@ func (s *Server) password() string { return *s.ops.live.password.Load() }
 
 // idleTimeout is timeout; 0 for none.
 func (s *Server) idleTimeout() time.Duration { return time.Duration(s.ops.live.idleTimeout.Load()) }
+
+// peakSlots is how many seconds of buffer peaks INFO looks back over.
+const peakSlots = 8
+
+type peakSlot struct{ sec, in, out int64 }
+
+// notePeakBuffers records a batch of in bytes read and out bytes of
+// replies at Unix second sec. Owner goroutine.
+func (o *opsState) notePeakBuffers(sec, in, out int64) {
+	sl := &o.peakSlots[sec%peakSlots]
+	if sl.sec != sec {
+		*sl = peakSlot{sec: sec}
+	}
+	sl.in, sl.out = max(sl.in, in), max(sl.out, out)
+}
+
+// recentPeaks returns the biggest input and output of the last seconds.
+func (o *opsState) recentPeaks(now int64) (in, out int64) {
+	for _, sl := range o.peakSlots {
+		if now-sl.sec < peakSlots {
+			in, out = max(in, sl.in), max(out, sl.out)
+		}
+	}
+	return in, out
+}
 
 // cmdStat is one command's counters, cmdstat_<name> in INFO.
 type cmdStat struct {

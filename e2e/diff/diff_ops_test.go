@@ -71,6 +71,8 @@ var infoCases = []diffCase{
 		cmd("EVAL", "return redis.call('GET')", "0"), cmd("EVAL", "return redis.call('SET', 'a', 'b', 'XX', 'NX')", "0"), c("MULTI"), c("HGET a f"), c("GET a"), c("EXEC"), c("MULTI"), c("GET"), c("EXEC"), c("MULTI"), c("GET a"), c("EXEC"),
 		c("CLIENT NOSUCH"), c("CONFIG GET"), c("SLOWLOG GET x"),
 		c("INFO errorstats"), c("INFO commandstats").with(commandStats), c("INFO stats").with(infoValues(statsKept...)), c("INFO latencystats").with(latencyStats)),
+	tc("info counters of transactions", c("CONFIG RESETSTAT"), c("MULTI"), c("GET"), c("EXEC"), c("MULTI"), c("EXEC x"), c("EXEC"), c("MULTI"), c("MULTI"), c("SET a b"), c("EXEC"),
+		c("DISCARD"), c("INFO errorstats"), c("INFO commandstats").with(commandStats)),
 	tc("info counters resp3", c("HELLO 3").with(helloID), c("CONFIG RESETSTAT"), c("SET a 1"), c("GET a b"), c("INFO errorstats"), c("INFO commandstats").with(commandStats)),
 	tc("info latency percentiles", c("CONFIG RESETSTAT"), cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "50 99.99 100 0"), c("PING"), c("INFO latencystats").with(latencyStats),
 		c("CONFIG SET latency-tracking no"), c("CONFIG RESETSTAT"), c("PING"), c("INFO latencystats"), cmd("CONFIG", "SET", "latency-tracking", "yes", "latency-tracking-info-percentiles", "50 99 99.9")),
