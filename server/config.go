@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"slices"
 	"strconv"
@@ -146,6 +147,29 @@ var liveParams = map[string]liveParam{
 		func(s *Server, n int64) { s.ops.slowlog.slowerThan = n }),
 	"slowlog-max-len": intParam(func(s *Server) int64 { return s.ops.slowlog.maxLen },
 		func(s *Server, n int64) { s.ops.slowlog.maxLen = n }),
+	"loglevel": {
+		get: func(s *Server) string {
+			if v, ok := s.ops.params["loglevel"]; ok || s.cfg.LogLevel == nil {
+				return cmpEmpty(v, "notice")
+			}
+			switch l := s.cfg.LogLevel.Level(); {
+			case l <= slog.LevelDebug:
+				return "debug"
+			case l <= slog.LevelInfo:
+				return "notice"
+			}
+			return "warning"
+		},
+		set: func(s *Server, v string) error {
+			s.ops.params["loglevel"] = v
+			if s.cfg.LogLevel != nil {
+				// As cmd/minilock reads redis.conf's loglevel.
+				l := map[string]slog.Level{"debug": slog.LevelDebug, "verbose": slog.LevelInfo, "notice": slog.LevelInfo, "warning": slog.LevelWarn}[v]
+				s.cfg.LogLevel.Set(l)
+			}
+			return nil
+		},
+	},
 	"latency-monitor-threshold": intParam(func(s *Server) int64 { return s.ops.latencyThreshold },
 		func(s *Server, n int64) { s.ops.latencyThreshold = n }),
 	"latency-tracking": {
@@ -187,6 +211,13 @@ var fixedParams = map[string]bool{"busy-reply-threshold": true, "proto-max-bulk-
 // restart-delay is minilock's own: CONFIG GET knows it, CONFIG SET does not
 // change it.
 var minilockDefs = []configDef{{name: "restart-delay", def: "0", kind: kImmutable}}
+
+func cmpEmpty(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
 
 func cmp0(v, def int64) int64 {
 	if v == 0 {

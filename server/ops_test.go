@@ -1,6 +1,7 @@
 package server
 
 import (
+	"log/slog"
 	"strconv"
 	"strings"
 	"testing"
@@ -308,5 +309,22 @@ func TestClientTrackingRefused(t *testing.T) {
 		if got := do(t, a, strings.Fields(args)...); got != want {
 			t.Errorf("%s: %q, want %q", args, got, want)
 		}
+	}
+}
+
+func TestConfigSetLogLevel(t *testing.T) {
+	lv := new(slog.LevelVar)
+	lv.Set(slog.LevelWarn)
+	s := RunT(t, Config{LogLevel: lv})
+	a := redistest.Dial(t, s.Addr())
+	if got := do(t, a, "CONFIG", "GET", "loglevel"); got != "*2\r\n$8\r\nloglevel\r\n$7\r\nwarning\r\n" {
+		t.Fatalf("CONFIG GET loglevel: %q", got)
+	}
+	do(t, a, "CONFIG", "SET", "loglevel", "DEBUG")
+	if lv.Level() != slog.LevelDebug {
+		t.Fatalf("level after CONFIG SET loglevel debug: %v", lv.Level())
+	}
+	if got := do(t, a, "CONFIG", "GET", "loglevel"); got != "*2\r\n$8\r\nloglevel\r\n$5\r\ndebug\r\n" {
+		t.Fatalf("CONFIG GET loglevel: %q", got)
 	}
 }

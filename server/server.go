@@ -86,6 +86,10 @@ type Config struct {
 	RestartDelay time.Duration
 	// Logger receives the server's log lines. Nil discards them.
 	Logger *slog.Logger
+	// LogLevel, when set, is the level of Logger's handler: CONFIG GET
+	// loglevel reads it and CONFIG SET loglevel changes it. Nil: loglevel
+	// is kept by CONFIG SET but changes nothing.
+	LogLevel *slog.LevelVar
 	// OnShutdown is called (in its own goroutine) when a client's SHUTDOWN
 	// is accepted, as the server starts closing itself; Done tells when it
 	// has. Nil does nothing; the binary exits the process.
