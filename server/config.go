@@ -130,8 +130,7 @@ var liveParams = map[string]liveParam{
 	},
 	"maxclients": intParam(func(s *Server) int64 { return s.ops.live.maxClients.Load() },
 		func(s *Server, n int64) { s.ops.live.maxClients.Store(n) }),
-	"timeout": intParam(func(s *Server) int64 { return int64(s.idleTimeout() / time.Second) },
-		func(s *Server, n int64) { s.ops.live.idleTimeout.Store(int64(time.Duration(n) * time.Second)) }),
+	"timeout": intParam(func(s *Server) int64 { return int64(s.idleTimeout() / time.Second) }, (*Server).setIdleTimeout),
 	"protected-mode": {
 		get: func(s *Server) string { return yesNo(s.ops.live.protectedMode.Load()) },
 		set: func(s *Server, v string) error { s.ops.live.protectedMode.Store(v == "yes"); return nil },
@@ -207,6 +206,22 @@ func fixed(*Server, string) error { return errFixed }
 
 // fixedParams are the live parameters whose set is fixed.
 var fixedParams = map[string]bool{"busy-reply-threshold": true, "proto-max-bulk-len": true, "client-query-buffer-limit": true}
+
+// setIdleTimeout is CONFIG SET timeout: connections waiting for their
+// next command get the new deadline at once, counted from their last
+// command, as Redis's clientsCron closes a client idle for longer than
+// timeout whenever it was set. Owner goroutine.
+func (s *Server) setIdleTimeout(sec int64) {
+	d := time.Duration(sec) * time.Second
+	s.ops.live.idleTimeout.Store(int64(d))
+	for _, c := range s.clients.snapshot() {
+		if d > 0 {
+			c.conn.SetReadDeadline(c.lastAt.Add(d))
+		} else {
+			c.conn.SetReadDeadline(time.Time{})
+		}
+	}
+}
 
 // restart-delay is minilock's own: CONFIG GET knows it, CONFIG SET does not
 // change it.

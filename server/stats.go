@@ -349,7 +349,7 @@ func nanotime() int64
 // clock read, not two; a command run by a script or inside EXEC, or off
 // the owner, reads the clock itself.
 func (s *Server) commandStart(x *call) int64 {
-	if x.script == nil && !x.inExec && !x.offOwner {
+	if x.script == nil && !x.inExec && !x.offOwner && s.ops.tick != 0 {
 		return s.ops.tick
 	}
 	return nanotime()
