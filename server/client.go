@@ -68,6 +68,9 @@ type client struct {
 	// INFO, written by its own goroutine: the reply buffer's capacity and
 	// its peak, and all its buffers together.
 	replyCap, replyPeak, heldMem atomic.Int64
+	// killed is set by CLIENT KILL: the connection is closed, and what it
+	// had sent but not run yet does not run.
+	killed atomic.Bool
 }
 
 func newClient(s *Server, conn *guardConn) *client {
@@ -305,6 +308,11 @@ func (s *Server) serveBatch(c *client) {
 func (c *client) Run(k *keyspace.Keyspace) {
 	c.lastAt = time.Now()
 	c.srv.batchStart()
+	if c.killed.Load() {
+		c.closeNow = true
+		c.done <- struct{}{}
+		return
+	}
 	for c.next < len(c.batch) {
 		args := c.batch[c.next].Args
 		if paused, over, until := c.srv.pausedFor(c, args); paused {
@@ -343,7 +351,7 @@ func (s *Server) waitPause(c *client) bool {
 	// Close waits for batches in flight: look at closing now and then
 	// rather than hold it up.
 	const poll = 50 * time.Millisecond
-	for !s.closing.Load() {
+	for !s.closing.Load() && !c.killed.Load() {
 		left := time.Until(until)
 		if left <= 0 {
 			return true

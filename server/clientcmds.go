@@ -339,6 +339,7 @@ func cmdClientKill(x *call, args [][]byte) error {
 			c.closeNow = true
 			continue
 		}
+		c.killed.Store(true)
 		c.conn.Close()
 	}
 	if oldForm {

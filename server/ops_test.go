@@ -171,6 +171,21 @@ func TestClientPause(t *testing.T) {
 	case <-time.After(2 * time.Second):
 		t.Fatal("UNPAUSE did not release the write")
 	}
+	// A client killed while it waits for a pause never runs what it sent.
+	do(t, a, "CLIENT", "PAUSE", "60000", "WRITE")
+	k := redistest.Dial(t, s.Addr())
+	kid := strings.TrimSuffix(strings.TrimPrefix(do(t, k, "CLIENT", "ID"), ":"), "\r\n")
+	k.MustSend(redistest.Encode("SET", "killed", "1"))
+	time.Sleep(50 * time.Millisecond)
+	if got := do(t, a, "CLIENT", "KILL", "ID", kid); got != ":1\r\n" {
+		t.Fatalf("kill the paused client: %q", got)
+	}
+	do(t, a, "CLIENT", "UNPAUSE")
+	time.Sleep(50 * time.Millisecond)
+	if _, ok := s.Get("killed"); ok {
+		t.Fatal("a killed client's pending SET ran")
+	}
+
 	// Close does not wait for a long pause.
 	do(t, a, "CLIENT", "PAUSE", "60000", "ALL")
 	b.Send(redistest.Encode("PING"))
