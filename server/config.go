@@ -90,7 +90,7 @@ func canonicalParam(name string) string {
 
 // liveParam is a parameter minilock acts on: get reads minilock's
 // setting; set, when there is one, applies a value CONFIG SET has already
-// checked (nil: immutable here too, or only kept). Owner goroutine.
+// checked (nil: immutable or protected in Redis, or refused, see fixedParams).
 type liveParam struct {
 	get func(s *Server) string
 	set func(s *Server, v string) error
@@ -138,9 +138,9 @@ var liveParams = map[string]liveParam{
 	// The Lua engine reads its threshold when it starts, and each
 	// connection's frame guard its limits when it connects: minilock
 	// reports these and refuses to change them while running (errFixed).
-	"busy-reply-threshold":      {get: func(s *Server) string { return itoa(s.cfg.BusyThreshold.Milliseconds()) }, set: fixed},
-	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, defaultMaxBulkLen)) }, set: fixed},
-	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, defaultMaxQueryLen)) }, set: fixed},
+	"busy-reply-threshold":      {get: func(s *Server) string { return itoa(s.cfg.BusyThreshold.Milliseconds()) }},
+	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, defaultMaxBulkLen)) }},
+	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, defaultMaxQueryLen)) }},
 	"restart-delay":             {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
 	"slowlog-log-slower-than": intParam(func(s *Server) int64 { return s.ops.slowlog.slowerThan },
 		func(s *Server, n int64) { s.ops.slowlog.slowerThan = n }),
@@ -202,9 +202,7 @@ var liveParams = map[string]liveParam{
 // errFixed refuses to change a setting minilock reads only at startup.
 var errFixed = errors.New("minilock applies this setting only at startup")
 
-func fixed(*Server, string) error { return errFixed }
-
-// fixedParams are the live parameters whose set is fixed.
+// fixedParams are the live parameters CONFIG SET refuses (errFixed).
 var fixedParams = map[string]bool{"busy-reply-threshold": true, "proto-max-bulk-len": true, "client-query-buffer-limit": true}
 
 // setIdleTimeout is CONFIG SET timeout: connections waiting for their
@@ -651,10 +649,8 @@ func cmdConfigSet(x *call, args [][]byte) error {
 		} else {
 			v, err = ch.def.check(ch.value)
 		}
-		if lp, ok := liveParams[canonicalParam(ch.def.name)]; ok && err == nil && lp.set != nil {
-			if _, isFixed := fixedParams[canonicalParam(ch.def.name)]; isFixed {
-				err = errFixed
-			}
+		if err == nil && fixedParams[canonicalParam(ch.def.name)] {
+			err = errFixed
 		}
 		if err != nil {
 			return configSetErr(ch.name, err)
