@@ -64,6 +64,10 @@ var memLatencyCases = []diffCase{
 var infoCases = []diffCase{
 	tc("info field names", c("INFO").with(infoFieldNames), c("INFO default").with(infoFieldNames), c("INFO all").with(infoFieldNames), c("INFO everything").with(infoFieldNames),
 		c("INFO server keyspace").with(infoFieldNames), c("INFO CPU cpu").with(infoFieldNames), c("INFO memory").with(infoFieldNames), c("INFO persistence stats replication clients").with(infoFieldNames)),
+	tc("info sections with values", c("INFO replication").with(infoMask("master_replid")), c("INFO persistence").with(infoMask("rdb_last_save_time")),
+		c("INFO clients").with(infoMask("client_recent_max_input_buffer", "client_recent_max_output_buffer")), c("CLIENT SETNAME x").on(1), c("INFO clients").with(infoMask("client_recent_max_input_buffer", "client_recent_max_output_buffer")),
+		c("CONFIG SET maxmemory 10mb maxmemory-policy allkeys-lru"), c("INFO memory").with(infoValues("maxmemory", "maxmemory_human", "maxmemory_policy", "number_of_cached_scripts", "number_of_functions")),
+		c("CONFIG SET maxmemory 0 maxmemory-policy noeviction")),
 	tc("info sections exact", c("INFO nosuch"), c("INFO modules"), c("INFO cluster"), c("INFO cluster nosuch modules"), c("INFO keyspace"), c("SET k v EX 100"), c("SET j v"), c("INFO keyspace"), c("SELECT 3"), c("SET k v"), c("INFO keyspace")),
 	tc("info counters after resetstat", c("CONFIG RESETSTAT"), c("INFO errorstats"), c("SET a 1"), c("GET a"), c("GET nosuch"), c("INCR a"), c("HSET a f v"), c("GET"), c("NOSUCH"), c("INCR nosuch"),
 		c("EXISTS a b c"), cmd("EVAL", "redis.pcall('HGET', 'a', 'f') return redis.call('GET', 'a')", "0"), cmd("EVAL", "return redis.error_reply('MYERR custom')", "0"), cmd("EVAL", "return redis.call('HGET', 'a', 'f')", "0"),
@@ -339,6 +343,28 @@ var (
 		return slices.Concat(head, slices.Concat(pairs...)), true
 	}}
 )
+
+// infoMask masks the values of the named INFO fields and keeps every
+// other field's value.
+func infoMask(masked ...string) *normalizer {
+	m := map[string]bool{}
+	for _, k := range masked {
+		m[k] = true
+	}
+	return &normalizer{"INFO without " + strings.Join(masked, ","), func(b []byte) ([]byte, bool) {
+		text, wrap, ok := verbatimText(b)
+		if !ok {
+			return nil, false
+		}
+		lines := strings.Split(text, "\r\n")
+		for i, l := range lines {
+			if name, _, ok := strings.Cut(l, ":"); ok && m[name] {
+				lines[i] = name + ":*"
+			}
+		}
+		return wrap(strings.Join(lines, "\r\n")), true
+	}}
+}
 
 // infoValues keeps the values of the named INFO fields and masks every
 // other field's value.
