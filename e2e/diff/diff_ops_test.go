@@ -64,7 +64,7 @@ var memLatencyCases = []diffCase{
 var infoCases = []diffCase{
 	tc("info field names", c("INFO").with(infoFieldNames), c("INFO default").with(infoFieldNames), c("INFO all").with(infoFieldNames), c("INFO everything").with(infoFieldNames),
 		c("INFO server keyspace").with(infoFieldNames), c("INFO CPU cpu").with(infoFieldNames), c("INFO memory").with(infoFieldNames), c("INFO persistence stats replication clients").with(infoFieldNames)),
-	tc("info sections with values", c("INFO replication").with(infoMask("master_replid")), c("INFO persistence").with(infoMask("rdb_last_save_time")),
+	tc("info sections with values", c("INFO replication").with(infoMask("master_replid")), c("INFO persistence").with(infoMask("rdb_last_save_time", "rdb_changes_since_last_save")),
 		c("INFO clients").with(infoMask("client_recent_max_input_buffer", "client_recent_max_output_buffer")), c("CLIENT SETNAME x").on(1), c("INFO clients").with(infoMask("client_recent_max_input_buffer", "client_recent_max_output_buffer")),
 		c("CONFIG SET maxmemory 10mb maxmemory-policy allkeys-lru"), c("INFO memory").with(infoValues("maxmemory", "maxmemory_human", "maxmemory_policy", "number_of_cached_scripts", "number_of_functions")),
 		c("CONFIG SET maxmemory 0 maxmemory-policy noeviction")),
