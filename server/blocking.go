@@ -434,6 +434,10 @@ func (s *Server) waitUnparked(c *client) bool {
 			ch <- readResult{cmds, err}
 		}(c.read)
 	}
+	// A parked client is not a batch in flight: Close need not wait for it
+	// (closing its connection ends the read below).
+	s.inflight.Add(-1)
+	defer s.inflight.Add(1)
 	select {
 	case <-c.wake:
 	case r := <-c.read:

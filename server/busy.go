@@ -26,9 +26,10 @@ func (s *Server) serveWhileBusy(c *client) {
 				c.multi.aborted = true
 			}
 			c.w.Err(err)
+			s.ops.deferStat(pendingStat{cmd: cmd, err: resp.Text(err), rejected: true})
 			continue
 		}
-		x := call{s: s, c: c}
+		x := call{s: s, c: c, offOwner: true}
 		x.W = &c.w
 		x.DB = c.db
 		s.run(&x, cmd, args)

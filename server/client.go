@@ -3,7 +3,10 @@ package server
 import (
 	"net"
 	"sort"
+	"sync/atomic"
+	"syscall"
 	"time"
+	"unsafe"
 
 	"github.com/tidwall/redcon"
 
@@ -65,6 +68,23 @@ type client struct {
 	// writeBy is the write deadline last set on the connection; zero when
 	// none is set. Connection goroutine only.
 	writeBy time.Time
+
+	fd      int   // the socket's descriptor, for CLIENT LIST
+	inBytes int64 // the size of the batch being served
+	// CLIENT NO-EVICT and CLIENT REPLY state (clientcmds.go).
+	noEvict                            bool
+	replyOff, replySkipNext, replySkip bool
+	// pauseOver and pauseUntil: the batch stopped at a command that must
+	// wait for CLIENT PAUSE to end (see Run).
+	pauseOver  chan struct{}
+	pauseUntil time.Time
+	// What the connection holds between batches, for CLIENT LIST and
+	// INFO, written by its own goroutine: the reply buffer's capacity and
+	// its peak, and all its buffers together.
+	replyCap, replyPeak, heldMem atomic.Int64
+	// killed is set by CLIENT KILL: the connection is closed, and what it
+	// had sent but not run yet does not run.
+	killed atomic.Bool
 }
 
 func newClient(s *Server, conn *guardConn) *client {
@@ -74,12 +94,18 @@ func newClient(s *Server, conn *guardConn) *client {
 		conn:   conn,
 		addr:   conn.RemoteAddr().String(),
 		born:   time.Now(),
-		authed: s.cfg.Password == "",
+		authed: s.password() == "",
 		done:   make(chan struct{}, 1),
 		wake:   make(chan struct{}, 1),
 	}
 	c.lastAt = c.born
 	c.w.Proto = 2
+	c.fd = -1
+	if sc, ok := conn.Conn.(interface {
+		SyscallConn() (syscall.RawConn, error)
+	}); ok {
+		c.fd = connFD(sc)
+	}
 	conn.SetAuthPending(!c.authed)
 	if a := conn.LocalAddr(); a != nil {
 		c.laddr = a.String()
@@ -122,9 +148,15 @@ func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
 		return
 	}
 	defer s.forget(c)
+	deadline := false // a read deadline is set on conn
 	for {
-		if s.cfg.IdleTimeout > 0 {
-			conn.SetReadDeadline(time.Now().Add(s.cfg.IdleTimeout))
+		// timeout may change at any time (CONFIG SET).
+		if t := s.idleTimeout(); t > 0 {
+			conn.SetReadDeadline(time.Now().Add(t))
+			deadline = true
+		} else if deadline {
+			conn.SetReadDeadline(time.Time{})
+			deadline = false
 		}
 		cmds, err := c.nextRead()
 		if err != nil || !s.handle(c, cmds) {
@@ -158,6 +190,9 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 	if s.closing.Load() {
 		return false
 	}
+	s.ops.reads.Add(1)
+	s.ops.netIn.Add(int64(len(cmds)))
+	c.inBytes = int64(len(cmds))
 	if !c.parse(cmds) {
 		return false
 	}
@@ -186,6 +221,9 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 			c.closeNow = true // the client stopped reading or went away
 			break
 		}
+		if c.pauseOver != nil && !s.waitPause(c) {
+			return false
+		}
 	}
 	if c.feed != nil {
 		// The owner handed the replies to the feed. A feed may be quiet
@@ -205,6 +243,10 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 	} else if !s.write(c) {
 		c.closeNow = true
 	}
+	rbs := int64(cap(c.w.B))
+	if rbs > c.replyPeak.Load() {
+		c.replyPeak.Store(rbs)
+	}
 	if cap(c.w.B) > maxIdleBuffer {
 		c.w.B = nil
 	}
@@ -213,6 +255,8 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 	if cap(c.args) > maxIdleArgs {
 		c.batch, c.args = nil, nil
 	}
+	c.replyCap.Store(int64(cap(c.w.B)))
+	c.heldMem.Store(int64(cap(c.w.B)) + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
 	return !c.closeNow && !s.closing.Load()
 }
 
@@ -247,7 +291,9 @@ func (s *Server) write(c *client) bool {
 		return true
 	}
 	s.armWriteDeadline(c)
-	_, err := c.conn.Write(c.w.B)
+	n, err := c.conn.Write(c.w.B)
+	s.ops.writes.Add(1)
+	s.ops.netOut.Add(int64(n))
 	c.w.B = c.w.B[:0]
 	return err == nil
 }
@@ -300,8 +346,30 @@ func (s *Server) serveBatch(c *client) {
 // replyChunk, leaving c.next at the first command not run.
 func (c *client) Run(k *keyspace.Keyspace) {
 	c.lastAt = time.Now()
+	c.srv.batchStart()
+	if c.killed.Load() {
+		c.closeNow = true
+		c.done <- struct{}{}
+		return
+	}
 	for c.next < len(c.batch) {
-		c.srv.execute(c, c.batch[c.next].Args)
+		args := c.batch[c.next].Args
+		if paused, over, until := c.srv.pausedFor(c, args); paused {
+			// CLIENT PAUSE: the connection waits, then runs the rest.
+			c.pauseOver, c.pauseUntil = over, until
+			break
+		}
+		// CLIENT REPLY OFF or SKIP: the command runs, its reply is
+		// dropped.
+		start, skip := len(c.w.B), c.replySkip
+		c.replySkip = false
+		c.srv.execute(c, args)
+		if c.replyOff || skip {
+			c.w.B = c.w.B[:start]
+		}
+		if c.replySkipNext {
+			c.replySkipNext, c.replySkip = false, true
+		}
 		c.next++
 		if c.parked != nil {
 			c.mustWait = true // the rest waits until it is answered
@@ -315,6 +383,7 @@ func (c *client) Run(k *keyspace.Keyspace) {
 		}
 	}
 	c.flushToFeed()
+	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(len(c.w.B)))
 	c.done <- struct{}{}
 }
 
@@ -334,6 +403,30 @@ func (c *client) flushToFeed() {
 		c.feed.push(c.w.B)
 		c.w.B = c.w.B[:0]
 	}
+}
+
+// waitPause waits, on the connection's goroutine, for the CLIENT PAUSE
+// that stopped c's batch to end; false if the server closes meanwhile.
+func (s *Server) waitPause(c *client) bool {
+	over, until := c.pauseOver, c.pauseUntil
+	c.pauseOver = nil
+	// Close waits for batches in flight: look at closing now and then
+	// rather than hold it up.
+	const poll = 50 * time.Millisecond
+	for !s.closing.Load() && !c.killed.Load() {
+		left := time.Until(until)
+		if left <= 0 {
+			return true
+		}
+		t := time.NewTimer(min(left, poll))
+		select {
+		case <-over:
+			t.Stop()
+			return true
+		case <-t.C:
+		}
+	}
+	return false
 }
 
 // needsCleanup reports whether a closed client left state on the owner.

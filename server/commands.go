@@ -194,7 +194,13 @@ var commandTable = []*command{
 		{name: "list", arity: -2, flags: fNoScript | fSkipMonitor, run: cmdClientList},
 		{name: "info", arity: 2, flags: fNoScript, run: cmdClientInfo},
 		{name: "unblock", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdClientUnblock},
-		{name: "no-evict", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdClientOnOff},
+		{name: "no-evict", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdClientNoEvict},
+		{name: "kill", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdClientKill},
+		{name: "pause", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdClientPause},
+		{name: "unpause", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdClientUnpause},
+		{name: "reply", arity: 3, flags: fNoScript, run: cmdClientReply},
+		{name: "getredir", arity: 2, flags: fNoScript, run: cmdClientGetRedir},
+		{name: "trackinginfo", arity: 2, flags: fNoScript, run: cmdClientTrackingInfo},
 		{name: "help", arity: 2, run: cmdClientHelp},
 	}},
 
@@ -236,6 +242,24 @@ var commandTable = []*command{
 		{name: "set", arity: -4, flags: fNoScript | fSkipMonitor, run: cmdConfigSet},
 		{name: "resetstat", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdConfigResetStat},
 	}},
+	{name: "memory", subs: []*command{
+		{name: "usage", arity: -3, flags: fReadOnly, run: cmdMemoryUsage},
+		{name: "purge", arity: 2, run: cmdMemoryPurge},
+		{name: "help", arity: 2, run: cmdMemoryHelp},
+	}},
+	{name: "latency", subs: []*command{
+		{name: "latest", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdLatencyLatest},
+		{name: "history", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdLatencyHistory},
+		{name: "reset", arity: -2, flags: fNoScript | fSkipMonitor, run: cmdLatencyReset},
+		{name: "doctor", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdLatencyDoctor},
+		{name: "help", arity: 2, run: cmdLatencyHelp},
+	}},
+	{name: "slowlog", subs: []*command{
+		{name: "get", arity: -2, flags: fSkipMonitor, run: cmdSlowlogGet},
+		{name: "len", arity: 2, flags: fSkipMonitor, run: cmdSlowlogLen},
+		{name: "reset", arity: 2, flags: fSkipMonitor, run: cmdSlowlogReset},
+		{name: "help", arity: 2, run: cmdSlowlogHelp},
+	}},
 	// A bare COMMAND lists every command: Redis gives this container
 	// arity -1 and a run of its own.
 	{name: "command", arity: -1, run: cmdCommandAll, subs: []*command{
@@ -251,7 +275,7 @@ var commandTable = []*command{
 // as COMMAND, read it.)
 var commands map[string]*command
 
-func init() { commands = index(commandTable) }
+func init() { commands = index(commandTable); numberCommands(commandTable) }
 
 // index builds the lookup map of a table, panicking on a name that is
 // there twice: two rows for one command would leave one of them dead.

@@ -2,163 +2,627 @@ package server
 
 import (
 	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
 )
 
-// Settings CONFIG SET changes at run time. Each is one row: its Redis name
-// and aliases, how its value is read (config.c's numeric and memory
-// configs), and how it takes effect. A setting not listed here is refused
-// as Redis refuses an unknown one.
+// CONFIG GET and CONFIG SET (config.c). Every parameter redis-server 7.0
+// has is known, with its default and the checks CONFIG SET makes
+// (configdefs_gen.go, recorded from a real redis-server by
+// internal/genconfig). The parameters minilock acts on are live: reading
+// them reads minilock's own setting and setting them takes effect at once
+// (liveParams). The rest are checked as Redis checks them and kept, so
+// CONFIG GET returns what was set.
 
-// configParam is one settable setting.
-type configParam struct {
-	name    string
-	aliases []string
-	// memory: the value may carry a unit (1kb, 5mb ...), as
-	// MEMORY_CONFIG; otherwise it is a plain integer.
-	memory   bool
-	min, max int64
-	// set applies a value already validated. Owner goroutine.
-	set func(s *Server, n int64)
-	// get reads the value back for CONFIG GET.
-	get func(s *Server) int64
-	// parseValue and format, when set, read and write a value that is not
-	// a number (notify-keyspace-events).
-	parseValue func(v string) (int64, error)
-	format     func(n int64) string
+// configKind is how CONFIG SET reads a parameter's value.
+type configKind int
+
+const (
+	kString    configKind = iota // any string
+	kBool                        // yes or no
+	kEnum                        // one of enum
+	kInt                         // an integer within [min, max]
+	kMemory                      // a size with an optional unit, within [min, max]
+	kImmutable                   // set at startup only
+	kProtected                   // refused while enable-protected-configs is no
+	kSpecial                     // its own syntax (save, client-output-buffer-limit ...)
+)
+
+// configDef is one parameter as Redis 7.0 defines it.
+type configDef struct {
+	name     string
+	def      string
+	kind     configKind
+	min, max string // kInt and kMemory bounds, as Redis prints them
+	enum     []string
+	msg      string // kSpecial: the error for a malformed value
 }
 
-// encodingParam is a row for one of keyspace.Encodings' thresholds.
-func encodingParam(name, alias string, memory bool, min, max int64, field func(*keyspace.Encodings) *int) configParam {
-	return configParam{
-		name: name, aliases: []string{alias}, memory: memory, min: min, max: max,
-		set: func(s *Server, n int64) {
-			e := s.ks.Encodings()
-			*field(&e) = int(n)
-			s.ks.SetEncodings(e)
-		},
-		get: func(s *Server) int64 {
-			e := s.ks.Encodings()
-			return int64(*field(&e))
+// configAliases maps each of Redis's alias names to the parameter it
+// stands for; both names answer CONFIG GET and CONFIG SET.
+var configAliases = map[string]string{
+	"hash-max-ziplist-entries":      "hash-max-listpack-entries",
+	"hash-max-ziplist-value":        "hash-max-listpack-value",
+	"zset-max-ziplist-entries":      "zset-max-listpack-entries",
+	"zset-max-ziplist-value":        "zset-max-listpack-value",
+	"list-max-ziplist-size":         "list-max-listpack-size",
+	"lua-time-limit":                "busy-reply-threshold",
+	"cluster-slave-no-failover":     "cluster-replica-no-failover",
+	"cluster-slave-validity-factor": "cluster-replica-validity-factor",
+	"min-slaves-max-lag":            "min-replicas-max-lag",
+	"min-slaves-to-write":           "min-replicas-to-write",
+	"repl-ping-slave-period":        "repl-ping-replica-period",
+	"slave-announce-ip":             "replica-announce-ip",
+	"slave-announce-port":           "replica-announce-port",
+	"slave-ignore-maxmemory":        "replica-ignore-maxmemory",
+	"slave-lazy-flush":              "replica-lazy-flush",
+	"slave-priority":                "replica-priority",
+	"slave-read-only":               "replica-read-only",
+	"slave-serve-stale-data":        "replica-serve-stale-data",
+	"slaveof":                       "replicaof",
+}
+
+// configByName finds a parameter by a lower-case name.
+var configByName = func() map[string]*configDef {
+	m := make(map[string]*configDef, len(configDefs))
+	for i := range configDefs {
+		m[configDefs[i].name] = &configDefs[i]
+	}
+	return m
+}()
+
+// canonicalParam is the name a parameter's value is kept under.
+func canonicalParam(name string) string {
+	if c, ok := configAliases[name]; ok {
+		return c
+	}
+	return name
+}
+
+// liveParam is a parameter minilock acts on: get reads minilock's
+// setting; set, when there is one, applies a value CONFIG SET has already
+// checked (nil: immutable or protected in Redis, or refused, see fixedParams).
+type liveParam struct {
+	get func(s *Server) string
+	set func(s *Server, v string) error
+}
+
+func intParam(get func(s *Server) int64, set func(s *Server, n int64)) liveParam {
+	return liveParam{
+		get: func(s *Server) string { return itoa(get(s)) },
+		set: func(s *Server, v string) error {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err == nil {
+				set(s, n)
+			}
+			return err
 		},
 	}
 }
 
-// configParams are the settable settings, with config.c's bounds.
-var configParams = []configParam{
-	encodingParam("hash-max-listpack-entries", "hash-max-ziplist-entries", false, 0, 1<<63-1, func(e *keyspace.Encodings) *int { return &e.HashMaxListpackEntries }),
-	encodingParam("hash-max-listpack-value", "hash-max-ziplist-value", true, 0, 1<<63-1, func(e *keyspace.Encodings) *int { return &e.HashMaxListpackValue }),
-	encodingParam("zset-max-listpack-entries", "zset-max-ziplist-entries", false, 0, 1<<63-1, func(e *keyspace.Encodings) *int { return &e.ZSetMaxListpackEntries }),
-	encodingParam("zset-max-listpack-value", "zset-max-ziplist-value", true, 0, 1<<63-1, func(e *keyspace.Encodings) *int { return &e.ZSetMaxListpackValue }),
-	encodingParam("set-max-intset-entries", "", false, 0, 1<<63-1, func(e *keyspace.Encodings) *int { return &e.SetMaxIntsetEntries }),
-	encodingParam("list-max-listpack-size", "list-max-ziplist-size", false, -(1 << 31), 1<<31-1, func(e *keyspace.Encodings) *int { return &e.ListMaxListpackSize }),
-	notifyParam,
+func encodingParam(field func(*keyspace.Encodings) *int) liveParam {
+	return intParam(
+		func(s *Server) int64 { e := s.ks.Encodings(); return int64(*field(&e)) },
+		func(s *Server, n int64) { e := s.ks.Encodings(); *field(&e) = int(n); s.ks.SetEncodings(e) })
 }
 
-// findParam finds a settable setting by any of its names, ignoring case.
-func findParam(name string) (*configParam, string) {
-	name = strings.ToLower(name)
-	for i := range configParams {
-		p := &configParams[i]
-		if p.name == name {
-			return p, name
+// liveParams are the parameters minilock acts on, by canonical name.
+var liveParams = map[string]liveParam{
+	"port":      {get: func(s *Server) string { return s.port() }},
+	"bind":      {get: (*Server).bindValue},
+	"databases": {get: func(s *Server) string { return strconv.Itoa(s.ks.Databases()) }},
+	"dir": {get: func(s *Server) string {
+		d, _ := os.Getwd()
+		return d
+	}},
+	"requirepass": {
+		get: func(s *Server) string { return s.password() },
+		set: func(s *Server, v string) error { s.ops.live.password.Store(&v); return nil },
+	},
+	"maxclients": intParam(func(s *Server) int64 { return s.ops.live.maxClients.Load() },
+		func(s *Server, n int64) { s.ops.live.maxClients.Store(n) }),
+	"timeout": intParam(func(s *Server) int64 { return int64(s.idleTimeout() / time.Second) }, (*Server).setIdleTimeout),
+	"protected-mode": {
+		get: func(s *Server) string { return yesNo(s.ops.live.protectedMode.Load()) },
+		set: func(s *Server, v string) error { s.ops.live.protectedMode.Store(v == "yes"); return nil },
+	},
+	// The Lua engine reads its threshold when it starts, and each
+	// connection's frame guard its limits when it connects: minilock
+	// reports these and refuses to change them while running (errFixed).
+	"busy-reply-threshold":      {get: func(s *Server) string { return itoa(s.cfg.BusyThreshold.Milliseconds()) }},
+	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, defaultMaxBulkLen)) }},
+	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, defaultMaxQueryLen)) }},
+	"restart-delay":             {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
+	"notify-keyspace-events": {
+		get: func(s *Server) string { return s.notify.flags.String() },
+		set: func(s *Server, v string) error {
+			f, err := keyspace.ParseNotifyFlags(v)
+			if err == nil {
+				s.setNotifyFlags(f)
+			}
+			return err
+		},
+	},
+	"slowlog-log-slower-than": intParam(func(s *Server) int64 { return s.ops.slowlog.slowerThan },
+		func(s *Server, n int64) { s.ops.slowlog.slowerThan = n }),
+	"slowlog-max-len": intParam(func(s *Server) int64 { return s.ops.slowlog.maxLen },
+		func(s *Server, n int64) { s.ops.slowlog.maxLen = n }),
+	"loglevel": {
+		get: func(s *Server) string {
+			if v, ok := s.ops.params["loglevel"]; ok || s.cfg.LogLevel == nil {
+				return cmpEmpty(v, "notice")
+			}
+			switch l := s.cfg.LogLevel.Level(); {
+			case l <= slog.LevelDebug:
+				return "debug"
+			case l <= slog.LevelInfo:
+				return "notice"
+			}
+			return "warning"
+		},
+		set: func(s *Server, v string) error {
+			s.ops.params["loglevel"] = v
+			if s.cfg.LogLevel != nil {
+				// As cmd/minilock reads redis.conf's loglevel.
+				l := map[string]slog.Level{"debug": slog.LevelDebug, "verbose": slog.LevelInfo, "notice": slog.LevelInfo, "warning": slog.LevelWarn}[v]
+				s.cfg.LogLevel.Set(l)
+			}
+			return nil
+		},
+	},
+	"latency-monitor-threshold": intParam(func(s *Server) int64 { return s.ops.latencyThreshold },
+		func(s *Server, n int64) { s.ops.latencyThreshold = n }),
+	"latency-tracking": {
+		get: func(s *Server) string { return yesNo(s.ops.latencyTracking) },
+		set: func(s *Server, v string) error { s.ops.latencyTracking = v == "yes"; return nil },
+	},
+	"latency-tracking-info-percentiles": {
+		get: func(s *Server) string {
+			parts := make([]string, len(s.ops.percentiles))
+			for i, p := range s.ops.percentiles {
+				parts[i] = strconv.FormatFloat(p, 'f', -1, 64)
+			}
+			return strings.Join(parts, " ")
+		},
+		set: func(s *Server, v string) error {
+			ps, err := parsePercentiles(v)
+			if err == nil {
+				s.ops.percentiles = ps
+			}
+			return err
+		},
+	},
+	"hash-max-listpack-entries": encodingParam(func(e *keyspace.Encodings) *int { return &e.HashMaxListpackEntries }),
+	"hash-max-listpack-value":   encodingParam(func(e *keyspace.Encodings) *int { return &e.HashMaxListpackValue }),
+	"zset-max-listpack-entries": encodingParam(func(e *keyspace.Encodings) *int { return &e.ZSetMaxListpackEntries }),
+	"zset-max-listpack-value":   encodingParam(func(e *keyspace.Encodings) *int { return &e.ZSetMaxListpackValue }),
+	"set-max-intset-entries":    encodingParam(func(e *keyspace.Encodings) *int { return &e.SetMaxIntsetEntries }),
+	"list-max-listpack-size":    encodingParam(func(e *keyspace.Encodings) *int { return &e.ListMaxListpackSize }),
+}
+
+// errFixed refuses to change a setting minilock reads only at startup.
+var errFixed = errors.New("minilock applies this setting only at startup")
+
+// fixedParams are the live parameters CONFIG SET refuses (errFixed).
+var fixedParams = map[string]bool{"busy-reply-threshold": true, "proto-max-bulk-len": true, "client-query-buffer-limit": true}
+
+// setIdleTimeout is CONFIG SET timeout: connections waiting for their
+// next command get the new deadline at once, counted from their last
+// command, as Redis's clientsCron closes a client idle for longer than
+// timeout whenever it was set. Owner goroutine.
+func (s *Server) setIdleTimeout(sec int64) {
+	d := time.Duration(sec) * time.Second
+	s.ops.live.idleTimeout.Store(int64(d))
+	for _, c := range s.clients.snapshot() {
+		if d > 0 {
+			c.conn.SetReadDeadline(c.lastAt.Add(d))
+		} else {
+			c.conn.SetReadDeadline(time.Time{})
 		}
-		for _, a := range p.aliases {
-			if a != "" && a == name {
-				return p, name
+	}
+}
+
+// restart-delay is minilock's own: CONFIG GET knows it, CONFIG SET does not
+// change it.
+var minilockDefs = []configDef{{name: "restart-delay", def: "0", kind: kImmutable}}
+
+func cmpEmpty(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func cmp0(v, def int64) int64 {
+	if v == 0 {
+		return def
+	}
+	return v
+}
+
+func (s *Server) bindValue() string {
+	var binds []string
+	for _, a := range s.Addrs() {
+		if i := strings.LastIndexByte(a, ':'); i >= 0 {
+			binds = append(binds, strings.Trim(a[:i], "[]"))
+		}
+	}
+	return strings.Join(binds, " ")
+}
+
+// param returns a parameter's value as CONFIG GET shows it, by canonical
+// name. Owner goroutine.
+func (s *Server) param(name string) string {
+	if lp, ok := liveParams[name]; ok {
+		return lp.get(s)
+	}
+	if v, ok := s.ops.params[name]; ok {
+		return v
+	}
+	if d := configByName[name]; d != nil {
+		return d.def
+	}
+	return ""
+}
+
+// allConfigNames lists every parameter name CONFIG GET knows, aliases
+// included, sorted.
+var allConfigNames = func() []string {
+	var names []string
+	for _, d := range configDefs {
+		names = append(names, d.name)
+	}
+	for _, d := range minilockDefs {
+		names = append(names, d.name)
+	}
+	slices.Sort(names)
+	return names
+}()
+
+func lookupDef(name string) *configDef {
+	if d := configByName[name]; d != nil {
+		return d
+	}
+	for i := range minilockDefs {
+		if minilockDefs[i].name == name {
+			return &minilockDefs[i]
+		}
+	}
+	return nil
+}
+
+// CONFIG GET parameter [parameter ...]: each setting at most once, as a map
+// (a flat array in RESP2). As in config.c:configGetCommand, a parameter
+// without glob characters is looked up ignoring case and answered under the
+// name as typed; a glob pattern matches the lower-case names, with case.
+func cmdConfigGet(x *call, args [][]byte) error {
+	seen := map[string]bool{}
+	var out [][2]string // reply name, setting
+	for _, pat := range args[2:] {
+		p := redisstr.CString(pat)
+		if !strings.ContainsAny(p, "[*?") {
+			name := strings.ToLower(string(pat))
+			if lookupDef(name) != nil && !seen[name] {
+				seen[name] = true
+				out = append(out, [2]string{string(pat), name})
+			}
+			continue
+		}
+		for _, name := range allConfigNames {
+			if !seen[name] && keyspace.Match([]byte(p), name) {
+				seen[name] = true
+				out = append(out, [2]string{name, name})
 			}
 		}
 	}
-	return nil, ""
+	x.W.Map(len(out))
+	for _, o := range out {
+		x.W.BulkString(o[0])
+		x.W.BulkString(x.s.param(canonicalParam(o[1])))
+	}
+	return nil
 }
 
 var (
 	errNotInteger = errors.New("argument couldn't be parsed into an integer")
 	errNotMemory  = errors.New("argument must be a memory value")
+	errNotBool    = errors.New("argument must be 'yes' or 'no'")
 )
 
-// parseParam reads a value as config.c's numeric configs do: an integer,
-// or for a memory setting a size with an optional unit (memtoull).
-func (p *configParam) parse(v string) (int64, error) {
-	if p.parseValue != nil {
-		return p.parseValue(v)
-	}
-	var n int64
-	if p.memory {
-		u, ok := memToBytes(v)
+// check reads a value as config.c reads it for d's kind and returns the
+// form CONFIG GET will show (1kb becomes 1024, YES becomes yes).
+func (d *configDef) check(v string) (string, error) {
+	switch d.kind {
+	case kBool:
+		switch strings.ToLower(v) {
+		case "yes":
+			return "yes", nil
+		case "no":
+			return "no", nil
+		}
+		return "", errNotBool
+	case kEnum:
+		for _, e := range d.enum {
+			if strings.EqualFold(v, e) {
+				return e, nil
+			}
+		}
+		return "", errors.New("argument(s) must be one of the following: " + strings.Join(d.enum, ", "))
+	case kInt:
+		n, ok := redisstr.ParseInt([]byte(v))
 		if !ok {
-			return 0, errNotMemory
+			return "", errNotInteger
 		}
-		n = u
-	} else {
-		var ok bool
-		if n, ok = redisstr.ParseInt([]byte(v)); !ok {
-			return 0, errNotInteger
+		lo, _ := strconv.ParseInt(d.min, 10, 64)
+		hi, _ := strconv.ParseInt(d.max, 10, 64)
+		if n < lo || n > hi {
+			return "", d.rangeErr()
+		}
+		return itoa(n), nil
+	case kMemory:
+		n, ok := memToBytes(v)
+		if !ok {
+			return "", errNotMemory
+		}
+		lo, _ := strconv.ParseUint(d.min, 10, 64)
+		hi, _ := strconv.ParseUint(d.max, 10, 64)
+		if n < lo || n > hi {
+			return "", d.rangeErr()
+		}
+		return strconv.FormatUint(n, 10), nil
+	case kSpecial:
+		return checkSpecial(d, v)
+	}
+	if d.name == "notify-keyspace-events" {
+		// Kept as given: its canonical form drops 'n' beside 'A' (as
+		// keyspaceEventsFlagsToString does), the flags do not.
+		if _, err := keyspace.ParseNotifyFlags(v); err != nil {
+			return "", err
 		}
 	}
-	if n < p.min || n > p.max {
-		return 0, errors.New("argument must be between " + strconv.FormatInt(p.min, 10) + " and " + strconv.FormatInt(p.max, 10) + " inclusive")
-	}
-	return n, nil
+	return v, nil
+}
+
+func (d *configDef) rangeErr() error {
+	return errors.New("argument must be between " + d.min + " and " + d.max + " inclusive")
 }
 
 // memToBytes is util.c:memtoull: a number and an optional unit b, k, kb,
 // m, mb, g, gb (any case; k is 1000, kb 1024).
-func memToBytes(s string) (int64, bool) {
+func memToBytes(s string) (uint64, bool) {
 	units := []struct {
 		suffix string
-		mul    int64
+		mul    uint64
 	}{{"kb", 1024}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}}
 	l := strings.ToLower(s)
-	mul := int64(1)
+	mul := uint64(1)
 	for _, u := range units {
 		if strings.HasSuffix(l, u.suffix) {
 			l, mul = strings.TrimSuffix(l, u.suffix), u.mul
 			break
 		}
 	}
-	n, err := strconv.ParseUint(l, 10, 64)
-	if err != nil || l == "" || n > uint64(1<<63-1)/uint64(mul) {
+	if l == "" || l[0] < '0' || l[0] > '9' {
 		return 0, false
 	}
-	return int64(n) * int64(mul), true
+	n, err := strconv.ParseUint(l, 10, 64)
+	if err != nil || n > ^uint64(0)/mul {
+		return 0, false
+	}
+	return n * mul, true
 }
 
-// CONFIG SET parameter value [parameter value ...]: every value is checked
-// before any is applied, as configSetCommand does.
+// checkSpecial checks the parameters with a syntax of their own.
+func checkSpecial(d *configDef, v string) (string, error) {
+	fail := errors.New(d.msg)
+	switch d.name {
+	case "save":
+		if v == "" {
+			return "", nil
+		}
+		parts := strings.Split(v, " ")
+		if len(parts)%2 != 0 {
+			return "", fail
+		}
+		for _, p := range parts {
+			if _, ok := redisstr.ParseInt([]byte(p)); !ok {
+				return "", fail
+			}
+		}
+		return v, nil
+	case "latency-tracking-info-percentiles":
+		ps, err := parsePercentiles(v)
+		if err != nil {
+			return "", err
+		}
+		out := make([]string, len(ps))
+		for i, p := range ps {
+			out[i] = strconv.FormatFloat(p, 'f', -1, 64)
+		}
+		return strings.Join(out, " "), nil
+	case "maxmemory-clients":
+		if strings.HasSuffix(v, "%") {
+			n, ok := redisstr.ParseInt([]byte(strings.TrimSuffix(v, "%")))
+			if !ok || n < 0 {
+				return "", fail
+			}
+			if n > 100 {
+				return "", errors.New("percentage argument must be less or equal to 100")
+			}
+			return itoa(n) + "%", nil
+		}
+		n, ok := memToBytes(v)
+		if !ok {
+			return "", fail
+		}
+		return strconv.FormatUint(n, 10), nil
+	case "oom-score-adj-values":
+		parts := strings.Fields(v)
+		if len(parts) != 3 {
+			return "", fail
+		}
+		for i, p := range parts {
+			n, ok := redisstr.ParseInt([]byte(p))
+			if !ok || n < -2000 || n > 2000 {
+				return "", errors.New("Invalid oom-score-adj-values, elements must be between -2000 and 2000.")
+			}
+			parts[i] = itoa(n)
+		}
+		return strings.Join(parts, " "), nil
+	case "client-output-buffer-limit":
+		return "", errors.New("client-output-buffer-limit is set by setCOBL")
+	}
+	return v, nil
+}
+
+// parsePercentiles reads latency-tracking-info-percentiles: numbers
+// between 0 and 100, separated by spaces; empty for none.
+func parsePercentiles(v string) ([]float64, error) {
+	parts := strings.Fields(v)
+	if len(parts) > 1<<10 {
+		return nil, errors.New("Invalid latency-tracking-info-percentiles parameters")
+	}
+	out := make([]float64, 0, len(parts))
+	for _, p := range parts {
+		f, err := strconv.ParseFloat(p, 64)
+		if err != nil {
+			return nil, errors.New("Invalid latency-tracking-info-percentiles parameters")
+		}
+		if f < 0 || f > 100 {
+			return nil, errors.New("latency-tracking-info-percentiles parameters should sit between [0.0,100.0]")
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+// setCOBL applies client-output-buffer-limit: groups of class, hard
+// limit, soft limit and soft seconds, changing the classes named.
+func setCOBL(cur, v string) (string, error) {
+	args := strings.Fields(v)
+	if len(args)%4 != 0 {
+		return "", errors.New("Wrong number of arguments in buffer limit configuration.")
+	}
+	classes := []string{"normal", "slave", "pubsub"}
+	vals := map[string][3]string{}
+	curF := strings.Fields(cur)
+	for i := 0; i+3 < len(curF); i += 4 {
+		vals[curF[i]] = [3]string{curF[i+1], curF[i+2], curF[i+3]}
+	}
+	for i := 0; i < len(args); i += 4 {
+		class := strings.ToLower(args[i])
+		if class == "replica" {
+			class = "slave"
+		}
+		if !slices.Contains(classes, class) || class == "" {
+			return "", errors.New("Invalid client class specified in buffer limit configuration.")
+		}
+		hard, ok1 := memToBytes(args[i+1])
+		soft, ok2 := memToBytes(args[i+2])
+		secs, ok3 := redisstr.ParseInt([]byte(args[i+3]))
+		if !ok1 || !ok2 || !ok3 || secs < 0 {
+			return "", errors.New("Error in hard, soft or soft_seconds setting in buffer limit configuration.")
+		}
+		vals[class] = [3]string{strconv.FormatUint(hard, 10), strconv.FormatUint(soft, 10), itoa(secs)}
+	}
+	var parts []string
+	for _, c := range classes {
+		v := vals[c]
+		parts = append(parts, c, v[0], v[1], v[2])
+	}
+	return strings.Join(parts, " "), nil
+}
+
+func configSetErr(name string, err error) error {
+	return resp.NewError("CONFIG SET failed (possibly related to argument '" + name + "') - " + err.Error())
+}
+
+// CONFIG SET parameter value [parameter value ...]: the names are checked
+// first (unknown, immutable, protected, named twice), then every value,
+// and only when all are good is any applied, as configSetCommand does.
 func cmdConfigSet(x *call, args [][]byte) error {
 	if len(args)%2 != 0 {
-		return resp.ErrWrongArgs("config|set")
+		return resp.ErrSyntax
 	}
 	type change struct {
-		p *configParam
-		n int64
+		name  string // lower case, as typed
+		def   *configDef
+		value string
 	}
 	var changes []change
-	seen := map[*configParam]bool{}
+	seen := map[string]bool{}
 	for j := 2; j < len(args); j += 2 {
-		p, name := findParam(string(args[j]))
-		if p == nil {
-			return resp.NewError("Unknown option or number of arguments for CONFIG SET - '" + redisstr.CString(args[j]) + "'")
+		typed := redisstr.CString(args[j])
+		name := strings.ToLower(string(args[j]))
+		d := lookupDef(name)
+		if d == nil {
+			return resp.NewError("Unknown option or number of arguments for CONFIG SET - '" + typed + "'")
 		}
-		if seen[p] {
-			return resp.NewError("CONFIG SET failed (possibly related to argument '" + name + "') - duplicate parameter")
+		switch {
+		case d.kind == kImmutable:
+			return configSetErr(typed, errors.New("can't set immutable config"))
+		case d.kind == kProtected:
+			return configSetErr(typed, errors.New("can't set protected config"))
+		case seen[name]:
+			return configSetErr(typed, errors.New("duplicate parameter"))
 		}
-		seen[p] = true
-		n, err := p.parse(string(args[j+1]))
+		seen[name] = true
+		changes = append(changes, change{name, d, string(args[j+1])})
+	}
+	for i := range changes {
+		ch := &changes[i]
+		var v string
+		var err error
+		if ch.def.name == "client-output-buffer-limit" {
+			v, err = setCOBL(x.s.param(ch.def.name), ch.value)
+		} else {
+			v, err = ch.def.check(ch.value)
+		}
+		if err == nil && fixedParams[canonicalParam(ch.def.name)] {
+			err = errFixed
+		}
 		if err != nil {
-			return resp.NewError("CONFIG SET failed (possibly related to argument '" + name + "') - " + err.Error())
+			return configSetErr(ch.name, err)
 		}
-		changes = append(changes, change{p, n})
+		ch.value = v
 	}
 	for _, ch := range changes {
-		ch.p.set(x.s, ch.n)
+		name := canonicalParam(ch.def.name)
+		if lp, ok := liveParams[name]; ok {
+			if lp.set != nil {
+				if err := lp.set(x.s, ch.value); err != nil {
+					return configSetErr(ch.name, err)
+				}
+			}
+			continue
+		}
+		x.s.ops.params[name] = ch.value
 	}
 	x.W.OK()
+	return nil
+}
+
+// checkConfigTables is run by a test: every live parameter and alias
+// names a parameter Redis has.
+func checkConfigTables() error {
+	for name := range liveParams {
+		if lookupDef(name) == nil {
+			return fmt.Errorf("live parameter %q is not in configDefs", name)
+		}
+	}
+	for a, c := range configAliases {
+		if lookupDef(a) == nil || lookupDef(c) == nil {
+			return fmt.Errorf("alias %q -> %q: not in configDefs", a, c)
+		}
+	}
 	return nil
 }

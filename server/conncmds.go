@@ -2,10 +2,7 @@ package server
 
 import (
 	"crypto/subtle"
-	"fmt"
 	"strconv"
-	"strings"
-	"time"
 
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
@@ -58,10 +55,11 @@ func (s *Server) authenticate(user, pass []byte) bool {
 	if string(user) != "default" {
 		return false
 	}
-	if s.cfg.Password == "" {
+	pw := s.password()
+	if pw == "" {
 		return true
 	}
-	return subtle.ConstantTimeCompare(pass, []byte(s.cfg.Password)) == 1
+	return subtle.ConstantTimeCompare(pass, []byte(pw)) == 1
 }
 
 // AUTH [username] password
@@ -71,7 +69,7 @@ func cmdAuth(x *call, args [][]byte) error {
 	}
 	user, pass := []byte("default"), args[1]
 	if len(args) == 2 {
-		if x.s.cfg.Password == "" {
+		if x.s.password() == "" {
 			return errAuthNoPassword
 		}
 	} else {
@@ -211,7 +209,7 @@ func cmdReset(x *call, args [][]byte) error {
 	x.DB = 0
 	c.w.Proto = 2
 	c.name = ""
-	c.setAuthed(x.s.cfg.Password == "")
+	c.setAuthed(x.s.password() == "")
 	x.W.Status("RESET")
 	return nil
 }
@@ -238,121 +236,6 @@ func cmdClientSetName(x *call, args [][]byte) error {
 		return err
 	}
 	x.W.OK()
-	return nil
-}
-
-var errClientID = resp.NewError("Invalid client ID")
-
-// CLIENT LIST [TYPE NORMAL|MASTER|REPLICA|PUBSUB] | [ID id ...]
-func cmdClientList(x *call, args [][]byte) error {
-	normal := true
-	switch {
-	case len(args) == 2:
-	case len(args) > 3 && redisstr.Option(args[2], "id"):
-		return clientListIDs(x, args[3:])
-	case len(args) == 4 && redisstr.Option(args[2], "type"):
-		switch {
-		case redisstr.Option(args[3], "normal"):
-		case redisstr.Option(args[3], "master"), redisstr.Option(args[3], "replica"),
-			redisstr.Option(args[3], "slave"), redisstr.Option(args[3], "pubsub"):
-			normal = false
-		default:
-			return resp.NewError("Unknown client type '" + redisstr.CString(args[3]) + "'")
-		}
-	default:
-		return resp.ErrSyntax
-	}
-	var b strings.Builder
-	if normal {
-		for _, c := range x.s.clients.snapshot() {
-			b.WriteString(x.s.clientLine(c, x))
-			b.WriteByte('\n')
-		}
-	}
-	x.W.Verbatim("txt", b.String())
-	return nil
-}
-
-// clientListIDs answers CLIENT LIST ID: the clients named, in the order
-// given (a repeated id is listed again), unknown ids left out.
-func clientListIDs(x *call, ids [][]byte) error {
-	byID := map[int64]*client{}
-	for _, c := range x.s.clients.snapshot() {
-		byID[c.id] = c
-	}
-	var b strings.Builder
-	for _, a := range ids {
-		id, ok := redisstr.ParseInt(a)
-		if !ok {
-			return errClientID
-		}
-		if c := byID[id]; c != nil {
-			b.WriteString(x.s.clientLine(c, x))
-			b.WriteByte('\n')
-		}
-	}
-	x.W.Verbatim("txt", b.String())
-	return nil
-}
-
-// CLIENT INFO
-func cmdClientInfo(x *call, args [][]byte) error {
-	x.W.Verbatim("txt", x.s.clientLine(x.c, x)+"\n")
-	return nil
-}
-
-// clientLine formats c as a CLIENT LIST line, with Redis's fields. Sizes
-// minilock does not track the same way read 0.
-func (s *Server) clientLine(c *client, x *call) string {
-	now := time.Now()
-	db, cmd := c.db, c.lastCmd
-	if c == x.c {
-		db = x.DB // a SELECT earlier in a transaction is not in c.db yet
-	}
-	if cmd == "" {
-		cmd = "NULL"
-	}
-	flags := "N"
-	switch {
-	case c.monitor:
-		flags = "O"
-	case c.multi != nil:
-		flags = "x"
-	}
-	multi := -1
-	if c.multi != nil {
-		multi = len(c.multi.cmds)
-	}
-	return fmt.Sprintf("id=%d addr=%s laddr=%s fd=%d name=%s age=%d idle=%d flags=%s db=%d sub=0 psub=0 ssub=0 multi=%d qbuf=0 qbuf-free=0 argv-mem=0 multi-mem=0 rbs=0 rbp=0 obl=0 oll=0 omem=0 tot-mem=0 events=r cmd=%s user=default redir=-1 resp=%d",
-		c.id, c.addr, c.laddr, c.id, c.name, int(now.Sub(c.born).Seconds()), int(now.Sub(c.lastAt).Seconds()),
-		flags, db, multi, cmd, c.w.Proto)
-}
-
-// CLIENT NO-EVICT ON|OFF: accepted; minilock evicts no client.
-func cmdClientOnOff(x *call, args [][]byte) error {
-	if !redisstr.Option(args[2], "on") && !redisstr.Option(args[2], "off") {
-		return resp.ErrSyntax
-	}
-	x.W.OK()
-	return nil
-}
-
-// CLIENT HELP
-func cmdClientHelp(x *call, args [][]byte) error {
-	lines := []string{
-		"CLIENT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-		"GETNAME", "    Return the name of the current connection.",
-		"ID", "    Return the ID of the current connection.",
-		"INFO", "    Return information about the current client connection.",
-		"LIST [options ...]", "    Return information about client connections.",
-		"SETNAME <name>", "    Assign the name <name> to the current connection.",
-		"NO-EVICT (ON|OFF)", "    Protect current client connection from eviction.",
-		"HELP", "    Prints this help.",
-	}
-	x.W.Array(len(lines))
-	for _, l := range lines {
-		x.W.Status(l)
-	}
 	return nil
 }
 

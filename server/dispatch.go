@@ -36,6 +36,8 @@ type command struct {
 	subs  []*command // subcommands of a container (CLIENT, SCRIPT ...)
 	// subIndex finds subs by name (built by index).
 	subIndex map[string]*command
+	// id numbers the command for its statistics (stats.go).
+	id int
 }
 
 // call is one command being executed on the owner goroutine.
@@ -49,6 +51,10 @@ type call struct {
 	script *scriptHost
 	// inExec is set while EXEC runs the queued commands.
 	inExec bool
+	// offOwner: serveWhileBusy runs the command on the connection's
+	// goroutine while a script holds the owner (stats.go defers its
+	// counting).
+	offOwner bool
 }
 
 // errNoReply is returned by a command that must send no reply at all.
@@ -124,7 +130,11 @@ func (s *Server) execute(c *client, args [][]byte) {
 	}
 	if err != nil {
 		if cmd != nil && cmd.name == "exec" {
-			c.w.Err(s.abortExec(c, err))
+			err = s.abortExec(c, err)
+		}
+		s.rejectCommand(cmd, err)
+		if cmd != nil && cmd.name == "exec" {
+			c.w.Err(err)
 			return
 		}
 		if c.multi != nil {
@@ -156,19 +166,26 @@ func (s *Server) execute(c *client, args [][]byte) {
 // is dropped and the server keeps serving.
 func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	start := len(x.W.B)
+	began := s.commandStart(x)
 	defer func() {
 		if p := recover(); p != nil {
 			x.W.B = x.W.B[:start]
 			s.log.Error("command panicked", "cmd", cmd.name, "panic", p, "stack", string(debug.Stack()))
-			x.W.Err(fmt.Errorf("internal error in '%s': %v", cmd.name, p))
+			err := fmt.Errorf("internal error in '%s': %v", cmd.name, p)
+			x.W.Err(err)
+			s.afterCommand(x, cmd, args, began, err, nil)
 		}
 	}()
-	if err := cmd.run(x, args); err != nil {
+	err := cmd.run(x, args)
+	if err != nil {
 		x.W.B = x.W.B[:start]
 		if err != errNoReply {
 			x.W.Err(err)
+		} else {
+			err = nil
 		}
 	}
+	s.afterCommand(x, cmd, args, began, err, x.W.B[start:])
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}

@@ -192,6 +192,11 @@ var fuzzSkipped = map[string]bool{
 	"eval": true, "evalsha": true, "eval_ro": true, "evalsha_ro": true,
 }
 
+// fuzzArgsSkipped are subcommands FuzzCommandArgs leaves out: CLIENT PAUSE
+// would hold every later input for as long as it says, CLIENT REPLY OFF
+// leaves a command without the reply the check waits for.
+var fuzzArgsSkipped = map[string]bool{"client pause": true, "client reply": true}
+
 // FuzzServerFrames sends arbitrary bytes to a server, then half-closes.
 // Whatever comes in: no panic; the output is whole, valid replies, exactly
 // one per command the server ran; the connection closes early only after
@@ -498,6 +503,9 @@ func FuzzCommandArgs(f *testing.F) {
 			return
 		}
 		name := table[int(cmd)%len(table)]
+		if fuzzArgsSkipped[strings.Join(name, " ")] {
+			return
+		}
 		argv := make([][]byte, 0, len(name)+4)
 		for _, w := range name {
 			argv = append(argv, []byte(w))

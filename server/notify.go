@@ -57,16 +57,3 @@ func (s *Server) notifyEvent(db int, event string, key []byte, _ keyspace.Notify
 		s.publish(n.buf, key)
 	}
 }
-
-// notifyParam is notify-keyspace-events for CONFIG SET and GET: its value
-// is a set of class letters, kept as the number of its flags.
-var notifyParam = configParam{
-	name: "notify-keyspace-events",
-	parseValue: func(v string) (int64, error) {
-		f, err := keyspace.ParseNotifyFlags(v)
-		return int64(f), err
-	},
-	format: func(n int64) string { return keyspace.NotifyClass(n).String() },
-	set:    func(s *Server, n int64) { s.setNotifyFlags(keyspace.NotifyClass(n)) },
-	get:    func(s *Server) int64 { return int64(s.notify.flags) },
-}

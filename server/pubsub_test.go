@@ -96,3 +96,26 @@ func waitFor(t *testing.T, cond func() bool) {
 		time.Sleep(time.Millisecond)
 	}
 }
+
+// TestCloseWithParkedClient: a client parked in BLPOP does not hold up
+// Close (it is not a batch in flight) and is disconnected by it.
+func TestCloseWithParkedClient(t *testing.T) {
+	s := RunT(t) // Close below; RunT's cleanup closes again, harmlessly
+	c := redistest.Dial(t, s.Addr())
+	if err := c.Send(redistest.Encode("BLPOP", "q", "0")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		n := 0
+		s.ks.DoFunc(func() { n = s.blocking.parked })
+		return n == 1
+	})
+	start := time.Now()
+	s.Close()
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("Close took %v with a parked client", d)
+	}
+	if _, err := c.ReadReply(); err == nil {
+		t.Fatal("the parked client got a reply instead of being disconnected")
+	}
+}

@@ -48,6 +48,7 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 		err = h.s.errRestartDelay(h.now)
 	}
 	if err != nil {
+		h.s.scriptRejected(cmd, err)
 		w.Err(err)
 		return false
 	}

@@ -104,6 +104,10 @@ type Config struct {
 	RestartDelay time.Duration
 	// Logger receives the server's log lines. Nil discards them.
 	Logger *slog.Logger
+	// LogLevel, when set, is the level of Logger's handler: CONFIG GET
+	// loglevel reads it and CONFIG SET loglevel changes it. Nil: loglevel
+	// is kept by CONFIG SET but changes nothing.
+	LogLevel *slog.LevelVar
 	// OnShutdown is called (in its own goroutine) when a client's SHUTDOWN
 	// is accepted, as the server starts closing itself; Done tells when it
 	// has. Nil does nothing; the binary exits the process.
@@ -136,6 +140,7 @@ type Server struct {
 	closing    atomic.Bool
 	inflight   atomic.Int64 // batches being served
 	stats      stats
+	ops        opsState // INFO's counters, the slow log, settings (stats.go)
 
 	notify notifyState // keyspace notifications (notify.go)
 
@@ -186,6 +191,7 @@ func Start(cfg Config) (*Server, error) {
 		runID: newRunID(),
 		done:  make(chan struct{}),
 	}
+	s.ops.init(s)
 	s.clients.m = make(map[int64]*client)
 	s.nextID.Store(2) // Redis's first client id, after its internal ones
 	for _, addr := range cfg.Addrs {
@@ -316,10 +322,10 @@ func (s *Server) admit(ln *serverListener, conn *guardConn) *client {
 	if s.closing.Load() {
 		return refuse("")
 	}
-	if s.clients.count() >= s.cfg.MaxClients {
+	if int64(s.clients.count()) >= s.ops.live.maxClients.Load() {
 		return refuse("-ERR max number of clients reached\r\n")
 	}
-	if !s.cfg.DisableProtectedMode && s.cfg.Password == "" && !remoteHostIsLoopback(conn) {
+	if s.ops.live.protectedMode.Load() && s.password() == "" && !remoteHostIsLoopback(conn) {
 		return refuse(deniedProtected)
 	}
 	c := newClient(s, conn)

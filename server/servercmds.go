@@ -3,17 +3,10 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
-	"os"
-	"runtime"
-	"runtime/metrics"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"github.com/minilock/minilock/internal/redisstr"
-	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -26,9 +19,10 @@ func newRunID() string {
 	return hex.EncodeToString(b[:])
 }
 
-// TIME: seconds and microseconds, as two bulk strings, on the server's clock
-// (the one keys expire by), so that a manual clock moves TIME too and a
-// script that takes its timestamps from TIME agrees with the TTLs.
+// TIME: seconds and microseconds, as two bulk strings.
+// It reads the server's clock (the one keys expire by), so that a manual
+// clock moves TIME too and a script that takes its timestamps from TIME
+// agrees with the TTLs.
 func cmdTime(x *call, args [][]byte) error {
 	now := x.s.cfg.Clock.Now()
 	x.W.Array(2)
@@ -37,270 +31,14 @@ func cmdTime(x *call, args [][]byte) error {
 	return nil
 }
 
-// infoSection writes one INFO section.
-type infoSection struct {
-	name   string
-	fields func(x *call) [][2]string
-}
-
-var infoSections = []infoSection{
-	{"server", infoServer},
-	{"clients", infoClients},
-	{"memory", infoMemory},
-	{"persistence", infoPersistence},
-	{"stats", infoStats},
-	{"replication", infoReplication},
-	{"cpu", infoCPU},
-	{"keyspace", infoKeyspace},
-}
-
-// INFO [section ...]: Redis's field names, minilock's figures. With no
-// argument, "default", "all" or "everything", every section; unknown
-// sections are left out.
-func cmdInfo(x *call, args [][]byte) error {
-	want := map[string]bool{}
-	all := len(args) == 1
-	for _, a := range args[1:] {
-		s := strings.ToLower(string(a))
-		if s == "default" || s == "all" || s == "everything" {
-			all = true
-		}
-		want[s] = true
-	}
-	var b strings.Builder
-	for _, sec := range infoSections {
-		if !all && !want[sec.name] {
-			continue
-		}
-		if b.Len() > 0 {
-			b.WriteString("\r\n")
-		}
-		b.WriteString("# " + strings.ToUpper(sec.name[:1]) + sec.name[1:] + "\r\n")
-		for _, f := range sec.fields(x) {
-			b.WriteString(f[0] + ":" + f[1] + "\r\n")
-		}
-	}
-	x.W.Verbatim("txt", b.String())
-	return nil
-}
-
-func infoServer(x *call) [][2]string {
-	s := x.s
-	up := time.Since(s.start)
-	port := "0"
-	if i := strings.LastIndexByte(s.Addr(), ':'); i >= 0 {
-		port = s.Addr()[i+1:]
-	}
-	exe, _ := os.Executable()
-	return [][2]string{
-		{"redis_version", Version},
-		{"redis_mode", "standalone"},
-		{"minilock", "1"},
-		{"os", runtime.GOOS + " " + runtime.GOARCH},
-		{"arch_bits", "64"},
-		{"multiplexing_api", "go"},
-		{"go_version", runtime.Version()},
-		{"process_id", fmt.Sprint(os.Getpid())},
-		{"run_id", s.runID},
-		{"tcp_port", port},
-		{"server_time_usec", fmt.Sprint(time.Now().UnixMicro())},
-		{"uptime_in_seconds", fmt.Sprint(int64(up.Seconds()))},
-		{"uptime_in_days", fmt.Sprint(int64(up.Hours() / 24))},
-		{"executable", exe},
-		{"config_file", ""},
-	}
-}
-
-func infoClients(x *call) [][2]string {
-	return [][2]string{
-		{"connected_clients", fmt.Sprint(x.s.clients.count())},
-		{"cluster_connections", "0"},
-		{"maxclients", fmt.Sprint(x.s.cfg.MaxClients)},
-		{"blocked_clients", fmt.Sprint(x.s.blocking.parked)},
-		{"tracking_clients", "0"},
-	}
-}
-
-func infoMemory(x *call) [][2]string {
-	samples := []metrics.Sample{
-		{Name: "/memory/classes/heap/objects:bytes"},
-		{Name: "/memory/classes/total:bytes"},
-	}
-	metrics.Read(samples)
-	used := samples[0].Value.Uint64()
-	total := samples[1].Value.Uint64()
-	return [][2]string{
-		{"used_memory", fmt.Sprint(used)},
-		{"used_memory_human", humanBytes(used)},
-		{"used_memory_rss", fmt.Sprint(total)},
-		{"used_memory_rss_human", humanBytes(total)},
-		{"maxmemory", "0"},
-		{"maxmemory_human", "0B"},
-		{"maxmemory_policy", "noeviction"},
-		{"mem_allocator", "go"},
-	}
-}
-
-func infoPersistence(x *call) [][2]string {
-	// Nothing is persisted. ioredis's ready check waits while "loading:1",
-	// which is what the restart delay looks like from outside.
-	loading := "0"
-	if x.Now < x.s.writableAt {
-		loading = "1"
-	}
-	return [][2]string{
-		{"loading", loading},
-		{"async_loading", "0"},
-		{"rdb_changes_since_last_save", "0"},
-		{"rdb_bgsave_in_progress", "0"},
-		{"rdb_last_save_time", fmt.Sprint(x.s.start.Unix())},
-		{"aof_enabled", "0"},
-	}
-}
-
-func infoStats(x *call) [][2]string {
-	s := x.s
-	ks := s.ks.Stats()
-	return [][2]string{
-		{"total_connections_received", fmt.Sprint(s.stats.connections.Load())},
-		{"total_commands_processed", fmt.Sprint(s.stats.commands.Load())},
-		{"rejected_connections", fmt.Sprint(s.stats.rejected.Load())},
-		{"expired_keys", fmt.Sprint(ks.Expired)},
-		{"evicted_keys", "0"},
-		{"keyspace_hits", fmt.Sprint(ks.Hits)},
-		{"keyspace_misses", fmt.Sprint(ks.Misses)},
-		{"pubsub_channels", "0"},
-		{"pubsub_patterns", "0"},
-	}
-}
-
-func infoReplication(x *call) [][2]string {
-	return [][2]string{{"role", "master"}, {"connected_slaves", "0"}}
-}
-
-func infoCPU(x *call) [][2]string {
-	return [][2]string{{"goroutines", fmt.Sprint(runtime.NumGoroutine())}}
-}
-
-func infoKeyspace(x *call) [][2]string {
-	var out [][2]string
-	for i, db := range x.s.ks.Info() {
-		if db.Keys > 0 {
-			out = append(out, [2]string{fmt.Sprintf("db%d", i), fmt.Sprintf("keys=%d,expires=%d,avg_ttl=0", db.Keys, db.Expires)})
-		}
-	}
-	return out
-}
-
-// humanBytes formats n as Redis's bytesToHuman does.
-func humanBytes(n uint64) string {
-	f := float64(n)
-	switch {
-	case n < 1024:
-		return fmt.Sprintf("%dB", n)
-	case n < 1024*1024:
-		return fmt.Sprintf("%.2fK", f/1024)
-	case n < 1024*1024*1024:
-		return fmt.Sprintf("%.2fM", f/(1024*1024))
-	default:
-		return fmt.Sprintf("%.2fG", f/(1024*1024*1024))
-	}
-}
-
-// configValues returns the settings CONFIG GET reports, by Redis's names.
-func (s *Server) configValues() map[string]string {
-	port := "0"
-	if i := strings.LastIndexByte(s.Addr(), ':'); i >= 0 {
-		port = s.Addr()[i+1:]
-	}
-	var binds []string
-	for _, a := range s.Addrs() {
-		if i := strings.LastIndexByte(a, ':'); i >= 0 {
-			binds = append(binds, strings.Trim(a[:i], "[]"))
-		}
-	}
-	busy := fmt.Sprint(s.cfg.BusyThreshold.Milliseconds())
-	return map[string]string{
-		"port":                      port,
-		"bind":                      strings.Join(binds, " "),
-		"requirepass":               s.cfg.Password,
-		"databases":                 fmt.Sprint(s.ks.Databases()),
-		"maxclients":                fmt.Sprint(s.cfg.MaxClients),
-		"timeout":                   fmt.Sprint(int64(s.cfg.IdleTimeout.Seconds())),
-		"busy-reply-threshold":      busy,
-		"lua-time-limit":            busy,
-		"proto-max-bulk-len":        fmt.Sprint(defaultMaxBulkLen),
-		"client-query-buffer-limit": fmt.Sprint(defaultMaxQueryLen),
-		"protected-mode":            yesNo(!s.cfg.DisableProtectedMode),
-		"restart-delay":             fmt.Sprint(s.cfg.RestartDelay.Milliseconds()),
-		"save":                      "",
-		"appendonly":                "no",
-		"maxmemory":                 "0",
-		"maxmemory-policy":          "noeviction",
-	}
-}
-
-// withParams adds the settable settings (config.go), under all their names,
-// to what CONFIG GET reports. Owner goroutine.
-func (s *Server) withParams(values map[string]string) map[string]string {
-	for i := range configParams {
-		p := &configParams[i]
-		v := strconv.FormatInt(p.get(s), 10)
-		if p.format != nil {
-			v = p.format(p.get(s))
-		}
-		values[p.name] = v
-		for _, a := range p.aliases {
-			if a != "" {
-				values[a] = v
-			}
-		}
-	}
-	return values
-}
-
-// CONFIG GET parameter [parameter ...]: each setting at most once, as a map
-// (a flat array in RESP2). As in config.c:configGetCommand, a parameter
-// without glob characters is looked up ignoring case and answered under the
-// name as typed; a glob pattern matches the lower-case names, with case.
-func cmdConfigGet(x *call, args [][]byte) error {
-	values := x.s.withParams(x.s.configValues())
-	names := make([]string, 0, len(values))
-	for name := range values {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	seen := map[string]bool{}
-	var out [][2]string // reply name, setting
-	for _, pat := range args[2:] {
-		if !strings.ContainsAny(redisstr.CString(pat), "[*?") {
-			name := strings.ToLower(string(pat))
-			if _, ok := values[name]; ok && !seen[name] {
-				seen[name] = true
-				out = append(out, [2]string{string(pat), name})
-			}
-			continue
-		}
-		for _, name := range names {
-			if !seen[name] && keyspace.Match([]byte(redisstr.CString(pat)), name) {
-				seen[name] = true
-				out = append(out, [2]string{name, name})
-			}
-		}
-	}
-	x.W.Map(len(out))
-	for _, o := range out {
-		x.W.BulkString(o[0])
-		x.W.BulkString(values[o[1]])
-	}
-	return nil
-}
-
-// CONFIG RESETSTAT
+// CONFIG RESETSTAT: clears what resetServerStats and resetCommandTableStats
+// clear: the counters of INFO stats, commandstats, errorstats and
+// latencystats, and the memory peak. The slow log stays.
 func cmdConfigResetStat(x *call, args [][]byte) error {
-	x.s.stats.commands.Store(0)
-	x.s.stats.connections.Store(0)
-	x.s.stats.rejected.Store(0)
+	s := x.s
+	s.stats.connections.Store(0)
+	s.stats.rejected.Store(0)
+	s.ops.resetStats(s)
 	x.W.OK()
 	return nil
 }

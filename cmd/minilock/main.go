@@ -57,7 +57,9 @@ func run(args []string) int {
 		return 1
 	}
 
-	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: opts.logLevel}))
+	level := new(slog.LevelVar) // CONFIG SET loglevel changes it
+	level.Set(opts.logLevel)
+	log := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: level}))
 	if os.Getenv("GOGC") == "" {
 		// A lock server's heap is mostly its keys; Go's default leaves as
 		// much again free before collecting. Half that keeps RSS with a
@@ -68,6 +70,7 @@ func run(args []string) int {
 	cfg := opts.server
 	cfg.Addrs = opts.addrs()
 	cfg.Logger = log
+	cfg.LogLevel = level
 	requested := make(chan struct{}, 1)
 	cfg.OnShutdown = func() { requested <- struct{}{} }
 	s, err := server.Start(cfg)
