@@ -9,6 +9,7 @@ import (
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 	"github.com/minilock/minilock/luaeval/internal/lstrlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
 // stringLib is Lua 5.1's string library (lstrlib.c) as Redis ships it:
@@ -326,7 +327,7 @@ func strGsub(L *lua.LState) int {
 		}
 	case *lua.LTable:
 		add = func(m *lstrlib.Matcher, b *lstrlib.Buffer, s, e int) error {
-			return addValue(L, b, L.GetTable(r, oneCapture(L, m, 0, s, e)), src[s:e])
+			return addValue(L, b, seam.GetTable(L, r, oneCapture(L, m, 0, s, e)), src[s:e])
 		}
 	default:
 		lauxlib.ArgError(L, 3, "string/function/table expected")
