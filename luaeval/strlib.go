@@ -3,7 +3,6 @@ package luaeval
 import (
 	"errors"
 	"strings"
-	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -155,7 +154,7 @@ func strRep(L *lua.LState) int {
 		lauxlib.Poll(L)
 		done += copy(b[done:], b[:min(done, 8<<20)])
 	}
-	L.Push(lua.LString(unsafe.String(unsafe.SliceData(b), len(b))))
+	L.Push(lua.LString(lstrlib.Owned(b)))
 	return 1
 }
 

@@ -68,6 +68,15 @@ func (b *Buffer) WriteByte(c byte) error {
 	return nil
 }
 
+// Owned returns b as a string without copying it: b must not change
+// afterwards (string.rep's result, built once).
+func Owned(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
 // Len is the number of bytes written.
 func (b *Buffer) Len() int { return len(b.b) }
 
