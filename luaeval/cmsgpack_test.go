@@ -130,29 +130,32 @@ func (g *mpGen) str() string {
 
 func (g *mpGen) key(depth int) string {
 	r := g.r
+	var k string
 	switch r.Intn(8) {
 	case 0, 1, 2:
 		return g.str()
 	case 3, 4:
 		return strconv.Itoa(r.Intn(20) - 2)
 	case 5:
-		// Not NaN (no key), and no positive integer that gopher-lua's
-		// table would fill an array up to (luaeval/internal/seam's to do:
-		// that costs seconds, whatever cmsgpack does).
-		k := g.number()
-		f, err := strconv.ParseFloat(strings.Trim(k, "()"), 64)
-		if strings.Contains(k, "0/0") || err == nil && f == math.Trunc(f) && f > 1000 && f < 1<<26 {
-			return "0.5"
-		}
-		return k
+		k = g.number()
 	case 6:
 		return []string{"true", "false"}[r.Intn(2)]
+	default:
+		k = g.value(depth + 1)
+		for _, p := range []string{"{", "A(", "M(", "tostring", "redis", "cjson", "coroutine"} {
+			if strings.HasPrefix(k, p) {
+				g.ptrKey = true
+			}
+		}
 	}
-	g.ptrKey = true
-	if k := g.value(depth + 1); k != "nil" && !strings.Contains(k, "0/0") {
-		return k
+	// Not nil or NaN (no keys), and no positive integer that gopher-lua's
+	// table would fill an array up to (luaeval/internal/seam's to do:
+	// that costs seconds, whatever cmsgpack does).
+	f, err := strconv.ParseFloat(strings.Trim(k, "()"), 64)
+	if k == "nil" || strings.Contains(k, "0/0") || err == nil && f == math.Trunc(f) && f > 1000 && f < 1<<26 {
+		return "0.5"
 	}
-	return "{}"
+	return k
 }
 
 // leaf is a value that is no table, or an empty one.
@@ -271,6 +274,16 @@ func TestCmsgpackAgainstRedis(t *testing.T) {
 		t0 = time.Now()
 		got := evalReply(e, newFakeHost(), 2, script, args...)
 		tm := time.Since(t0)
+		// A loaded machine stalls either side now and then: a script that
+		// looks 50 times slower is timed twice more, the best of each kept.
+		for i := 0; timed && tr > time.Millisecond && tm > 50*tr && i < 2; i++ {
+			t0 = time.Now()
+			rc.do(t, append([]string{"EVAL", script}, args...)...)
+			tr = min(tr, time.Since(t0))
+			t0 = time.Now()
+			evalReply(e, newFakeHost(), 2, script, args...)
+			tm = min(tm, time.Since(t0))
+		}
 		if timed && tr > time.Millisecond {
 			if ratio := float64(tm) / float64(tr); ratio > worst {
 				worst, worstScript = ratio, script
