@@ -49,8 +49,9 @@ end
 
 // mpGen generates Lua expressions for values cmsgpack packs.
 type mpGen struct {
-	r     *rand.Rand
-	nodes int // how many more tables the value being generated may have
+	r      *rand.Rand
+	nodes  int  // how many more tables the value being generated may have
+	ptrKey bool // whether it has a key Lua hashes by address (a table, a function ...)
 }
 
 var mpIntEdges = []float64{0, 1, 15, 16, 31, 32, 127, 128, 255, 256, 32767, 32768, 65535, 65536,
@@ -129,28 +130,32 @@ func (g *mpGen) str() string {
 
 func (g *mpGen) key(depth int) string {
 	r := g.r
+	var k string
 	switch r.Intn(8) {
 	case 0, 1, 2:
 		return g.str()
 	case 3, 4:
 		return strconv.Itoa(r.Intn(20) - 2)
 	case 5:
-		// Not NaN (no key), and no positive integer that gopher-lua's
-		// table would fill an array up to (luaeval/internal/seam's to do:
-		// that costs seconds, whatever cmsgpack does).
-		k := g.number()
-		f, err := strconv.ParseFloat(strings.Trim(k, "()"), 64)
-		if strings.Contains(k, "0/0") || err == nil && f == math.Trunc(f) && f > 1000 && f < 1<<26 {
-			return "0.5"
-		}
-		return k
+		k = g.number()
 	case 6:
 		return []string{"true", "false"}[r.Intn(2)]
+	default:
+		k = g.value(depth + 1)
+		for _, p := range []string{"{", "A(", "M(", "tostring", "redis", "cjson", "coroutine"} {
+			if strings.HasPrefix(k, p) {
+				g.ptrKey = true
+			}
+		}
 	}
-	if k := g.value(depth + 1); k != "nil" && !strings.Contains(k, "0/0") {
-		return k
+	// Not nil or NaN (no keys), and no positive integer that gopher-lua's
+	// table would fill an array up to (luaeval/internal/seam's to do:
+	// that costs seconds, whatever cmsgpack does).
+	f, err := strconv.ParseFloat(strings.Trim(k, "()"), 64)
+	if k == "nil" || strings.Contains(k, "0/0") || err == nil && f == math.Trunc(f) && f > 1000 && f < 1<<26 {
+		return "0.5"
 	}
-	return "{}"
+	return k
 }
 
 // leaf is a value that is no table, or an empty one.
@@ -240,11 +245,11 @@ func TestCmsgpackAgainstRedis(t *testing.T) {
 	// dumped, pass minilock's default one.
 	e := newTestEngine(t, Config{MemoryLimit: 1 << 30})
 	values := 250
-	race := raceBuild()
+	race := mpRaceBuild()
 	if testing.Short() || race {
 		values = 60
 	}
-	var same, orderOnly, checks int
+	var same, orderOnly, ptrOrder, checks int
 	bad := 0
 	fail := func(format string, args ...any) {
 		t.Helper()
@@ -269,6 +274,16 @@ func TestCmsgpackAgainstRedis(t *testing.T) {
 		t0 = time.Now()
 		got := evalReply(e, newFakeHost(), 2, script, args...)
 		tm := time.Since(t0)
+		// A loaded machine stalls either side now and then: a script that
+		// looks 50 times slower is timed twice more, the best of each kept.
+		for i := 0; timed && tr > time.Millisecond && tm > 50*tr && i < 2; i++ {
+			t0 = time.Now()
+			rc.do(t, append([]string{"EVAL", script}, args...)...)
+			tr = min(tr, time.Since(t0))
+			t0 = time.Now()
+			evalReply(e, newFakeHost(), 2, script, args...)
+			tm = min(tm, time.Since(t0))
+		}
 		if timed && tr > time.Millisecond {
 			if ratio := float64(tm) / float64(tr); ratio > worst {
 				worst, worstScript = ratio, script
@@ -279,6 +294,7 @@ func TestCmsgpackAgainstRedis(t *testing.T) {
 	}
 	for i := 0; i < values; i++ {
 		expr := mpBigValues[min(i, len(mpBigValues)-1)]
+		g.ptrKey = false
 		if i >= len(mpBigValues) {
 			g.nodes = 40
 			expr = g.value(0)
@@ -302,6 +318,9 @@ func TestCmsgpackAgainstRedis(t *testing.T) {
 			// Map entries come in lua_next order, which is gopher-lua's
 			// table order until luaeval/internal/seam has Lua 5.1's.
 			orderOnly++
+			if g.ptrKey {
+				ptrOrder++
+			}
 		default:
 			fail("pack(%s)\nredis    %q\nminilock %q", trunc(expr), trunc(pr), trunc(pm))
 			continue
@@ -359,7 +378,8 @@ func TestCmsgpackAgainstRedis(t *testing.T) {
 		}
 		timed = true
 	}
-	t.Logf("%d values packed: %d byte for byte as Redis, %d the same but for the order of map entries; %d scripts compared", values, same, orderOnly, checks)
+	t.Logf("%d values packed: %d byte for byte as Redis, %d the same but for the order of map entries (%d of these have keys Lua hashes by address, which two processes cannot order alike); %d scripts compared",
+		values, same, orderOnly, ptrOrder, checks)
 	t.Logf("slowest against Redis (of scripts Redis takes over 1 ms for): %.1fx, %s", worst, trunc(strings.TrimPrefix(worstScript, mpPrelude)))
 	// The 50x target is a measurement (logged above); a test fails only on
 	// what no machine's load explains: a quadratic case is thousands of
@@ -500,7 +520,7 @@ func TestCmsgpackMemoryAndKill(t *testing.T) {
 	// 100^5 integers from 500 of them.
 	shared := "local t = {} for i = 1, 100 do t[i] = i end for d = 1, 4 do local u = {} for i = 1, 100 do u[i] = t end t = u end return #cmsgpack.pack(t)"
 
-	e := newTestEngine(t, Config{MemoryLimit: 32 << 20, MaxStringBytes: 16 << 20})
+	e := newTestEngine(t, Config{MemoryLimit: 32 << 20, MaxStringBytes: 2 << 20})
 	for _, s := range []string{tables, shared} {
 		t0 := time.Now()
 		got := evalReply(e, newFakeHost(), 2, s, "0")
@@ -569,8 +589,8 @@ return {n, a[1], b[1], tostring(a[2]), tostring(b[2])}`
 	})
 }
 
-// raceBuild reports whether the test binary was built with -race.
-func raceBuild() bool {
+// mpRaceBuild reports whether the test binary was built with -race.
+func mpRaceBuild() bool {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "-race" {
