@@ -245,7 +245,7 @@ func TestCmsgpackAgainstRedis(t *testing.T) {
 	// dumped, pass minilock's default one.
 	e := newTestEngine(t, Config{MemoryLimit: 1 << 30})
 	values := 250
-	race := mpRaceBuild()
+	race := raceBuild()
 	if testing.Short() || race {
 		values = 60
 	}
@@ -589,8 +589,8 @@ return {n, a[1], b[1], tostring(a[2]), tostring(b[2])}`
 	})
 }
 
-// mpRaceBuild reports whether the test binary was built with -race.
-func mpRaceBuild() bool {
+// raceBuild reports whether the test binary was built with -race.
+func raceBuild() bool {
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		for _, s := range bi.Settings {
 			if s.Key == "-race" {
