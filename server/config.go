@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"os"
 	"slices"
 	"strconv"
@@ -142,6 +143,7 @@ var liveParams = map[string]liveParam{
 	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, defaultMaxBulkLen)) }},
 	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, defaultMaxQueryLen)) }},
 	"restart-delay":             {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
+	"maxmemory":                 maxMemoryParam,
 	"notify-keyspace-events": {
 		get: func(s *Server) string { return s.notify.flags.String() },
 		set: func(s *Server, v string) error {
@@ -399,26 +401,44 @@ func (d *configDef) rangeErr() error {
 // memToBytes is util.c:memtoull: a number and an optional unit b, k, kb,
 // m, mb, g, gb (any case; k is 1000, kb 1024).
 func memToBytes(s string) (uint64, bool) {
-	units := []struct {
-		suffix string
-		mul    uint64
-	}{{"kb", 1024}, {"mb", 1 << 20}, {"gb", 1 << 30}, {"k", 1000}, {"m", 1000 * 1000}, {"g", 1000 * 1000 * 1000}, {"b", 1}}
-	l := strings.ToLower(s)
-	mul := uint64(1)
-	for _, u := range units {
-		if strings.HasSuffix(l, u.suffix) {
-			l, mul = strings.TrimSuffix(l, u.suffix), u.mul
-			break
+	if strings.HasPrefix(s, "-") {
+		return 0, false
+	}
+	i := 0
+	for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+		i++
+	}
+	var mul uint64
+	switch strings.ToLower(s[i:]) {
+	case "", "b":
+		mul = 1
+	case "k":
+		mul = 1000
+	case "kb":
+		mul = 1024
+	case "m":
+		mul = 1000 * 1000
+	case "mb":
+		mul = 1 << 20
+	case "g":
+		mul = 1000 * 1000 * 1000
+	case "gb":
+		mul = 1 << 30
+	default:
+		return 0, false
+	}
+	if i >= 128 {
+		return 0, false
+	}
+	var val uint64 // no digits at all read as 0, as strtoull("") does
+	if i > 0 {
+		v, err := strconv.ParseUint(s[:i], 10, 64)
+		if err != nil {
+			v = math.MaxUint64 // strtoull saturates on overflow
 		}
+		val = v
 	}
-	if l == "" || l[0] < '0' || l[0] > '9' {
-		return 0, false
-	}
-	n, err := strconv.ParseUint(l, 10, 64)
-	if err != nil || n > ^uint64(0)/mul {
-		return 0, false
-	}
-	return n * mul, true
+	return val * mul, true // and C's unsigned multiply wraps
 }
 
 // checkSpecial checks the parameters with a syntax of their own.

@@ -21,6 +21,9 @@ type scriptHost struct {
 	now    int64
 	x      call     // the command being run for the script (see eval)
 	cmds   cmdCache // kept from script to script
+	// oom is whether the server was out of memory when the script started
+	// and dirty whether it has called a write command since (oom.go).
+	oom, dirty bool
 }
 
 var (
@@ -46,6 +49,8 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 		err = errScriptReadOnly
 	case cmd.flags&fWrite != 0 && h.now < h.s.writableAt:
 		err = h.s.errRestartDelay(h.now)
+	case h.oom && !h.dirty && cmd.flags&fDenyOOM != 0:
+		err = errOOM
 	}
 	if err != nil {
 		h.s.scriptRejected(cmd, err)
@@ -55,6 +60,9 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 	// Calls never nest (no command a script may call runs a script), so
 	// one call value, kept in the host and filled in by eval, serves them
 	// all without an allocation each.
+	if cmd.flags&fWrite != 0 {
+		h.dirty = true
+	}
 	x := &h.x
 	x.W, x.DB = w, h.db
 	h.s.run(x, cmd, args)
@@ -111,6 +119,7 @@ func (x *call) eval(args [][]byte, readOnly bool, sha bool) error {
 	x.s.feedMonitors(x, args)
 	h := &x.s.host // scripts never nest, so one host serves them all
 	h.s, h.caller, h.db, h.now = x.s, x.c, x.DB, x.Now
+	h.oom, h.dirty = x.s.outOfMemory(), false
 	h.x = call{s: x.s, c: x.c, script: h, Ctx: keyspace.Ctx{Now: x.Now}}
 	var err error
 	if sha {

@@ -134,6 +134,7 @@ type Server struct {
 	writableAt int64
 	monitors   []*client // MONITOR clients; owner goroutine only
 	pubsub     pubsubState
+	maxMemory  uint64 // maxmemory in bytes, 0: none (oom.go); owner goroutine
 	blocking   blockingState
 	clients    clientList
 	nextID     atomic.Int64

@@ -129,6 +129,7 @@ func diffGroups() []caseGroup {
 		{"pubsub", pubsubCases},
 		{"notify", notifyCases},
 		{"blocking", blockingCases},
+		{"maxmemory", oomCases},
 		{"slowlog", slowlogCases},
 		{"info", infoCases},
 		{"config params", configCases},
