@@ -1,6 +1,8 @@
 package keyspace
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"runtime"
 	"strconv"
 	"strings"
@@ -425,5 +427,30 @@ func BenchmarkMemory_1MZSet(b *testing.B) {
 		return memberArgs("ZADD", "bigz", 1000, func(j int) []string {
 			return []string{strconv.Itoa((i*1000 + j) * 3), "member:" + strconv.Itoa(i*1000+j)}
 		})
+	})
+}
+
+// BenchmarkZAdd_1000Keys is redis-benchmark's `ZADD z:__rand_int__
+// __rand_int__ m:__rand_int__ -r 1000` on the owner: small packed sorted
+// sets of a few hundred members at most.
+func BenchmarkZAdd_1000Keys(b *testing.B) {
+	k := New(Config{})
+	defer k.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var w resp.Writer
+	c := &Ctx{W: &w}
+	args := make([][]byte, 4)
+	args[0] = []byte("ZADD")
+	b.ResetTimer()
+	k.DoFunc(func() {
+		for i := 0; i < b.N; i++ {
+			args[1] = []byte(fmt.Sprintf("z:%012d", rng.IntN(1000)))
+			args[2] = []byte(strconv.Itoa(rng.IntN(1000)))
+			args[3] = []byte(fmt.Sprintf("m:%012d", rng.IntN(1000)))
+			if err := CmdZAdd(k, c, args); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
 	})
 }

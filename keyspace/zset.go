@@ -221,7 +221,7 @@ func (z *zsetValue) lexRanks(r zlexSpec) (int, int) {
 		return lo, lo2 - 1
 	}
 	z.each(lo, z.len()-1, false, func(m []byte, _ float64) bool {
-		if !r.lteMax(string(m)) {
+		if !r.lteMax(transient(m)) {
 			return false
 		}
 		hi++

@@ -3,6 +3,7 @@ package keyspace
 import (
 	"encoding/binary"
 	"math"
+	"unsafe"
 
 	"github.com/tidwall/btree"
 
@@ -45,6 +46,11 @@ func packScore(f float64) []byte {
 	binary.BigEndian.PutUint64(b[:], math.Float64bits(f))
 	return b[:]
 }
+
+// transient views b as a string without copying it, for a comparison that
+// does not keep it: the pack's bytes change with the next write. (Walking
+// a pack with string(m) allocated once per member compared.)
+func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
 func unpackScore(b []byte) float64 { return math.Float64frombits(binary.BigEndian.Uint64(b)) }
 
@@ -98,12 +104,12 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 	}
 	z.del(member)
 	// Insert before the first pair that orders after (score, member).
-	it := zitem{score, string(member)}
+	it := zitem{score, transient(member)}
 	off := 0
 	for off < z.small.End() {
 		m, next := z.small.At(off)
 		s, after := z.small.At(next)
-		if zless(it, zitem{unpackScore(s), string(m)}) {
+		if zless(it, zitem{unpackScore(s), transient(m)}) {
 			break
 		}
 		off = after
@@ -176,7 +182,7 @@ func (z *zsetValue) firstRank(pred func(zitem) bool) int {
 	for off := 0; off < z.small.End(); i++ {
 		m, next := z.small.At(off)
 		s, after := z.small.At(next)
-		if pred(zitem{unpackScore(s), string(m)}) {
+		if pred(zitem{unpackScore(s), transient(m)}) {
 			return i
 		}
 		off = after

@@ -11,7 +11,6 @@
 package pack
 
 import (
-	"bytes"
 	"encoding/binary"
 )
 
@@ -32,7 +31,7 @@ func (p *Pack) End() int { return len(p.b) }
 
 // At returns the entry at off and the offset of the next one.
 func (p *Pack) At(off int) (v []byte, next int) {
-	n, w := binary.Uvarint(p.b[off:])
+	n, w := p.header(off)
 	start := off + w
 	end := start + int(n)
 	return p.b[start:end:end], end
@@ -52,6 +51,16 @@ func (p *Pack) room(need int) {
 	// size class, so no byte of the allocation is left unusable.
 	nb := append([]byte(nil), make([]byte, n+n/8)...)
 	p.b = nb[:copy(nb, p.b)]
+}
+
+// header reads the length of the entry at off and the width of that
+// length: one byte for an entry under 128 bytes, the usual case, without
+// binary.Uvarint's loop.
+func (p *Pack) header(off int) (n uint64, w int) {
+	if b := p.b[off]; b < 0x80 {
+		return uint64(b), 1
+	}
+	return binary.Uvarint(p.b[off:])
 }
 
 // Append adds v at the end.
@@ -112,11 +121,15 @@ func (p *Pack) Delete(off, count int) {
 // field-value pairs), or -1.
 func (p *Pack) Find(v []byte, stride int) int {
 	for off, i := 0, 0; off < len(p.b); i++ {
-		e, next := p.At(off)
-		if i%stride == 0 && bytes.Equal(e, v) {
+		n, w := p.header(off)
+		start := off + w
+		end := start + int(n)
+		// Lengths first: most entries are rejected without touching
+		// their bytes.
+		if i%stride == 0 && int(n) == len(v) && string(p.b[start:end]) == string(v) {
 			return off
 		}
-		off = next
+		off = end
 	}
 	return -1
 }
