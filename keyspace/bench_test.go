@@ -427,3 +427,75 @@ func BenchmarkMemory_1MZSet(b *testing.B) {
 		})
 	})
 }
+
+// benchBig loads one collection of 1M members (ZADD bigz i*3 member:i, or
+// SADD bigs member:i) and measures cmd(i) on it, i the iteration: the
+// cost of a command on a large set or sorted set.
+func benchBig(b *testing.B, zset bool, cmd func(i int) []string) {
+	k := New(Config{})
+	defer k.Close()
+	var w resp.Writer
+	c := &Ctx{W: &w}
+	const n, batch = 1_000_000, 1000
+	k.DoFunc(func() {
+		for i := 0; i < n; i += batch {
+			var args [][]byte
+			if zset {
+				args = memberArgs("ZADD", "bigz", batch, func(j int) []string {
+					return []string{strconv.Itoa((i + j) * 3), "member:" + strconv.Itoa(i+j)}
+				})
+			} else {
+				args = memberArgs("SADD", "bigs", batch, func(j int) []string { return []string{"member:" + strconv.Itoa(i+j)} })
+			}
+			if err := ksCommands[strings.ToLower(string(args[0]))](k, c, args); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
+	})
+	prepared := make([]benchPrepared, 1<<16)
+	for i := range prepared {
+		words := cmd(i * 7919 % n)
+		prepared[i] = benchPrepared{benchRuns[strings.ToLower(words[0])], benchArgv(words...)}
+	}
+	b.ResetTimer()
+	k.DoFunc(func() {
+		for i := 0; i < b.N; i++ {
+			p := prepared[i%len(prepared)]
+			w.B = w.B[:0]
+			benchExec(k, c, p.run, p.args)
+		}
+	})
+}
+
+func BenchmarkBig_SADD_new(b *testing.B) {
+	benchBig(b, false, func(i int) []string { return []string{"SADD", "bigs", "new:" + strconv.Itoa(i)} })
+}
+
+func BenchmarkBig_SISMEMBER(b *testing.B) {
+	benchBig(b, false, func(i int) []string { return []string{"SISMEMBER", "bigs", "member:" + strconv.Itoa(i)} })
+}
+
+func BenchmarkBig_ZADD_move(b *testing.B) {
+	benchBig(b, true, func(i int) []string {
+		return []string{"ZADD", "bigz", strconv.Itoa(i*3 + 1), "member:" + strconv.Itoa(i)}
+	})
+}
+
+func BenchmarkBig_ZSCORE(b *testing.B) {
+	benchBig(b, true, func(i int) []string { return []string{"ZSCORE", "bigz", "member:" + strconv.Itoa(i)} })
+}
+
+func BenchmarkBig_ZRANK(b *testing.B) {
+	benchBig(b, true, func(i int) []string { return []string{"ZRANK", "bigz", "member:" + strconv.Itoa(i)} })
+}
+
+func BenchmarkBig_ZRANGE_10(b *testing.B) {
+	benchBig(b, true, func(i int) []string { return []string{"ZRANGE", "bigz", strconv.Itoa(i), strconv.Itoa(i + 9)} })
+}
+
+func BenchmarkBig_ZRANGEBYSCORE_10(b *testing.B) {
+	benchBig(b, true, func(i int) []string {
+		return []string{"ZRANGEBYSCORE", "bigz", strconv.Itoa(i * 3), strconv.Itoa(i*3 + 29)}
+	})
+}

@@ -115,6 +115,10 @@ func (d *Dict[V]) live(i uint32) bool { return d.offs[i] != offFree }
 // Val returns slot i's value; the slot is live.
 func (d *Dict[V]) Val(i uint32) V { return d.vals[i] }
 
+// ValRef returns a pointer to slot i's value, valid until the next Insert,
+// Set or Delete; the slot is live.
+func (d *Dict[V]) ValRef(i uint32) *V { return &d.vals[i] }
+
 // Find returns key's slot, or false.
 func (d *Dict[V]) Find(key []byte) (uint32, bool) {
 	if d.used == 0 {
