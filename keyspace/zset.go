@@ -193,8 +193,8 @@ func (z *zsetValue) scoreRanks(r zrangeSpec) (int, int) {
 	if r.min > r.max || r.min == r.max && (r.minex || r.maxex) {
 		return 0, -1
 	}
-	lo := z.firstRank(func(it zitem) bool { return r.gteMin(it.score) })
-	hi := z.firstRank(func(it zitem) bool { return !r.lteMax(it.score) }) - 1
+	lo := z.firstScoreRank(r.gteMin)
+	hi := z.firstScoreRank(func(s float64) bool { return !r.lteMax(s) }) - 1
 	return lo, hi
 }
 

@@ -215,16 +215,7 @@ func (z *zsetValue) at(i int) ([]byte, float64) {
 // (a range's lower bound).
 func (z *zsetValue) firstRank(pred func(zitem) bool) int {
 	if z.tree != nil {
-		lo, hi := 0, z.tree.Len()
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if pred(z.itemAt(mid)) {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		return lo
+		return z.firstNode(func(n znode) bool { return pred(z.item(n)) })
 	}
 	i := 0
 	for off := 0; off < z.small.End(); i++ {
@@ -238,8 +229,39 @@ func (z *zsetValue) firstRank(pred func(zitem) bool) int {
 	return i
 }
 
+// firstNode is firstRank for a large set, on its items (which only read
+// a member from the dict when the predicate needs it).
+func (z *zsetValue) firstNode(pred func(znode) bool) int {
+	lo, hi := 0, z.tree.Len()
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if n, _ := z.tree.GetAt(mid); pred(n) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// firstScoreRank is firstRank for a predicate on the score alone.
+func (z *zsetValue) firstScoreRank(pred func(float64) bool) int {
+	if z.tree != nil {
+		return z.firstNode(func(n znode) bool { return pred(n.score()) })
+	}
+	return z.firstRank(func(it zitem) bool { return pred(it.score) })
+}
+
 // rank returns member's rank (0 is the lowest).
 func (z *zsetValue) rank(member []byte) (int, bool) {
+	if z.tree != nil {
+		i, ok := z.dict.Find(member)
+		if !ok {
+			return 0, false
+		}
+		it := mkznode(z.dict.Val(i), i)
+		return z.firstNode(func(x znode) bool { return !z.tree.Less(x, it) }), true
+	}
 	s, ok := z.score(member)
 	if !ok {
 		return 0, false
