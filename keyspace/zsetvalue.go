@@ -72,16 +72,45 @@ func (z *zsetValue) remap(remap []uint32) {
 
 // packScore is a score as a pack holds it. Redis's listpack keeps an
 // integral score as an integer, which loses the sign of -0: so does this.
+// An integral score below 2^53 in magnitude is its shortest two's
+// complement, big-endian, in 0 to 7 bytes (0 is no bytes); any other is
+// its float64's 8 bytes.
 func packScore(f float64) []byte {
 	if f == 0 {
-		f = 0
+		return nil
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		n := int64(f)
+		w := 1
+		for w < 7 && (n < -1<<(8*w-1) || n >= 1<<(8*w-1)) {
+			w++
+		}
+		b := make([]byte, w)
+		for i := w - 1; i >= 0; i-- {
+			b[i] = byte(n)
+			n >>= 8
+		}
+		return b
 	}
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], math.Float64bits(f))
 	return b[:]
 }
 
-func unpackScore(b []byte) float64 { return math.Float64frombits(binary.BigEndian.Uint64(b)) }
+func unpackScore(b []byte) float64 {
+	if len(b) == 8 {
+		return math.Float64frombits(binary.BigEndian.Uint64(b))
+	}
+	var n int64
+	for i, c := range b {
+		if i == 0 {
+			n = int64(int8(c))
+		} else {
+			n = n<<8 | int64(c)
+		}
+	}
+	return float64(n)
+}
 
 func (z *zsetValue) len() int {
 	if z.tree != nil {

@@ -97,3 +97,27 @@ func maps(m map[string]float64) map[string]float64 {
 	}
 	return c
 }
+
+// A pack's score reads back as it was written (-0 as 0), in as few bytes
+// as an integral score needs.
+func TestPackScoreRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	scores := []float64{0, math.Copysign(0, -1), 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32769,
+		1<<53 - 1, -(1<<53 - 1), 1 << 53, -(1 << 53), 1e300, -1e300, 0.5, -2.25, math.Inf(1), math.Inf(-1),
+		math.SmallestNonzeroFloat64, math.MaxFloat64, 1 << 62, -(1 << 63)}
+	for i := 0; i < 10000; i++ {
+		scores = append(scores, float64(rng.Int64N(1<<54)-1<<53), rng.NormFloat64()*1e6, math.Float64frombits(rng.Uint64()))
+	}
+	for _, f := range scores {
+		if math.IsNaN(f) {
+			continue
+		}
+		b := packScore(f)
+		if got := unpackScore(b); math.Float64bits(got) != math.Float64bits(f+0) {
+			t.Fatalf("%v packs as %x, reads back as %v", f, b, got)
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 1<<15 && len(b) > 2 {
+			t.Fatalf("%v packs in %d bytes", f, len(b))
+		}
+	}
+}
