@@ -50,6 +50,7 @@ type Dict[V any] struct {
 	used   int
 	tombs  int
 	keys   int64 // bytes of the keys held
+	arena  int64 // bytes of the chunks and long keys
 }
 
 // seed is the hash seed of every dict: random per process, so that no
@@ -78,15 +79,8 @@ func (d *Dict[V]) Len() int { return d.used }
 // Size is the bytes the dict holds: its slots, chunks, cells and keys.
 func (d *Dict[V]) Size() int64 {
 	var v V
-	n := int64(cap(d.offs))*4 + int64(cap(d.vals))*int64(unsafe.Sizeof(v)) + int64(cap(d.cells))*4 +
-		int64(cap(d.free))*4 + int64(cap(d.chunks))*24 + int64(cap(d.dead))*4
-	for _, c := range d.chunks {
-		n += int64(cap(c))
-	}
-	for _, k := range d.long {
-		n += int64(len(k)) + 32
-	}
-	return n
+	return int64(cap(d.offs))*4 + int64(cap(d.vals))*int64(unsafe.Sizeof(v)) + int64(cap(d.cells))*4 +
+		int64(cap(d.free))*4 + int64(cap(d.chunks))*24 + int64(cap(d.dead))*4 + d.arena
 }
 
 // Slots is the number of slots, live or free: every slot number of the
@@ -200,6 +194,7 @@ func (d *Dict[V]) writeKey(i uint32, key []byte) {
 		}
 		d.long[i] = string(key)
 		d.offs[i] = offLong
+		d.arena += int64(len(key)) + 32
 		return
 	}
 	ci := int(i >> chunkShift)
@@ -214,6 +209,7 @@ func (d *Dict[V]) writeKey(i uint32, key []byte) {
 		// hold about their keys' bytes.
 		n := len(c) + need
 		nc := append([]byte(nil), make([]byte, n+n/8)...)
+		d.arena += int64(cap(nc) - cap(c))
 		c = nc[:copy(nc, c)]
 	}
 	d.offs[i] = uint32(len(c))
@@ -224,6 +220,7 @@ func (d *Dict[V]) writeKey(i uint32, key []byte) {
 // dropKey forgets slot i's key.
 func (d *Dict[V]) dropKey(i uint32) {
 	if d.offs[i] == offLong {
+		d.arena -= int64(len(d.long[i])) + 32
 		delete(d.long, i)
 		d.offs[i] = offFree
 		return
@@ -254,6 +251,7 @@ func (d *Dict[V]) rewriteChunk(ci uint32) {
 			c = append(c, k...)
 		}
 	}
+	d.arena += int64(cap(c) - cap(old))
 	d.chunks[ci], d.dead[ci] = c, 0
 }
 
@@ -414,6 +412,14 @@ func (d *Dict[V]) Random(r func(n int) int) (string, V) {
 	}
 }
 
+func (d *Dict[V]) arenaOfChunks() int64 {
+	var n int64
+	for _, c := range d.chunks {
+		n += int64(cap(c))
+	}
+	return n
+}
+
 // Clone returns a copy of d, with the same slots.
 func (d *Dict[V]) Clone() *Dict[V] {
 	c := *d
@@ -423,10 +429,13 @@ func (d *Dict[V]) Clone() *Dict[V] {
 	c.cells = append([]uint32(nil), d.cells...)
 	c.dead = append([]uint32(nil), d.dead...)
 	c.chunks = make([][]byte, len(d.chunks))
+	c.arena = 0
 	for i, ch := range d.chunks {
 		c.chunks[i] = append([]byte(nil), ch...)
+		c.arena += int64(cap(c.chunks[i]))
 	}
 	if d.long != nil {
+		c.arena += d.arena - d.arenaOfChunks()
 		c.long = make(map[uint32]string, len(d.long))
 		for k, v := range d.long {
 			c.long[k] = v

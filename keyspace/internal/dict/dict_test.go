@@ -144,6 +144,15 @@ func TestDictKeysAndSlots(t *testing.T) {
 		if d.Len() != len(model) {
 			t.Fatalf("step %d: Len %d, model %d", step, d.Len(), len(model))
 		}
+		if step%101 == 0 {
+			want := d.arenaOfChunks()
+			for _, k := range d.long {
+				want += int64(len(k)) + 32
+			}
+			if d.arena != want {
+				t.Fatalf("step %d: arena counted %d, holds %d", step, d.arena, want)
+			}
+		}
 	}
 	for k, v := range model {
 		if i, ok := d.Find([]byte(k)); !ok || d.Val(i) != v || d.Key(i) != k || i != slotOf[k] {
