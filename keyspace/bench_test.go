@@ -430,6 +430,93 @@ func BenchmarkMemory_1MZSet(b *testing.B) {
 	})
 }
 
+// benchBig loads one collection of 1M members (ZADD bigz i*3 member:i,
+// SADD bigs member:i or HSET bigh member:i i) and measures cmd(i) on it, i
+// the iteration: the cost of a command on a large collection.
+func benchBig(b *testing.B, kind string, cmd func(i int) []string) {
+	k := New(Config{})
+	defer k.Close()
+	var w resp.Writer
+	c := &Ctx{W: &w}
+	const n, batch = 1_000_000, 1000
+	k.DoFunc(func() {
+		for i := 0; i < n; i += batch {
+			var args [][]byte
+			switch kind {
+			case "zset":
+				args = memberArgs("ZADD", "bigz", batch, func(j int) []string {
+					return []string{strconv.Itoa((i + j) * 3), "member:" + strconv.Itoa(i+j)}
+				})
+			case "set":
+				args = memberArgs("SADD", "bigs", batch, func(j int) []string { return []string{"member:" + strconv.Itoa(i+j)} })
+			default:
+				args = memberArgs("HSET", "bigh", batch, func(j int) []string {
+					return []string{"member:" + strconv.Itoa(i+j), strconv.Itoa(i + j)}
+				})
+			}
+			if err := ksCommands[strings.ToLower(string(args[0]))](k, c, args); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
+	})
+	prepared := make([]benchPrepared, 1<<16)
+	for i := range prepared {
+		words := cmd(i * 7919 % n)
+		prepared[i] = benchPrepared{benchRuns[strings.ToLower(words[0])], benchArgv(words...)}
+	}
+	b.ResetTimer()
+	k.DoFunc(func() {
+		for i := 0; i < b.N; i++ {
+			p := prepared[i%len(prepared)]
+			w.B = w.B[:0]
+			benchExec(k, c, p.run, p.args)
+		}
+	})
+}
+
+func BenchmarkBig_SADD_new(b *testing.B) {
+	benchBig(b, "set", func(i int) []string { return []string{"SADD", "bigs", "new:" + strconv.Itoa(i)} })
+}
+
+func BenchmarkBig_SISMEMBER(b *testing.B) {
+	benchBig(b, "set", func(i int) []string { return []string{"SISMEMBER", "bigs", "member:" + strconv.Itoa(i)} })
+}
+
+func BenchmarkBig_ZADD_move(b *testing.B) {
+	benchBig(b, "zset", func(i int) []string {
+		return []string{"ZADD", "bigz", strconv.Itoa(i*3 + 1), "member:" + strconv.Itoa(i)}
+	})
+}
+
+func BenchmarkBig_ZSCORE(b *testing.B) {
+	benchBig(b, "zset", func(i int) []string { return []string{"ZSCORE", "bigz", "member:" + strconv.Itoa(i)} })
+}
+
+func BenchmarkBig_ZRANK(b *testing.B) {
+	benchBig(b, "zset", func(i int) []string { return []string{"ZRANK", "bigz", "member:" + strconv.Itoa(i)} })
+}
+
+func BenchmarkBig_ZRANGE_10(b *testing.B) {
+	benchBig(b, "zset", func(i int) []string { return []string{"ZRANGE", "bigz", strconv.Itoa(i), strconv.Itoa(i + 9)} })
+}
+
+func BenchmarkBig_ZRANGEBYSCORE_10(b *testing.B) {
+	benchBig(b, "zset", func(i int) []string {
+		return []string{"ZRANGEBYSCORE", "bigz", strconv.Itoa(i * 3), strconv.Itoa(i*3 + 29)}
+	})
+}
+
+func BenchmarkBig_HSET(b *testing.B) {
+	benchBig(b, "hash", func(i int) []string {
+		return []string{"HSET", "bigh", "member:" + strconv.Itoa(i), "v" + strconv.Itoa(i)}
+	})
+}
+
+func BenchmarkBig_HGET(b *testing.B) {
+	benchBig(b, "hash", func(i int) []string { return []string{"HGET", "bigh", "member:" + strconv.Itoa(i)} })
+}
+
 // BenchmarkZAdd_1000Keys is redis-benchmark's `ZADD z:__rand_int__
 // __rand_int__ m:__rand_int__ -r 1000` on the owner: small packed sorted
 // sets of a few hundred members at most.

@@ -20,6 +20,7 @@ import (
 type hashValue struct {
 	small pack.Pack // field, value, field, value ... while big is nil
 	big   *dict.Dict[string]
+	vals  int64 // bytes of big's values
 }
 
 func (h *hashValue) len() int {
@@ -31,9 +32,7 @@ func (h *hashValue) len() int {
 
 func (h *hashValue) size() int64 {
 	if h.big != nil {
-		var vals int64
-		h.big.All(func(_ string, v string) bool { vals += int64(len(v)); return true })
-		return h.big.Size() + vals
+		return h.big.Size() + h.vals
 	}
 	return int64(h.small.Size())
 }
@@ -59,6 +58,12 @@ func (h *hashValue) set(field, val []byte, enc *Encodings) bool {
 		h.convert()
 	}
 	if h.big != nil {
+		if ref, ok := h.big.Ref(field); ok {
+			h.vals += int64(len(val) - len(*ref))
+			*ref = string(val)
+			return false
+		}
+		h.vals += int64(len(val))
 		return h.big.Set(field, string(val))
 	}
 	if off := h.small.Find(field, 2); off >= 0 {
@@ -77,7 +82,9 @@ func (h *hashValue) set(field, val []byte, enc *Encodings) bool {
 // del removes field and reports whether it was there.
 func (h *hashValue) del(field []byte) bool {
 	if h.big != nil {
-		return h.big.Delete(field)
+		v, ok := h.big.Get(field)
+		h.vals -= int64(len(v))
+		return ok && h.big.Delete(field)
 	}
 	if off := h.small.Find(field, 2); off >= 0 {
 		h.small.Delete(off, 2)
@@ -117,8 +124,9 @@ func (h *hashValue) random(k *Keyspace) ([]byte, []byte) {
 
 func (h *hashValue) convert() {
 	d := &dict.Dict[string]{}
-	h.each(func(f, v []byte) bool { d.Set(f, string(v)); return true })
-	h.big, h.small = d, pack.Pack{}
+	var vals int64
+	h.each(func(f, v []byte) bool { d.Set(f, string(v)); vals += int64(len(v)); return true })
+	h.big, h.small, h.vals = d, pack.Pack{}, vals
 }
 
 // hashOf finds key's hash: nil when missing, errWrongType for another type.
@@ -557,7 +565,7 @@ func rangeArg(b []byte, lo, hi int64) (int64, error) {
 }
 
 func (h *hashValue) clone() value {
-	c := &hashValue{small: h.small.Clone()}
+	c := &hashValue{small: h.small.Clone(), vals: h.vals}
 	if h.big != nil {
 		c.big = h.big.Clone()
 	}

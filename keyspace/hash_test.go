@@ -1,6 +1,10 @@
 package keyspace
 
-import "testing"
+import (
+	"math/rand/v2"
+	"strconv"
+	"testing"
+)
 
 // A negative count asks for that many random fields, repeats allowed:
 // Redis builds any such reply (HRANDFIELD h -9223372036854775807 takes the
@@ -19,5 +23,30 @@ func TestHRandFieldHugeCount(t *testing.T) {
 	}
 	if got := h.run("HRANDFIELD", "h", "-3"); got != "*3\r\n$1\r\nf\r\n$1\r\nf\r\n$1\r\nf\r\n" {
 		t.Errorf("HRANDFIELD h -3: %q", got)
+	}
+}
+
+// A large hash counts its values' bytes as they change, for its size.
+func TestHashValueCountsValueBytes(t *testing.T) {
+	enc := DefaultEncodings()
+	rng := rand.New(rand.NewPCG(3, 9))
+	h := &hashValue{}
+	for step := 0; step < 5000; step++ {
+		f := []byte("f" + strconv.Itoa(rng.IntN(400)))
+		if rng.IntN(3) == 0 {
+			h.del(f)
+		} else {
+			h.set(f, make([]byte, rng.IntN(100)), &enc)
+		}
+		if h.big != nil {
+			var want int64
+			h.big.All(func(_ string, v string) bool { want += int64(len(v)); return true })
+			if h.vals != want {
+				t.Fatalf("step %d: counted %d value bytes, holds %d", step, h.vals, want)
+			}
+		}
+	}
+	if h.big == nil {
+		t.Fatal("the hash never grew past its pack")
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/minilock/minilock/internal/redisstr"
-	"github.com/minilock/minilock/keyspace/internal/dict"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -194,8 +193,8 @@ func (z *zsetValue) scoreRanks(r zrangeSpec) (int, int) {
 	if r.min > r.max || r.min == r.max && (r.minex || r.maxex) {
 		return 0, -1
 	}
-	lo := z.firstRank(func(it zitem) bool { return r.gteMin(it.score) })
-	hi := z.firstRank(func(it zitem) bool { return !r.lteMax(it.score) }) - 1
+	lo := z.firstScoreRank(r.gteMin)
+	hi := z.firstScoreRank(func(s float64) bool { return !r.lteMax(s) }) - 1
 	return lo, hi
 }
 
@@ -212,7 +211,7 @@ func (z *zsetValue) lexRanks(r zlexSpec) (int, int) {
 		lo2, hi2 := lo, z.tree.Len()
 		for lo2 < hi2 {
 			mid := int(uint(lo2+hi2) >> 1)
-			if it, _ := z.tree.GetAt(mid); !r.lteMax(it.member) {
+			if !r.lteMax(z.itemAt(mid).member) {
 				hi2 = mid
 			} else {
 				lo2 = mid + 1
@@ -749,11 +748,13 @@ func newZSetOf(items []zitem, enc *Encodings) *zsetValue {
 		}
 		return z
 	}
-	z.tree, z.dict = newZTree(), &dict.Dict[float64]{}
-	for _, it := range items {
-		z.tree.Load(it) // in order: appended
-		z.dict.Set([]byte(it.member), it.score)
-	}
+	z.loadSorted(func(f func(m []byte, s float64) bool) {
+		for _, it := range items {
+			if !f([]byte(it.member), it.score) {
+				return
+			}
+		}
+	})
 	return z
 }
 

@@ -17,6 +17,11 @@ import (
 // good to an ordered index (a B-tree with counted nodes, so a rank is a
 // descent) plus a member -> score dict (Redis's skiplist and dict). Members
 // order as Redis orders them: by score, then by their bytes.
+//
+// A member's bytes are held once, by the dict: the B-tree's items are the
+// score and the member's dict slot (a znode, 12 bytes), and compare
+// members through the dict when scores tie. A compaction of the dict
+// renumbers the slots in the items in place (it keeps their order).
 
 type zitem struct {
 	score  float64
@@ -30,17 +35,63 @@ func zless(a, b zitem) bool {
 	return a.member < b.member
 }
 
+// znode is a B-tree item: a score's bits in two halves (so the item is 12
+// bytes, not 16) and the member's dict slot.
+type znode struct{ hi, lo, slot uint32 }
+
+func mkznode(score float64, slot uint32) znode {
+	b := math.Float64bits(score)
+	return znode{uint32(b >> 32), uint32(b), slot}
+}
+
+func (n znode) score() float64 { return math.Float64frombits(uint64(n.hi)<<32 | uint64(n.lo)) }
+
 type zsetValue struct {
 	small pack.Pack // member, score(8 bytes), ... while tree is nil
-	tree  *btree.BTreeG[zitem]
+	tree  *btree.BTreeG[znode]
 	dict  *dict.Dict[float64]
+}
+
+// item is n with its member.
+func (z *zsetValue) item(n znode) zitem { return zitem{n.score(), z.dict.Key(n.slot)} }
+
+// itemAt is the item of rank i of a large set.
+func (z *zsetValue) itemAt(i int) zitem {
+	n, _ := z.tree.GetAt(i)
+	return z.item(n)
+}
+
+// remap renumbers the tree's slots after the dict compacted.
+func (z *zsetValue) remap(remap []uint32) {
+	z.tree.WalkMut(func(items []znode) bool {
+		for i := range items {
+			items[i].slot = remap[items[i].slot]
+		}
+		return true
+	})
 }
 
 // packScore is a score as a pack holds it. Redis's listpack keeps an
 // integral score as an integer, which loses the sign of -0: so does this.
+// An integral score below 2^53 in magnitude is its shortest two's
+// complement, big-endian, in 0 to 7 bytes (0 is no bytes); any other is
+// its float64's 8 bytes.
 func packScore(f float64) []byte {
 	if f == 0 {
-		f = 0
+		return nil
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
+		n := int64(f)
+		w := 1
+		for w < 7 && (n < -1<<(8*w-1) || n >= 1<<(8*w-1)) {
+			w++
+		}
+		b := make([]byte, w)
+		for i := w - 1; i >= 0; i-- {
+			b[i] = byte(n)
+			n >>= 8
+		}
+		return b
 	}
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], math.Float64bits(f))
@@ -52,7 +103,20 @@ func packScore(f float64) []byte {
 // a pack with string(m) allocated once per member compared.)
 func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-func unpackScore(b []byte) float64 { return math.Float64frombits(binary.BigEndian.Uint64(b)) }
+func unpackScore(b []byte) float64 {
+	if len(b) == 8 {
+		return math.Float64frombits(binary.BigEndian.Uint64(b))
+	}
+	var n int64
+	for i, c := range b {
+		if i == 0 {
+			n = int64(int8(c))
+		} else {
+			n = n<<8 | int64(c)
+		}
+	}
+	return float64(n)
+}
 
 func (z *zsetValue) len() int {
 	if z.tree != nil {
@@ -63,7 +127,7 @@ func (z *zsetValue) len() int {
 
 // zitemBytes is what the index holds per member beside the dict's entry:
 // the item in a B-tree node at its usual fill.
-const zitemBytes = 40
+const zitemBytes = 20
 
 func (z *zsetValue) size() int64 {
 	if z.tree != nil {
@@ -94,12 +158,18 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 		}
 	}
 	if z.tree != nil {
-		if old, ok := z.dict.Get(member); ok {
-			z.tree.Delete(zitem{old, string(member)})
+		if i, ok := z.dict.Find(member); ok {
+			// An equal score (0 for -0 too) keeps the item's place:
+			// Set replaces it.
+			if old := z.dict.Val(i); old != score {
+				z.tree.Delete(mkznode(old, i))
+			}
+			*z.dict.ValRef(i) = score
+			z.tree.Set(mkznode(score, i))
+			return
 		}
-		m := string(member)
-		z.dict.Set(member, score)
-		z.tree.Set(zitem{score, m})
+		i, _ := z.dict.Insert(member, score)
+		z.tree.Set(mkznode(score, i))
 		return
 	}
 	z.del(member)
@@ -122,12 +192,12 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 // del removes member and reports whether it was there.
 func (z *zsetValue) del(member []byte) bool {
 	if z.tree != nil {
-		old, ok := z.dict.Get(member)
+		i, ok := z.dict.Find(member)
 		if !ok {
 			return false
 		}
-		z.dict.Delete(member)
-		z.tree.Delete(zitem{old, string(member)})
+		z.tree.Delete(mkznode(z.dict.Val(i), i))
+		z.dict.DeleteMoving(member, z.remap)
 		return true
 	}
 	if off := z.small.Find(member, 2); off >= 0 {
@@ -137,24 +207,37 @@ func (z *zsetValue) del(member []byte) bool {
 	return false
 }
 
-func newZTree() *btree.BTreeG[zitem] {
-	return btree.NewBTreeGOptions(zless, btree.Options{NoLocks: true})
+// newZTree is an empty index whose items' members are d's.
+func newZTree(d *dict.Dict[float64]) *btree.BTreeG[znode] {
+	return btree.NewBTreeGOptions(func(a, b znode) bool {
+		if sa, sb := a.score(), b.score(); sa != sb {
+			return sa < sb
+		}
+		return a.slot != b.slot && d.Key(a.slot) < d.Key(b.slot)
+	}, btree.Options{NoLocks: true})
 }
 
-func (z *zsetValue) convert() {
-	tree, d := newZTree(), &dict.Dict[float64]{}
-	z.each(0, z.len()-1, false, func(m []byte, s float64) bool {
-		d.Set(m, s)
-		tree.Set(zitem{s, string(m)})
+// loadSorted makes z a large set of items, given in order.
+func (z *zsetValue) loadSorted(items func(f func(m []byte, s float64) bool)) {
+	d := &dict.Dict[float64]{}
+	tree := newZTree(d)
+	items(func(m []byte, s float64) bool {
+		i, _ := d.Insert(m, s)
+		tree.Load(mkznode(s, i)) // in order: appended
 		return true
 	})
 	z.tree, z.dict, z.small = tree, d, pack.Pack{}
 }
 
+func (z *zsetValue) convert() {
+	zz := &zsetValue{small: z.small}
+	z.loadSorted(func(f func(m []byte, s float64) bool) { zz.each(0, zz.len()-1, false, f) })
+}
+
 // at returns the member and score of rank i (0 is the lowest).
 func (z *zsetValue) at(i int) ([]byte, float64) {
 	if z.tree != nil {
-		it, _ := z.tree.GetAt(i)
+		it := z.itemAt(i)
 		return []byte(it.member), it.score
 	}
 	m, next := z.small.At(z.small.Offset(2 * i))
@@ -167,16 +250,7 @@ func (z *zsetValue) at(i int) ([]byte, float64) {
 // (a range's lower bound).
 func (z *zsetValue) firstRank(pred func(zitem) bool) int {
 	if z.tree != nil {
-		lo, hi := 0, z.tree.Len()
-		for lo < hi {
-			mid := int(uint(lo+hi) >> 1)
-			if it, _ := z.tree.GetAt(mid); pred(it) {
-				hi = mid
-			} else {
-				lo = mid + 1
-			}
-		}
-		return lo
+		return z.firstNode(func(n znode) bool { return pred(z.item(n)) })
 	}
 	i := 0
 	for off := 0; off < z.small.End(); i++ {
@@ -190,8 +264,39 @@ func (z *zsetValue) firstRank(pred func(zitem) bool) int {
 	return i
 }
 
+// firstNode is firstRank for a large set, on its items (which only read
+// a member from the dict when the predicate needs it).
+func (z *zsetValue) firstNode(pred func(znode) bool) int {
+	lo, hi := 0, z.tree.Len()
+	for lo < hi {
+		mid := int(uint(lo+hi) >> 1)
+		if n, _ := z.tree.GetAt(mid); pred(n) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return lo
+}
+
+// firstScoreRank is firstRank for a predicate on the score alone.
+func (z *zsetValue) firstScoreRank(pred func(float64) bool) int {
+	if z.tree != nil {
+		return z.firstNode(func(n znode) bool { return pred(n.score()) })
+	}
+	return z.firstRank(func(it zitem) bool { return pred(it.score) })
+}
+
 // rank returns member's rank (0 is the lowest).
 func (z *zsetValue) rank(member []byte) (int, bool) {
+	if z.tree != nil {
+		i, ok := z.dict.Find(member)
+		if !ok {
+			return 0, false
+		}
+		it := mkznode(z.dict.Val(i), i)
+		return z.firstNode(func(x znode) bool { return !z.tree.Less(x, it) }), true
+	}
 	s, ok := z.score(member)
 	if !ok {
 		return 0, false
@@ -209,9 +314,9 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 	}
 	if z.tree != nil {
 		n := to - from + 1
-		iter := func(it zitem) bool {
+		iter := func(it znode) bool {
 			n--
-			return f([]byte(it.member), it.score) && n > 0
+			return f([]byte(z.dict.Key(it.slot)), it.score()) && n > 0
 		}
 		if reverse {
 			pivot, _ := z.tree.GetAt(to)
@@ -267,17 +372,17 @@ func (z *zsetValue) shrinkIfSmall(enc *Encodings) {
 		return
 	}
 	fits := true
-	z.tree.Scan(func(it zitem) bool {
-		fits = len(it.member) <= enc.ZSetMaxListpackValue
+	z.tree.Scan(func(it znode) bool {
+		fits = len(z.dict.Key(it.slot)) <= enc.ZSetMaxListpackValue
 		return fits
 	})
 	if !fits {
 		return
 	}
 	var p pack.Pack
-	z.tree.Scan(func(it zitem) bool {
-		p.Append([]byte(it.member))
-		p.Append(packScore(it.score))
+	z.tree.Scan(func(it znode) bool {
+		p.Append([]byte(z.dict.Key(it.slot)))
+		p.Append(packScore(it.score()))
 		return true
 	})
 	z.small, z.tree, z.dict = p, nil, nil
@@ -286,7 +391,11 @@ func (z *zsetValue) shrinkIfSmall(enc *Encodings) {
 func (z *zsetValue) clone() value {
 	c := &zsetValue{small: z.small.Clone()}
 	if z.tree != nil {
-		c.tree, c.dict = z.tree.Copy(), z.dict.Clone()
+		// The clone's items compare through its own dict, whose slots
+		// are the original's.
+		c.dict = z.dict.Clone()
+		c.tree = newZTree(c.dict)
+		z.tree.Scan(func(it znode) bool { c.tree.Load(it); return true })
 	}
 	return c
 }
