@@ -29,14 +29,19 @@ type pubsubState struct {
 	// patternOrder keeps the patterns in the order they were first
 	// subscribed, so a message matching several reaches a client in a
 	// stable order. (Redis walks a hash table: its order is arbitrary.)
+	// A pattern nobody holds any more stays in it until the next
+	// compaction (ordered says what is in it), so leaving is O(1).
 	patternOrder []string
+	ordered      map[string]bool
 	taps         []*Tap // the embedding API's observers (tap.go)
 }
 
-// subscriptions is a client's side, in the order it subscribed (Redis
-// answers a bare UNSUBSCRIBE in hash-table order instead).
+// subscriptions is a client's side. Sets, so that a client subscribing to
+// a million channels in one command costs a million map operations, not a
+// million squared; a bare UNSUBSCRIBE answers in sorted order (Redis: its
+// hash table's).
 type subscriptions struct {
-	channels, patterns, shard []string
+	channels, patterns, shard map[string]struct{}
 }
 
 func (p *subscriptions) count() int { return len(p.channels) + len(p.patterns) + len(p.shard) }
@@ -63,11 +68,34 @@ func (s *Server) table(k kind) map[string][]*client {
 	return s.pubsub.channels
 }
 
-func (c *client) mine(k kind) *[]string {
+func (c *client) mine(k kind) *map[string]struct{} {
 	if k.shard {
 		return &c.pubsub.shard
 	}
 	return &c.pubsub.channels
+}
+
+// add puts name in the set *m (made on first use) and reports whether it
+// was new.
+func add(m *map[string]struct{}, name string) bool {
+	if _, ok := (*m)[name]; ok {
+		return false
+	}
+	if *m == nil {
+		*m = map[string]struct{}{}
+	}
+	(*m)[name] = struct{}{}
+	return true
+}
+
+// sortedKeys is a set's members, sorted.
+func sortedKeys(m map[string]struct{}) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // countFor is the count a (un)subscribe frame carries: channels and
@@ -96,8 +124,7 @@ func (s *Server) subscribe(x *call, k kind, names [][]byte) {
 	table, mine := s.table(k), c.mine(k)
 	for _, name := range names {
 		ch := string(name)
-		if !slices.Contains(*mine, ch) {
-			*mine = append(*mine, ch)
+		if add(mine, ch) {
 			table[ch] = append(table[ch], c)
 		}
 		frame(x.W, 3)
@@ -110,14 +137,14 @@ func (s *Server) subscribe(x *call, k kind, names [][]byte) {
 // unsubscribe drops c from the channels named, or from all of its channels
 // when names is empty; w, when not nil, receives Redis's frames.
 func (s *Server) unsubscribe(c *client, w *resp.Writer, k kind, names []string) {
-	mine := c.mine(k)
+	mine := *c.mine(k)
 	all := len(names) == 0
 	if all {
-		names = slices.Clone(*mine)
+		names = sortedKeys(mine)
 	}
 	for _, ch := range names {
-		if i := slices.Index(*mine, ch); i >= 0 {
-			*mine = slices.Delete(*mine, i, i+1)
+		if _, ok := mine[ch]; ok {
+			delete(mine, ch)
 			s.drop(s.table(k), ch, c)
 		}
 		if w != nil {
@@ -154,9 +181,9 @@ func (s *Server) psubscribe(x *call, names [][]byte) {
 	c.startFeed(pubsubHardLimit, pubsubSoftLimit, pubsubSoftSeconds)
 	for _, name := range names {
 		pat := string(name)
-		if !slices.Contains(c.pubsub.patterns, pat) {
-			c.pubsub.patterns = append(c.pubsub.patterns, pat)
-			if _, ok := s.pubsub.patterns[pat]; !ok {
+		if add(&c.pubsub.patterns, pat) {
+			if !s.pubsub.ordered[pat] {
+				s.pubsub.ordered[pat] = true
 				s.pubsub.patternOrder = append(s.pubsub.patternOrder, pat)
 			}
 			s.pubsub.patterns[pat] = append(s.pubsub.patterns[pat], c)
@@ -171,16 +198,13 @@ func (s *Server) psubscribe(x *call, names [][]byte) {
 func (s *Server) punsubscribe(c *client, w *resp.Writer, names []string) {
 	all := len(names) == 0
 	if all {
-		names = slices.Clone(c.pubsub.patterns)
+		names = sortedKeys(c.pubsub.patterns)
 	}
 	for _, pat := range names {
-		if i := slices.Index(c.pubsub.patterns, pat); i >= 0 {
-			c.pubsub.patterns = slices.Delete(c.pubsub.patterns, i, i+1)
+		if _, ok := c.pubsub.patterns[pat]; ok {
+			delete(c.pubsub.patterns, pat)
 			s.drop(s.pubsub.patterns, pat, c)
-			if _, ok := s.pubsub.patterns[pat]; !ok {
-				j := slices.Index(s.pubsub.patternOrder, pat)
-				s.pubsub.patternOrder = slices.Delete(s.pubsub.patternOrder, j, j+1)
-			}
+			s.compactPatterns()
 		}
 		if w != nil {
 			frame(w, 3)
@@ -195,6 +219,22 @@ func (s *Server) punsubscribe(c *client, w *resp.Writer, names []string) {
 		w.Null()
 		w.Int(int64(c.countFor(kindChannel)))
 	}
+}
+
+// compactPatterns drops the patterns nobody holds from patternOrder once
+// they are half of it.
+func (s *Server) compactPatterns() {
+	p := &s.pubsub
+	if len(p.patternOrder) < 2*len(p.patterns)+16 {
+		return
+	}
+	p.patternOrder = slices.DeleteFunc(p.patternOrder, func(pat string) bool {
+		if _, ok := p.patterns[pat]; ok {
+			return false
+		}
+		delete(p.ordered, pat)
+		return true
+	})
 }
 
 // unsubscribeAll forgets every subscription of c, silently (a closed or
@@ -231,10 +271,11 @@ func (s *Server) publishKind(k kind, channel, message []byte) int {
 		return n
 	}
 	for _, pat := range s.pubsub.patternOrder {
-		if !keyspace.Match([]byte(pat), string(channel)) {
+		subs := s.pubsub.patterns[pat]
+		if len(subs) == 0 || !keyspace.Match([]byte(pat), string(channel)) {
 			continue
 		}
-		for _, c := range s.pubsub.patterns[pat] {
+		for _, c := range subs {
 			w.B, w.Proto = w.B[:0], c.w.Proto
 			frame(&w, 4)
 			w.BulkString("pmessage")

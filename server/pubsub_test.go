@@ -1,9 +1,11 @@
 package server
 
 import (
+	"fmt"
 	"io"
 	"net"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -117,5 +119,44 @@ func TestCloseWithParkedClient(t *testing.T) {
 	}
 	if _, err := c.ReadReply(); err == nil {
 		t.Fatal("the parked client got a reply instead of being disconnected")
+	}
+}
+
+// TestSubscribeManyChannels: one SUBSCRIBE of 200,000 channels and a bare
+// UNSUBSCRIBE cost a map operation per channel (a client's subscriptions
+// are a set): both are answered, frame by frame, and nothing is left.
+func TestSubscribeManyChannels(t *testing.T) {
+	s := RunT(t)
+	c := redistest.Dial(t, s.Addr())
+	c.Timeout = time.Minute
+	const n = 200000
+	args := []string{"SUBSCRIBE"}
+	for i := range n {
+		args = append(args, "ch:"+strconv.Itoa(i))
+	}
+	if err := c.Send(redistest.Encode(args...)); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		got, err := c.ReadReply()
+		if want := fmt.Sprintf("*3\r\n$9\r\nsubscribe\r\n$%d\r\nch:%d\r\n:%d\r\n", len("ch:"+strconv.Itoa(i)), i, i+1); err != nil || string(got) != want {
+			t.Fatalf("frame %d: %q, %v", i, got, err)
+		}
+	}
+	if err := c.Send(redistest.Encode("UNSUBSCRIBE")); err != nil {
+		t.Fatal(err)
+	}
+	for i := range n {
+		if _, err := c.ReadReply(); err != nil {
+			t.Fatalf("unsubscribe frame %d: %v", i, err)
+		}
+	}
+	if got, err := c.Do("PING"); err != nil || string(got) != "+PONG\r\n" {
+		t.Fatalf("PING after: %q, %v", got, err)
+	}
+	left := -1
+	s.ks.DoFunc(func() { left = len(s.pubsub.channels) })
+	if left != 0 {
+		t.Fatalf("%d channels left in the server's table", left)
 	}
 }

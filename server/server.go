@@ -185,6 +185,7 @@ func Start(cfg Config) (*Server, error) {
 			channels: map[string][]*client{},
 			patterns: map[string][]*client{},
 			shard:    map[string][]*client{},
+			ordered:  map[string]bool{},
 		},
 		cfg:   cfg,
 		log:   log,
