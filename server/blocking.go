@@ -92,12 +92,21 @@ func (b *blockingState) Fire(now int64) {
 // park registers x's client as waiting for p's keys.
 func (b *blockingState) park(x *call, p *parked) {
 	p.c, p.db, p.index = x.c, x.DB, -1
-	for i, k := range p.keys {
-		p.keys[i] = append([]byte(nil), k...)
+	// A key named twice is awaited once, as blockForKeys's dictAdd does:
+	// BLPOP k k k ... must not queue the client a million times on k.
+	seen := make(map[string]struct{}, len(p.keys))
+	keys := p.keys[:0:0]
+	for _, k := range p.keys {
+		if _, dup := seen[string(k)]; dup {
+			continue
+		}
+		seen[string(k)] = struct{}{}
+		keys = append(keys, append([]byte(nil), k...))
 		rk := keyspace.ReadyKey{DB: p.db, Key: string(k)}
 		b.byKey[rk] = append(b.byKey[rk], p)
 		b.s.ks.Await(p.db, rk.Key)
 	}
+	p.keys = keys
 	p.dst = append([]byte(nil), p.dst...)
 	if p.deadline != 0 {
 		heap.Push(&b.timers, p)

@@ -160,3 +160,36 @@ func TestSubscribeManyChannels(t *testing.T) {
 		t.Fatalf("%d channels left in the server's table", left)
 	}
 }
+
+// TestBLPOPManyKeys: a BLPOP naming 100,000 keys, one of them 100,000
+// times over, parks and is woken and unparked in linear time.
+func TestBLPOPManyKeys(t *testing.T) {
+	s := RunT(t)
+	c := redistest.Dial(t, s.Addr())
+	c.Timeout = time.Minute
+	args := []string{"BLPOP"}
+	for i := range 100000 {
+		args = append(args, "k:"+strconv.Itoa(i), "same")
+	}
+	args = append(args, "0")
+	if err := c.Send(redistest.Encode(args...)); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		n := 0
+		s.ks.DoFunc(func() { n = s.blocking.parked })
+		return n == 1
+	})
+	other := redistest.Dial(t, s.Addr())
+	if got, err := other.Do("RPUSH", "same", "x"); err != nil || string(got) != ":1\r\n" {
+		t.Fatalf("RPUSH: %q, %v", got, err)
+	}
+	if got, err := c.ReadReply(); err != nil || string(got) != "*2\r\n$4\r\nsame\r\n$1\r\nx\r\n" {
+		t.Fatalf("BLPOP: %q, %v", got, err)
+	}
+	left := -1
+	s.ks.DoFunc(func() { left = len(s.blocking.byKey) })
+	if left != 0 {
+		t.Fatalf("%d keys still awaited", left)
+	}
+}
