@@ -247,6 +247,13 @@ var commandTable = []*command{
 		{name: "purge", arity: 2, run: cmdMemoryPurge},
 		{name: "help", arity: 2, run: cmdMemoryHelp},
 	}},
+	{name: "object", subs: []*command{
+		{name: "encoding", arity: 3, flags: fReadOnly, run: cmdObjectEncoding},
+		{name: "freq", arity: 3, flags: fReadOnly, run: cmdObjectFreq},
+		{name: "idletime", arity: 3, flags: fReadOnly, run: cmdObjectIdletime},
+		{name: "refcount", arity: 3, flags: fReadOnly, run: cmdObjectRefcount},
+		{name: "help", arity: 2, run: cmdObjectHelp},
+	}},
 	{name: "latency", subs: []*command{
 		{name: "latest", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdLatencyLatest},
 		{name: "history", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdLatencyHistory},

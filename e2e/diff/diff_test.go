@@ -135,6 +135,7 @@ func diffGroups() []caseGroup {
 		{"config params", configCases},
 		{"client ops", clientOpsCases},
 		{"memory latency", memLatencyCases},
+		{"object", objectCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
 		{"keytypes via", allVia(keyTypeCases)},
