@@ -274,6 +274,8 @@ var commandTable = []*command{
 		{name: "info", arity: -2, run: cmdCommandInfo},
 		{name: "docs", arity: -2, run: cmdCommandDocs},
 		{name: "list", arity: -2, run: cmdCommandList},
+		{name: "getkeys", arity: -4, run: cmdCommandGetKeys},
+		{name: "getkeysandflags", arity: -4, run: cmdCommandGetKeysAndFlags},
 	}},
 }
 

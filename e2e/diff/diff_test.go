@@ -136,6 +136,7 @@ func diffGroups() []caseGroup {
 		{"client ops", clientOpsCases},
 		{"memory latency", memLatencyCases},
 		{"object", objectCases},
+		{"command keys", commandKeysCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
 		{"keytypes via", allVia(keyTypeCases)},
