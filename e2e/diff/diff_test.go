@@ -137,6 +137,7 @@ func diffGroups() []caseGroup {
 		{"memory latency", memLatencyCases},
 		{"object", objectCases},
 		{"command keys", commandKeysCases},
+		{"persistence", persistenceCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
 		{"keytypes via", allVia(keyTypeCases)},
