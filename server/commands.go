@@ -237,8 +237,8 @@ var commandTable = []*command{
 	{name: "time", arity: 1, flags: fFast, run: cmdTime},
 	{name: "shutdown", arity: -1, flags: fNoScript | fAllowBusy | fNoMulti | fSkipMonitor, run: cmdShutdown},
 	{name: "lastsave", arity: 1, flags: fFast, run: cmdLastSave},
-	{name: "save", arity: 1, flags: fNoScript | fNoMulti, run: cmdSave},
-	{name: "bgsave", arity: -1, flags: fNoScript, run: cmdBgSave},
+	{name: "save", arity: 1, flags: fNoScript | fNoMulti | fSkipMonitor, run: cmdSave},
+	{name: "bgsave", arity: -1, flags: fNoScript | fSkipMonitor, run: cmdBgSave},
 	{name: "monitor", arity: 1, flags: fNoScript | fSkipMonitor, run: cmdMonitor},
 	{name: "config", subs: []*command{
 		{name: "get", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdConfigGet},
