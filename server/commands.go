@@ -248,6 +248,8 @@ var commandTable = []*command{
 	{name: "memory", subs: []*command{
 		{name: "usage", arity: -3, flags: fReadOnly, run: cmdMemoryUsage},
 		{name: "purge", arity: 2, run: cmdMemoryPurge},
+		{name: "stats", arity: 2, run: cmdMemoryStats},
+		{name: "doctor", arity: 2, run: cmdMemoryDoctor},
 		{name: "help", arity: 2, run: cmdMemoryHelp},
 	}},
 	{name: "object", subs: []*command{

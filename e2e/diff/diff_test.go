@@ -138,6 +138,7 @@ func diffGroups() []caseGroup {
 		{"object", objectCases},
 		{"command keys", commandKeysCases},
 		{"persistence", persistenceCases},
+		{"memory stats", memoryStatsCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
 		{"keytypes via", allVia(keyTypeCases)},
