@@ -244,6 +244,7 @@ var commandTable = []*command{
 		{name: "get", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdConfigGet},
 		{name: "set", arity: -4, flags: fNoScript | fSkipMonitor, run: cmdConfigSet},
 		{name: "resetstat", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdConfigResetStat},
+		{name: "rewrite", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdConfigRewrite},
 	}},
 	{name: "memory", subs: []*command{
 		{name: "usage", arity: -3, flags: fReadOnly, run: cmdMemoryUsage},

@@ -20,6 +20,8 @@ var lastsaveAgrees = &normalizer{"unix time", func(b []byte) ([]byte, bool) {
 }}
 
 var persistenceCases = []diffCase{
+	tc("config rewrite without a file", c("CONFIG REWRITE"), c("CONFIG REWRITE x"), c("config rewrite"), cmd("EVAL", "return redis.pcall('CONFIG', 'REWRITE')", "0"),
+		c("MULTI"), c("CONFIG REWRITE"), c("EXEC")),
 	tc("lastsave", c("LASTSAVE").with(lastsaveAgrees), c("LASTSAVE x"), c("lastsave").with(lastsaveAgrees),
 		cmd("EVAL", "return redis.call('LASTSAVE') == tonumber(string.match(redis.call('INFO', 'persistence'), 'rdb_last_save_time:(%d+)'))", "0"),
 		c("MULTI"), c("LASTSAVE"), c("EXEC").with(&normalizer{"exec of lastsave", func(b []byte) ([]byte, bool) {
