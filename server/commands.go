@@ -236,16 +236,29 @@ var commandTable = []*command{
 	{name: "info", arity: -1, run: cmdInfo},
 	{name: "time", arity: 1, flags: fFast, run: cmdTime},
 	{name: "shutdown", arity: -1, flags: fNoScript | fAllowBusy | fNoMulti | fSkipMonitor, run: cmdShutdown},
+	{name: "lastsave", arity: 1, flags: fFast, run: cmdLastSave},
+	{name: "save", arity: 1, flags: fNoScript | fNoMulti | fSkipMonitor, run: cmdSave},
+	{name: "bgsave", arity: -1, flags: fNoScript | fSkipMonitor, run: cmdBgSave},
 	{name: "monitor", arity: 1, flags: fNoScript | fSkipMonitor, run: cmdMonitor},
 	{name: "config", subs: []*command{
 		{name: "get", arity: -3, flags: fNoScript | fSkipMonitor, run: cmdConfigGet},
 		{name: "set", arity: -4, flags: fNoScript | fSkipMonitor, run: cmdConfigSet},
 		{name: "resetstat", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdConfigResetStat},
+		{name: "rewrite", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdConfigRewrite},
 	}},
 	{name: "memory", subs: []*command{
 		{name: "usage", arity: -3, flags: fReadOnly, run: cmdMemoryUsage},
 		{name: "purge", arity: 2, run: cmdMemoryPurge},
+		{name: "stats", arity: 2, run: cmdMemoryStats},
+		{name: "doctor", arity: 2, run: cmdMemoryDoctor},
 		{name: "help", arity: 2, run: cmdMemoryHelp},
+	}},
+	{name: "object", subs: []*command{
+		{name: "encoding", arity: 3, flags: fReadOnly, run: cmdObjectEncoding},
+		{name: "freq", arity: 3, flags: fReadOnly, run: cmdObjectFreq},
+		{name: "idletime", arity: 3, flags: fReadOnly, run: cmdObjectIdletime},
+		{name: "refcount", arity: 3, flags: fReadOnly, run: cmdObjectRefcount},
+		{name: "help", arity: 2, run: cmdObjectHelp},
 	}},
 	{name: "latency", subs: []*command{
 		{name: "latest", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdLatencyLatest},
@@ -267,6 +280,8 @@ var commandTable = []*command{
 		{name: "info", arity: -2, run: cmdCommandInfo},
 		{name: "docs", arity: -2, run: cmdCommandDocs},
 		{name: "list", arity: -2, run: cmdCommandList},
+		{name: "getkeys", arity: -4, run: cmdCommandGetKeys},
+		{name: "getkeysandflags", arity: -4, run: cmdCommandGetKeysAndFlags},
 	}},
 }
 

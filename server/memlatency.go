@@ -48,8 +48,12 @@ func cmdMemoryPurge(x *call, args [][]byte) error {
 // MEMORY HELP
 func cmdMemoryHelp(x *call, args [][]byte) error {
 	return writeHelp(x, "MEMORY",
+		"DOCTOR",
+		"    Return memory problems reports.",
 		"PURGE",
 		"    Attempt to purge dirty pages for reclamation by the allocator.",
+		"STATS",
+		"    Return information about the memory usage of the server.",
 		"USAGE <key> [SAMPLES <count>]",
 		"    Return memory in bytes used by <key> and its value. Nested values are",
 		"    sampled up to <count> times (default: 5, 0 means sample all).")

@@ -102,6 +102,10 @@ type Config struct {
 	// restart; the remedy Redis documents is to stay unavailable for the
 	// longest lock TTL after a restart. Zero means no delay.
 	RestartDelay time.Duration
+	// ConfigFile is the path of the config file the server was started
+	// with, which CONFIG REWRITE rewrites. Empty (the default) means none:
+	// CONFIG REWRITE then answers Redis's error for a server without one.
+	ConfigFile string
 	// Logger receives the server's log lines. Nil discards them.
 	Logger *slog.Logger
 	// LogLevel, when set, is the level of Logger's handler: CONFIG GET

@@ -151,19 +151,6 @@ func cmdCommandDocs(x *call, args [][]byte) error {
 	return nil
 }
 
-// COMMAND LIST: the names of all commands.
-func cmdCommandList(x *call, args [][]byte) error {
-	if len(args) > 2 {
-		return resp.ErrSyntax
-	}
-	names := commandNames()
-	x.W.Array(len(names))
-	for _, name := range names {
-		x.W.BulkString(name)
-	}
-	return nil
-}
-
 func yesNo(b bool) string {
 	if b {
 		return "yes"

@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -68,6 +69,12 @@ func run(args []string) int {
 		debug.SetGCPercent(50)
 	}
 	cfg := opts.server
+	if file != "" {
+		if abs, err := filepath.Abs(file); err == nil {
+			file = abs // CONFIG REWRITE writes it whatever the working directory
+		}
+		cfg.ConfigFile = file
+	}
 	cfg.Addrs = opts.addrs()
 	cfg.Logger = log
 	cfg.LogLevel = level

@@ -1,0 +1,32 @@
+package server
+
+import (
+	"github.com/minilock/minilock/internal/redisstr"
+	"github.com/minilock/minilock/resp"
+)
+
+// Persistence commands. minilock keeps its data in memory only: LASTSAVE
+// answers as a Redis that never saved (its start time, as INFO's
+// rdb_last_save_time), and SAVE and BGSAVE, after Redis's own argument
+// checks, are refused with an error that says so rather than answering
+// +OK for a file that was never written (README, deliberate differences).
+
+// errNoPersistence is the reply to SAVE and BGSAVE.
+var errNoPersistence = resp.NewError("minilock keeps no data on disk (no RDB, no AOF): SAVE and BGSAVE are not supported")
+
+// LASTSAVE
+func cmdLastSave(x *call, args [][]byte) error {
+	x.W.Int(x.s.start.Unix())
+	return nil
+}
+
+// SAVE
+func cmdSave(x *call, args [][]byte) error { return errNoPersistence }
+
+// BGSAVE [SCHEDULE]
+func cmdBgSave(x *call, args [][]byte) error {
+	if len(args) > 2 || len(args) == 2 && !redisstr.Option(args[1], "schedule") {
+		return resp.ErrSyntax
+	}
+	return errNoPersistence
+}
