@@ -50,6 +50,7 @@ type client struct {
 	// signals it. pendingRead and read are c's goroutine's: a read made
 	// while parked.
 	parked      *parked
+	onOwner     bool // c's batch is running on the owner (owner goroutine only)
 	mustWait    bool
 	bw          resp.Writer
 	wake        chan struct{}
@@ -345,6 +346,8 @@ func (s *Server) serveBatch(c *client) {
 // (keyspace.Job). It stops after QUIT, and once the replies pass
 // replyChunk, leaving c.next at the first command not run.
 func (c *client) Run(k *keyspace.Keyspace) {
+	c.onOwner = true
+	defer func() { c.onOwner = false }() // only the owner reads it
 	c.lastAt = time.Now()
 	c.srv.batchStart()
 	if c.killed.Load() {

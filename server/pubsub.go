@@ -290,10 +290,13 @@ func (s *Server) publishKind(k kind, channel, message []byte) int {
 }
 
 // deliver queues an unsolicited frame for c. If c is the client whose
-// command is running (a client that publishes to itself), its replies so
-// far go first, so the frame lands after them as in Redis.
+// batch is running (a client that publishes to itself, directly or from a
+// script), its replies so far go first, so the frame lands after them as
+// in Redis. Another client's reply buffer is its own goroutine's to touch.
 func (c *client) deliver(b []byte) {
-	c.flushToFeed()
+	if c.onOwner {
+		c.flushToFeed()
+	}
 	c.feed.push(b)
 }
 
