@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/minilock/minilock/internal/redistest"
 	"github.com/minilock/minilock/server"
@@ -32,30 +31,8 @@ type bullmqRun struct {
 
 func runBullMQ(t *testing.T, modules, addr string) bullmqRun {
 	t.Helper()
-	port := addr[strings.LastIndexByte(addr, ':')+1:]
-	cmd := exec.Command("node", filepath.Join("testdata", "bullmq.js"))
-	cmd.Env = append(os.Environ(), "MINILOCK_PORT="+port, "NODE_PATH="+modules)
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() {
-		out, err = cmd.CombinedOutput()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(2 * time.Minute):
-		cmd.Process.Kill()
-		t.Fatal("node did not finish in 2 minutes")
-	}
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, out)
-	}
 	var r bullmqRun
-	last := out[strings.LastIndexByte(strings.TrimSpace(string(out)), '\n')+1:]
-	if err := json.Unmarshal(last, &r); err != nil {
-		t.Fatalf("%v in %q", err, out)
-	}
+	runClientScript(t, addr, []string{"NODE_PATH=" + modules}, &r, "node", filepath.Join("testdata", "bullmq.js"))
 	return r
 }
 

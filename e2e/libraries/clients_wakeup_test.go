@@ -22,9 +22,10 @@ import (
 //
 //	go test -run 'TestIORedisWakeups|TestRedisPyWakeups' -v ./e2e/libraries
 
-// runClientScript runs cmd with MINILOCK_PORT set to addr's port and returns
-// the last line it printed, which must be a JSON object.
-func runClientScript(t *testing.T, addr string, env []string, name string, args ...string) map[string]any {
+// runClientScript runs a client library's script with MINILOCK_PORT set to
+// addr's port (and env), for at most 3 minutes, and decodes the last line
+// it printed, which must be JSON, into res.
+func runClientScript(t *testing.T, addr string, env []string, res any, name string, args ...string) {
 	t.Helper()
 	cmd := exec.Command(name, args...)
 	cmd.Env = append(append(os.Environ(), "MINILOCK_PORT="+addr[strings.LastIndexByte(addr, ':')+1:]), env...)
@@ -37,20 +38,26 @@ func runClientScript(t *testing.T, addr string, env []string, name string, args 
 	}()
 	select {
 	case <-done:
-	case <-time.After(2 * time.Minute):
+	case <-time.After(3 * time.Minute):
 		cmd.Process.Kill()
 		<-done
-		t.Fatalf("%s did not finish in 2 minutes:\n%s", name, out)
+		t.Fatalf("%s did not finish in 3 minutes:\n%s", name, out)
 	}
 	if err != nil {
-		t.Fatalf("%s: %v\n%s", name, err, out)
+		t.Fatalf("%s against %s: %v\n%s", name, addr, err, out)
 	}
 	trimmed := strings.TrimSpace(string(out))
 	last := trimmed[strings.LastIndexByte(trimmed, '\n')+1:]
-	var res map[string]any
-	if err := json.Unmarshal([]byte(last), &res); err != nil {
+	if err := json.Unmarshal([]byte(last), res); err != nil {
 		t.Fatalf("%s printed %q: %v", name, out, err)
 	}
+}
+
+// clientScriptMap is runClientScript for a script that prints an object.
+func clientScriptMap(t *testing.T, addr string, env []string, name string, args ...string) map[string]any {
+	t.Helper()
+	var res map[string]any
+	runClientScript(t, addr, env, &res, name, args...)
 	return res
 }
 
@@ -83,7 +90,7 @@ func compareClientRuns(t *testing.T, run func(addr string) map[string]any, waite
 func TestIORedisWakeups(t *testing.T) {
 	modules := nodeModules(t)
 	compareClientRuns(t, func(addr string) map[string]any {
-		return runClientScript(t, addr, []string{"NODE_PATH=" + modules}, "node", filepath.Join("testdata", "wakeups.js"))
+		return clientScriptMap(t, addr, []string{"NODE_PATH=" + modules}, "node", filepath.Join("testdata", "wakeups.js"))
 	}, 10)
 }
 
@@ -109,6 +116,6 @@ func pythonWithRedis(t *testing.T) string {
 func TestRedisPyWakeups(t *testing.T) {
 	py := pythonWithRedis(t)
 	compareClientRuns(t, func(addr string) map[string]any {
-		return runClientScript(t, addr, nil, py, filepath.Join("testdata", "wakeups.py"))
+		return clientScriptMap(t, addr, nil, py, filepath.Join("testdata", "wakeups.py"))
 	}, 5)
 }

@@ -1,13 +1,10 @@
 package libraries_test
 
 import (
-	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"testing"
-	"time"
 
 	"github.com/minilock/minilock/server"
 )
@@ -41,32 +38,11 @@ func nodeModules(t *testing.T) string {
 func TestRedisSemaphoreLibrary(t *testing.T) {
 	modules := nodeModules(t)
 	s := server.RunT(t)
-	port := s.Addr()[strings.LastIndexByte(s.Addr(), ':')+1:]
-	cmd := exec.Command("node", filepath.Join("testdata", "semaphore.js"))
-	cmd.Env = append(os.Environ(), "MINILOCK_PORT="+port, "NODE_PATH="+modules)
-	done := make(chan struct{})
-	var out []byte
-	var err error
-	go func() {
-		out, err = cmd.CombinedOutput()
-		close(done)
-	}()
-	select {
-	case <-done:
-	case <-time.After(3 * time.Minute):
-		cmd.Process.Kill()
-		t.Fatal("node did not finish in 3 minutes")
-	}
-	if err != nil {
-		t.Fatalf("node: %v\n%s", err, out)
-	}
 	var results []struct {
 		Kind                                      string
 		Limit, Workers, Rounds, Acquired, MaxHeld int
 	}
-	if err := json.Unmarshal(out[strings.LastIndexByte(strings.TrimSpace(string(out)), '\n')+1:], &results); err != nil {
-		t.Fatalf("%v in %q", err, out)
-	}
+	runClientScript(t, s.Addr(), []string{"NODE_PATH=" + modules}, &results, "node", filepath.Join("testdata", "semaphore.js"))
 	if len(results) != 3 {
 		t.Fatalf("results: %+v", results)
 	}
