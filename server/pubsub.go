@@ -31,9 +31,18 @@ type pubsubState struct {
 	// stable order. (Redis walks a hash table: its order is arbitrary.)
 	// A pattern nobody holds any more stays in it until the next
 	// compaction (ordered says what is in it), so leaving is O(1).
-	patternOrder []string
+	patternOrder []patternRef
 	ordered      map[string]bool
-	taps         []*Tap // the embedding API's observers (tap.go)
+	// scratch builds message frames; a feed copies what it is given, so
+	// one buffer serves every PUBLISH without an allocation each.
+	scratch resp.Writer
+	taps    []*Tap // the embedding API's observers (tap.go)
+}
+
+// patternRef is a pattern with its bytes, as Match takes them, made once.
+type patternRef struct {
+	name string
+	b    []byte
 }
 
 // subscriptions is a client's side. Sets, so that a client subscribing to
@@ -184,7 +193,7 @@ func (s *Server) psubscribe(x *call, names [][]byte) {
 		if add(&c.pubsub.patterns, pat) {
 			if !s.pubsub.ordered[pat] {
 				s.pubsub.ordered[pat] = true
-				s.pubsub.patternOrder = append(s.pubsub.patternOrder, pat)
+				s.pubsub.patternOrder = append(s.pubsub.patternOrder, patternRef{pat, []byte(pat)})
 			}
 			s.pubsub.patterns[pat] = append(s.pubsub.patterns[pat], c)
 		}
@@ -228,11 +237,11 @@ func (s *Server) compactPatterns() {
 	if len(p.patternOrder) < 2*len(p.patterns)+16 {
 		return
 	}
-	p.patternOrder = slices.DeleteFunc(p.patternOrder, func(pat string) bool {
-		if _, ok := p.patterns[pat]; ok {
+	p.patternOrder = slices.DeleteFunc(p.patternOrder, func(pat patternRef) bool {
+		if _, ok := p.patterns[pat.name]; ok {
 			return false
 		}
-		delete(p.ordered, pat)
+		delete(p.ordered, pat.name)
 		return true
 	})
 }
@@ -257,29 +266,30 @@ func (s *Server) publishKind(k kind, channel, message []byte) int {
 		s.tapMessage(channel, message, k.shard)
 	}
 	n := 0
-	var w resp.Writer
+	w := &s.pubsub.scratch
 	for _, c := range s.table(k)[string(channel)] {
 		w.B, w.Proto = w.B[:0], c.w.Proto
-		frame(&w, 3)
+		frame(w, 3)
 		w.BulkString(k.message)
 		w.Bulk(channel)
 		w.Bulk(message)
 		c.deliver(w.B)
 		n++
 	}
-	if k.shard {
+	if k.shard || len(s.pubsub.patternOrder) == 0 {
 		return n
 	}
+	ch := string(channel) // once, not once per pattern
 	for _, pat := range s.pubsub.patternOrder {
-		subs := s.pubsub.patterns[pat]
-		if len(subs) == 0 || !keyspace.Match([]byte(pat), string(channel)) {
+		subs := s.pubsub.patterns[pat.name]
+		if len(subs) == 0 || !keyspace.Match(pat.b, ch) {
 			continue
 		}
 		for _, c := range subs {
 			w.B, w.Proto = w.B[:0], c.w.Proto
-			frame(&w, 4)
+			frame(w, 4)
 			w.BulkString("pmessage")
-			w.BulkString(pat)
+			w.BulkString(pat.name)
 			w.Bulk(channel)
 			w.Bulk(message)
 			c.deliver(w.B)
