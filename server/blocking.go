@@ -400,6 +400,11 @@ func parseTimeout(b []byte) (int64, error) {
 	if s == "" || len(s) >= 5*1024 || s[0] == ' ' || (s[0] >= '\t' && s[0] <= '\r') || strings.ContainsRune(s, '_') {
 		return 0, errTimeoutNotFloat
 	}
+	if len(s) <= 15 && strings.Trim(s, "0123456789") == "" {
+		// Whole seconds, what clients send: exact without a long double.
+		n, _ := strconv.ParseInt(s, 10, 64)
+		return n * 1000, nil
+	}
 	word := strings.ToLower(strings.TrimLeft(s, "+-"))
 	switch {
 	case word == "inf" || word == "infinity":
