@@ -1,14 +1,12 @@
 // Package server is minilock's network face: it serves each connection on
-// its own goroutine, guards frames before redcon's parser cuts them into
-// arguments, keeps each connection's state, runs the connection and server
-// commands, and hands every batch of commands to the keyspace owner
-// goroutine.
+// its own goroutine, parses requests once in the frame guard (guard.go),
+// keeps each connection's state, runs the connection and server commands,
+// and hands every batch of commands to the keyspace owner goroutine.
 //
-// It parses with redcon.ReadNextCommand rather than serving through
-// redcon.Server: the server copies every command and allocates its
-// arguments (about a fifth of minilock's CPU at -P 16, with the garbage it
-// leaves), while the guard already holds complete commands that can be
-// parsed in place.
+// It does not serve through redcon.Server: that copies every command and
+// allocates its arguments (about a fifth of minilock's CPU at -P 16, with
+// the garbage it leaves), while the guard already holds complete commands
+// whose arguments can be used in place.
 //
 // Output a connection did not ask for. Every command runs on the owner, so
 // a message or a wake-up starts there, inside the command that causes it:
