@@ -100,6 +100,12 @@ type Config struct {
 	// restart; the remedy Redis documents is to stay unavailable for the
 	// longest lock TTL after a restart. Zero means no delay.
 	RestartDelay time.Duration
+	// Params are further redis.conf settings, name and value, for any
+	// parameter CONFIG GET knows (immutable ones included): applied in
+	// order at Start as CONFIG SET applies them, so a later one wins.
+	// A config file's lines beyond the fields above come here; CheckParam
+	// tells whether one would be accepted.
+	Params [][2]string
 	// ConfigFile is the path of the config file the server was started
 	// with, which CONFIG REWRITE rewrites. Empty (the default) means none:
 	// CONFIG REWRITE then answers Redis's error for a server without one.
@@ -196,6 +202,10 @@ func Start(cfg Config) (*Server, error) {
 		done:  make(chan struct{}),
 	}
 	s.ops.init(s)
+	if err := s.startupParams(); err != nil {
+		return nil, err
+	}
+	cfg = s.cfg
 	s.clients.m = make(map[int64]*client)
 	s.nextID.Store(2) // Redis's first client id, after its internal ones
 	for _, addr := range cfg.Addrs {
@@ -219,7 +229,15 @@ func Start(cfg Config) (*Server, error) {
 	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen, Timers: &s.blocking})
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes})
-	s.ks.DoFunc(func() { s.setNotifyFlags(notifyFlags) })
+	var perr error
+	s.ks.DoFunc(func() {
+		s.setNotifyFlags(notifyFlags)
+		perr = s.applyParams()
+	})
+	if perr != nil {
+		s.Close()
+		return nil, perr
+	}
 	for _, ln := range s.lns {
 		s.serve(ln)
 	}
