@@ -304,7 +304,13 @@ func luaUnpack(L *lua.LState) int {
 // A Go panic inside gopher-lua is not swallowed: it propagates, and the
 // script ends with it as its error (runScript).
 func (sb *sandbox) pcall(L *lua.LState) int {
-	L.CheckAny(1)
+	if L.GetTop() == 0 {
+		// luaRedisPcall pushes its result placeholder, true, first, and
+		// with nothing else that is what it calls.
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a boolean value"))
+		return 2
+	}
 	v := L.Get(1)
 	if !callable(L, v) {
 		L.Push(lua.LFalse)
