@@ -195,7 +195,7 @@ func luaTostringFn(L *lua.LState) int {
 // luaTonumberFn is Lua 5.1's tonumber: base 10 uses strtod (so "1e5",
 // " 0x10 ", "inf"-less), other bases strtoul.
 func luaTonumberFn(L *lua.LState) int {
-	base := L.OptInt(2, 10)
+	base := lauxlib.OptInt(L, 2, 10)
 	if base == 10 {
 		v := L.CheckAny(1)
 		switch x := v.(type) {

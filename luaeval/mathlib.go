@@ -14,7 +14,31 @@ import (
 // scripts.
 func (sb *sandbox) mathLib(t *lua.LTable) {
 	t.RawSetString("huge", lua.LNumber(math.Inf(1)))
+	for name, f := range map[string]func(float64) float64{
+		"ceil": glibcNaN(math.Ceil), "cos": glibcNaN(math.Cos), "cosh": glibcNaN(math.Cosh),
+		"exp": glibcNaN(math.Exp), "floor": glibcNaN(math.Floor), "log": glibcNaN(math.Log),
+		"sin": glibcNaN(math.Sin), "sinh": glibcNaN(math.Sinh), "sqrt": glibcNaN(math.Sqrt),
+		"tan": glibcNaN(math.Tan), "tanh": glibcNaN(math.Tanh), "atan": glibcNaN(math.Atan),
+		"deg": func(x float64) float64 { return x / (math.Pi / 180) },
+		"rad": func(x float64) float64 { return x * (math.Pi / 180) },
+		// glibc answers these domain errors with a positive NaN.
+		"acos":  positiveNaN(math.Acos),
+		"asin":  positiveNaN(math.Asin),
+		"log10": positiveNaN(math.Log10),
+	} {
+		t.RawSetString(name, sb.L.NewFunction(math1(f)))
+	}
+	// fabs clears the sign of a NaN too.
+	t.RawSetString("abs", sb.L.NewFunction(func(L *lua.LState) int {
+		L.Push(lua.LNumber(math.Abs(lauxlib.CheckNumber(L, 1))))
+		return 1
+	}))
 	sb.set(t, map[string]lua.LGFunction{
+		"atan2":      math2(func(y, x float64) float64 { return lauxlib.CNaN(math.Atan2(y, x), y, x) }),
+		"pow":        math2(lauxlib.Pow),
+		"modf":       mathModf,
+		"frexp":      mathFrexp,
+		"ldexp":      mathLdexp,
 		"random":     sb.mathRandom,
 		"randomseed": sb.mathRandomseed,
 		"mod":        mathFmod,
@@ -89,6 +113,66 @@ func (sb *sandbox) mathRandomseed(L *lua.LState) int {
 }
 
 func mathFmod(L *lua.LState) int {
-	L.Push(lua.LNumber(math.Mod(lauxlib.CheckNumber(L, 1), lauxlib.CheckNumber(L, 2))))
+	x, y := lauxlib.CheckNumber(L, 1), lauxlib.CheckNumber(L, 2)
+	L.Push(lua.LNumber(lauxlib.CNaN(math.Mod(x, y), x, y)))
+	return 1
+}
+
+// math1 is one of lmathlib.c's functions of one number: luaL_checknumber
+// (numeric strings too, "1e500" as inf), then the C function.
+func math1(f func(float64) float64) lua.LGFunction {
+	return func(L *lua.LState) int {
+		L.Push(lua.LNumber(f(lauxlib.CheckNumber(L, 1))))
+		return 1
+	}
+}
+
+// math2 is one of lmathlib.c's functions of two numbers.
+func math2(f func(float64, float64) float64) lua.LGFunction {
+	return func(L *lua.LState) int {
+		L.Push(lua.LNumber(f(lauxlib.CheckNumber(L, 1), lauxlib.CheckNumber(L, 2))))
+		return 1
+	}
+}
+
+// glibcNaN gives f's NaN results glibc's signs (lauxlib.CNaN).
+func glibcNaN(f func(float64) float64) func(float64) float64 {
+	return func(x float64) float64 { return lauxlib.CNaN(f(x), x, x) }
+}
+
+// positiveNaN makes f's domain errors (a NaN from a number) positive.
+func positiveNaN(f func(float64) float64) func(float64) float64 {
+	return func(x float64) float64 {
+		r := f(x)
+		if r != r && x == x {
+			return math.Float64frombits(0x7FF8000000000000)
+		}
+		return lauxlib.CNaN(r, x, x)
+	}
+}
+
+// mathModf is C's modf: the integral part and the fraction, which is a
+// zero of the number's sign for an infinity (Go's Modf gives NaN).
+func mathModf(L *lua.LState) int {
+	x := lauxlib.CheckNumber(L, 1)
+	ip, fp := math.Modf(x)
+	if math.IsInf(x, 0) {
+		fp = math.Copysign(0, x)
+	}
+	L.Push(lua.LNumber(ip))
+	L.Push(lua.LNumber(lauxlib.CNaN(fp, x, x)))
+	return 2
+}
+
+func mathFrexp(L *lua.LState) int {
+	m, e := math.Frexp(lauxlib.CheckNumber(L, 1))
+	L.Push(lua.LNumber(m))
+	L.Push(lua.LNumber(e))
+	return 2
+}
+
+func mathLdexp(L *lua.LState) int {
+	x := lauxlib.CheckNumber(L, 1)
+	L.Push(lua.LNumber(math.Ldexp(x, lauxlib.CheckInt(L, 2))))
 	return 1
 }

@@ -68,3 +68,40 @@ func Str2Number(s string) (float64, bool) {
 // ScanNumber reads the longest prefix of s that strtod accepts (see
 // redisstr.ScanNumber).
 func ScanNumber(s string) (int, float64) { return redisstr.ScanNumber(s) }
+
+// CNaN gives a NaN result the sign glibc's would have: an argument's NaN
+// passes through (x's first), any other NaN is the x86 default, the "real
+// indefinite" with its sign bit set, which Lua prints "-nan" (log(-1),
+// fmod(1, 0), pow(-8, 1/3)). Go's math package returns a positive NaN of
+// its own. Checked function by function against redis-server.
+func CNaN(r, x, y float64) float64 {
+	switch {
+	case r == r:
+		return r
+	case x != x:
+		return x
+	case y != y:
+		return y
+	}
+	return math.Float64frombits(0xFFF8000000000000)
+}
+
+// Pow is glibc's pow as Lua 5.1 calls it (luai_numpow), NaNs included: a
+// NaN base comes back as x*x, negated for an odd integer exponent of a
+// negative-signed NaN; a NaN exponent as x+y; a negative base to a
+// fraction as the x86 default NaN. Go's Pow returns a positive NaN.
+func Pow(x, y float64) float64 {
+	r := math.Pow(x, y)
+	switch {
+	case r == r:
+		return r
+	case x != x:
+		if math.Signbit(x) && y == math.Trunc(y) && math.Abs(y) < 1<<53 && math.Mod(y, 2) != 0 {
+			return -x
+		}
+		return x
+	case y != y:
+		return y
+	}
+	return math.Float64frombits(0xFFF8000000000000)
+}

@@ -14,6 +14,12 @@
 //     one allocation that must be charged to the script before it happens.
 //     Without it: number formatting differs from Redis, and a doubling loop
 //     reaches gigabytes between two samples of the memory watchdog.
+//   - Arithmetic (arith.go): OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_MOD,
+//     OP_POW and OP_UNM on numbers and numeric strings. Lua 5.1 reads
+//     strings with strtod ("1e500" is inf, " 0x1A " is 26) and takes the
+//     remainder as a - floor(a/b)*b; gopher-lua refuses overflowing
+//     strings and uses fmod. Without it: such strings fail where Redis
+//     computes, and remainders differ in the last digits and NaN signs.
 //   - OP_FORPREP (forprep.go). Lua 5.1 checks a numeric for's initial
 //     value, limit and step before the loop, converting strings to
 //     numbers (`for i = '1', '3'` runs); gopher-lua refuses strings and
@@ -116,5 +122,6 @@ func check() string {
 func install() {
 	installConcat()
 	installForPrep()
+	installArith()
 	installTables()
 }
