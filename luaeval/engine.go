@@ -17,6 +17,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/internal/redisstr"
+	"github.com/minilock/minilock/luaeval/internal/lmathlib"
 	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
@@ -108,7 +109,7 @@ type Engine struct {
 	run runState
 
 	ctl control
-	rng lrand48 // math.random's generator, shared by all scripts
+	rng lmathlib.Rand // math.random's generator, shared by all scripts
 
 	// scratch buffers reused across runs and calls (owner goroutine only).
 	callW resp.Writer
@@ -148,7 +149,7 @@ func New(cfg Config) *Engine {
 	if cfg.MaxReplyBytes <= 0 {
 		cfg.MaxReplyBytes = defaultMaxReplyBytes
 	}
-	e := &Engine{cfg: cfg, rng: newLrand48()}
+	e := &Engine{cfg: cfg, rng: lmathlib.NewRand()}
 	if !seam.Enabled() {
 		e.log(3, "Lua runs without minilock's gopher-lua hooks ("+seam.Why()+"): scripts keep their limits, with gopher-lua's differences from Lua 5.1")
 	}
