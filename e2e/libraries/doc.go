@@ -16,8 +16,10 @@
 //     ioredis's and redis-py's pub/sub and blocking pops. scripts/test.sh
 //     installs them; MINILOCK_NODE_MODULES says where the npm packages are.
 //
-//     go test -v ./e2e/libraries                                  # all of them
-//     go test -run 'TestLib' -v ./e2e/libraries                   # the Go libraries
-//     go test -run 'TestRedisson|TestPyRedisLock' -v ./e2e/libraries
-//     go test -run 'TestRedisSemaphore|TestBullMQ|Wakeups' -v ./e2e/libraries
+// To run them:
+//
+//	go test -v ./e2e/libraries                                  # all of them
+//	go test -run 'TestLib' -v ./e2e/libraries                   # the Go libraries
+//	go test -run 'TestRedisson|TestPyRedisLock' -v ./e2e/libraries
+//	go test -run 'TestRedisSemaphore|TestBullMQ|Wakeups' -v ./e2e/libraries
 package libraries
