@@ -13,6 +13,7 @@ import (
 	"github.com/minilock/minilock/luaeval/internal/lmathlib"
 	"github.com/minilock/minilock/luaeval/internal/lstrlib/strlib"
 	"github.com/minilock/minilock/luaeval/internal/lstruct"
+	"github.com/minilock/minilock/luaeval/internal/ltablib"
 )
 
 // Limits that mirror Lua 5.1's (luaconf.h) so deep recursion fails with Lua's
@@ -155,6 +156,16 @@ func newSandbox(e *Engine) *sandbox {
 
 	L.SetContext(runCtx{&e.ctl})
 	return sb
+}
+
+// tableLib51 fills the table library with Lua 5.1's (ltablib), which
+// refuses writes into protected tables.
+func (sb *sandbox) tableLib51(t *lua.LTable) {
+	sb.set(t, ltablib.Funcs(func(L *lua.LState, t *lua.LTable) {
+		if sb.isProtected(t) {
+			L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+		}
+	}))
 }
 
 // proxy returns a new read-only stand-in for t.
