@@ -8,6 +8,19 @@
 // The replies, error texts and sandbox follow Redis 7.0.15 (eval.c, script.c,
 // script_lua.c); where gopher-lua cannot match Lua 5.1 byte for byte the
 // difference is listed in the README.
+//
+// This package is the engine: the sandbox (sandbox.go, baselib.go,
+// coroutine.go, method.go), the script cache and compile path (cache.go,
+// compile.go, shebang.go, specialize.go, native.go), running a script
+// within its limits (run.go, control.go: busy, SCRIPT KILL, the memory
+// watchdog), redis.* (redislib.go) and the conversions between Lua values,
+// replies and Redis's error texts (toresp.go, fromresp.go, errors.go,
+// varinfo.go). What it builds on
+// lives under internal/: the Lua 5.1 library ports it installs (lstrlib and
+// its string table lstrlib/strlib, ltablib, lmathlib, lbit, lstruct,
+// lcjson, lcmsgpack), what they share (lauxlib), the Lua 5.1 compiler
+// (luac), and seam, the one package that reaches into gopher-lua's
+// internals.
 package luaeval
 
 import (
