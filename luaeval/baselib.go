@@ -327,11 +327,18 @@ func luaUnpack(L *lua.LState) int {
 }
 
 // pcall is Redis's (script_lua.c:luaRedisPcall): an error table from
-// redis.call comes back as its err string, for compatibility with Redis 6.
+// redis.call comes back as its err string, for compatibility with Redis 6;
+// xpcall is Lua's own and hands its handler the table.
 // A Go panic inside gopher-lua is not swallowed: it propagates, and the
 // script ends with it as its error (runScript).
 func (sb *sandbox) pcall(L *lua.LState) int {
-	L.CheckAny(1)
+	if L.GetTop() == 0 {
+		// luaRedisPcall pushes its result placeholder, true, first, and
+		// with nothing else that is what it calls.
+		L.Push(lua.LFalse)
+		L.Push(lua.LString("attempt to call a boolean value"))
+		return 2
+	}
 	v := L.Get(1)
 	if !callable(L, v) {
 		L.Push(lua.LFalse)
@@ -342,8 +349,25 @@ func (sb *sandbox) pcall(L *lua.LState) int {
 	L.Insert(sb.pcallRunner, 1)
 	if err := L.PCall(top, lua.MultRet, nil); err != nil {
 		L.Push(lua.LFalse)
-		L.Push(sb.caught(err))
-		return 2
+		obj := sb.caught(err)
+		t, ok := obj.(*lua.LTable)
+		if !ok {
+			L.Push(obj)
+			return 2
+		}
+		// luaRedisPcall reads an error table's err field with
+		// lua_getfield: a string (or a number, lua_isstring) replaces
+		// the table; anything else stays on the stack after it, a third
+		// result (nil, mostly).
+		switch v := seam.GetTable(L, t, lua.LString("err")).(type) {
+		case lua.LString, lua.LNumber:
+			L.Push(v)
+			return 2
+		default:
+			L.Push(t)
+			L.Push(v)
+			return 3
+		}
 	}
 	L.Insert(lua.LTrue, 1)
 	return L.GetTop()
@@ -417,10 +441,9 @@ func callable(L *lua.LState, v lua.LValue) bool {
 	return v.Type() == lua.LTFunction || L.GetMetaField(v, "__call").Type() == lua.LTFunction
 }
 
-// caught is the error object a protected call of the script's caught: an
-// error table from redis.call comes back as its err string (Redis's pcall
-// does that for compatibility with Redis 6), a message in Lua 5.1's
-// wording. A Go panic inside gopher-lua is not the script's to catch: it
+// caught is the error object a protected call of the script's caught: a
+// message in Lua 5.1's wording, or the table that was raised (pcall then
+// reads its err field). A Go panic inside gopher-lua is not the script's to catch: it
 // propagates, and the script ends with it as its error (runScript).
 func (sb *sandbox) caught(err error) lua.LValue {
 	ae, ok := err.(*lua.ApiError)
@@ -431,12 +454,7 @@ func (sb *sandbox) caught(err error) lua.LValue {
 	if ok {
 		obj = ae.Object
 	}
-	switch x := obj.(type) {
-	case *lua.LTable:
-		if s, ok := x.RawGetString("err").(lua.LString); ok {
-			obj = s
-		}
-	case lua.LString:
+	if x, ok := obj.(lua.LString); ok {
 		obj = lua.LString(translateRuntime(string(x)))
 	}
 	return obj

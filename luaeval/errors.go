@@ -289,7 +289,17 @@ var (
 	rePattern = regexp.MustCompile(`unexpected EOS at \d+$`)
 )
 
+var forStatement = strings.NewReplacer(
+	"for statement init must be a number", "'for' initial value must be a number",
+	"for statement limit must be a number", "'for' limit must be a number",
+	"for statement step must be a number", "'for' step must be a number")
+
 func translateRuntime(s string) string {
+	// gopher-lua's numeric for words its checks its own way (lvm.c's
+	// OP_FORPREP: "'for' initial value must be a number" ...).
+	if i := strings.Index(s, "for statement "); i >= 0 {
+		s = s[:i] + forStatement.Replace(s[i:])
+	}
 	// gopher-lua's pattern matcher (pm) words a few errors its own way.
 	if strings.HasSuffix(s, "unfinished capture at EOS") {
 		s = strings.TrimSuffix(s, " at EOS")

@@ -476,7 +476,7 @@ func (s *Server) waitUnparked(c *client) bool {
 
 // readResult is one guard read made while the client was parked.
 type readResult struct {
-	cmds []byte
+	cmds requests
 	err  error
 }
 

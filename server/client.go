@@ -59,7 +59,7 @@ type client struct {
 
 	// The batch handed to the owner, and the channel it signals when done.
 	// Reused from batch to batch so a round trip allocates nothing. The
-	// arguments point into the guard's buffer until the next read.
+	// arguments are windows on the guard's buffer until the next read.
 	batch []redcon.Command
 	args  [][]byte // every argument of the batch; batch[i].Args are windows on it
 	done  chan struct{}
@@ -141,8 +141,7 @@ const replyChunk = 64 << 10
 const defaultWriteTimeout = 60 * time.Second
 
 // serveConn serves one connection until it closes: the guard reads complete
-// commands, redcon's parser cuts them into arguments, and handle runs each
-// read's commands as one batch.
+// commands, and handle runs each read's commands as one batch.
 func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
 	c := s.admit(ln, conn)
 	if c == nil {
@@ -168,7 +167,7 @@ func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
 
 // nextRead returns the connection's next commands: those read while it
 // was parked, the read then still running, or a new read.
-func (c *client) nextRead() ([]byte, error) {
+func (c *client) nextRead() (requests, error) {
 	if r := c.pendingRead; r != nil {
 		c.pendingRead = nil
 		return r.cmds, r.err
@@ -185,18 +184,16 @@ func (c *client) nextRead() ([]byte, error) {
 // owner in one hand-off (several, when its replies pass replyChunk), and
 // the replies go out in one write. It reports whether the connection stays
 // open.
-func (s *Server) handle(c *client, cmds []byte) bool {
+func (s *Server) handle(c *client, cmds requests) bool {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	if s.closing.Load() {
 		return false
 	}
 	s.ops.reads.Add(1)
-	s.ops.netIn.Add(int64(len(cmds)))
-	c.inBytes = int64(len(cmds))
-	if !c.parse(cmds) {
-		return false
-	}
+	s.ops.netIn.Add(int64(cmds.n))
+	c.inBytes = int64(cmds.n)
+	c.batch, c.args = cmds.args(c.batch[:0], c.args[:0])
 	if len(c.batch) == 0 {
 		return true // only *0 frames, which Redis ignores
 	}
@@ -259,31 +256,6 @@ func (s *Server) handle(c *client, cmds []byte) bool {
 	c.replyCap.Store(int64(cap(c.w.B)))
 	c.heldMem.Store(int64(cap(c.w.B)) + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
 	return !c.closeNow && !s.closing.Load()
-}
-
-// parse cuts the guard's canonical commands into c.batch with redcon's
-// parser, which allocates nothing here: the arguments are windows on cmds.
-func (c *client) parse(cmds []byte) bool {
-	c.batch, c.args = c.batch[:0], c.args[:0]
-	for len(cmds) > 0 {
-		// Parsing into c.args's spare capacity and appending what came
-		// back keeps the arguments in place once c.args has grown to the
-		// largest batch.
-		ok, args, _, rest, err := redcon.ReadNextCommand(cmds, c.args[len(c.args):])
-		cmds = rest
-		if !ok || err != nil {
-			// The guard hands over complete canonical commands only.
-			c.srv.log.Error("unparsable command from the frame guard", "client", c.addr, "err", err)
-			return false
-		}
-		if len(args) == 0 {
-			continue // *0: Redis ignores it
-		}
-		from := len(c.args)
-		c.args = append(c.args, args...)
-		c.batch = append(c.batch, redcon.Command{Args: c.args[from:len(c.args):len(c.args)]})
-	}
-	return true
 }
 
 // write sends the replies gathered so far, under the write deadline.

@@ -265,6 +265,8 @@ var commandTable = []*command{
 		{name: "history", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdLatencyHistory},
 		{name: "reset", arity: -2, flags: fNoScript | fSkipMonitor, run: cmdLatencyReset},
 		{name: "doctor", arity: 2, flags: fNoScript | fSkipMonitor, run: cmdLatencyDoctor},
+		{name: "graph", arity: 3, flags: fNoScript | fSkipMonitor, run: cmdLatencyGraph},
+		{name: "histogram", arity: -2, flags: fNoScript | fSkipMonitor, run: cmdLatencyHistogram},
 		{name: "help", arity: 2, run: cmdLatencyHelp},
 	}},
 	{name: "slowlog", subs: []*command{

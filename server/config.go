@@ -233,6 +233,100 @@ func (s *Server) setIdleTimeout(sec int64) {
 	}
 }
 
+// CheckParam reports whether a config file line "name value" would be
+// accepted at startup: a parameter CONFIG GET knows, with a value CONFIG
+// SET would accept (immutable parameters too, which only a config file
+// sets). The error is the text redis-server prints for such a line.
+func CheckParam(name, value string) error {
+	_, _, err := checkParam(name, value, "")
+	return err
+}
+
+// errBadDirective is Redis's error for a config file line it does not know.
+var errBadDirective = errors.New("Bad directive or wrong number of arguments")
+
+// checkParam checks one parameter as CheckParam does and returns its
+// definition and the value in CONFIG GET's form; cur is the parameter's
+// current value, for the ones set by parts (client-output-buffer-limit).
+func checkParam(name, value, cur string) (*configDef, string, error) {
+	d := lookupDef(strings.ToLower(name))
+	if d == nil {
+		return nil, "", errBadDirective
+	}
+	if d.name == "client-output-buffer-limit" {
+		v, err := setCOBL(cur, value)
+		return d, v, err
+	}
+	v, err := d.check(value)
+	return d, v, err
+}
+
+// pubsubLimits reads client-output-buffer-limit's pubsub class: the hard
+// and soft limits, in bytes, and how long the soft one may be exceeded. A
+// subscriber's feed takes them when it starts.
+func (s *Server) pubsubLimits() (hard, soft int, softFor time.Duration) {
+	f := strings.Fields(s.param("client-output-buffer-limit"))
+	for i := 0; i+3 < len(f); i += 4 {
+		if f[i] != "pubsub" {
+			continue
+		}
+		h, err1 := strconv.ParseInt(f[i+1], 10, 64)
+		so, err2 := strconv.ParseInt(f[i+2], 10, 64)
+		sec, err3 := strconv.ParseInt(f[i+3], 10, 64)
+		if err1 == nil && err2 == nil && err3 == nil {
+			return int(h), int(so), time.Duration(sec) * time.Second
+		}
+	}
+	return pubsubHardLimit, pubsubSoftLimit, pubsubSoftSeconds
+}
+
+// startupParams reads Config.Params before the server listens: every line
+// is checked, and the parameters minilock reads only at startup go into
+// s.cfg. The others are applied by applyParams once the keyspace exists.
+func (s *Server) startupParams() error {
+	for _, p := range s.cfg.Params {
+		d, v, err := checkParam(p[0], p[1], s.param("client-output-buffer-limit"))
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", p[0], p[1], err)
+		}
+		n, _ := strconv.ParseInt(v, 10, 64)
+		switch canonicalParam(d.name) {
+		case "busy-reply-threshold":
+			s.cfg.BusyThreshold = time.Duration(n) * time.Millisecond
+		case "proto-max-bulk-len":
+			s.cfg.MaxBulkLen = n
+		case "client-query-buffer-limit":
+			s.cfg.QueryBufferLimit = n
+		case "restart-delay":
+			s.cfg.RestartDelay = time.Duration(n) * time.Millisecond
+		}
+	}
+	return nil
+}
+
+// applyParams sets Config.Params as CONFIG SET sets them, in order, so
+// that a later line wins. Those startupParams took, and the ones Config's
+// own fields give (port, bind, databases), are left alone. Owner goroutine.
+func (s *Server) applyParams() error {
+	for _, p := range s.cfg.Params {
+		d, v, err := checkParam(p[0], p[1], s.param("client-output-buffer-limit"))
+		if err != nil {
+			return fmt.Errorf("%s %q: %w", p[0], p[1], err)
+		}
+		name := canonicalParam(d.name)
+		if lp, ok := liveParams[name]; ok {
+			if lp.set != nil {
+				if err := lp.set(s, v); err != nil {
+					return fmt.Errorf("%s %q: %w", p[0], p[1], err)
+				}
+			}
+			continue
+		}
+		s.ops.params[name] = v
+	}
+	return nil
+}
+
 // restart-delay is minilock's own: CONFIG GET knows it, CONFIG SET does not
 // change it.
 var minilockDefs = []configDef{{name: "restart-delay", def: "0", kind: kImmutable}}

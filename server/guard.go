@@ -11,16 +11,24 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/tidwall/redcon"
+
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
 )
 
-// The frame guard is the real request parser. redcon v1.6.2 trusts RESP
-// length headers (a 28-byte frame panics inside it, *2147483647 makes it
-// loop on every read) and splits inline commands differently from Redis, so
-// a guardConn sits between the socket and redcon, parses requests exactly as
-// Redis 7.0 networking.c does, and hands redcon only complete commands
-// re-encoded as canonical multibulk, which redcon parses once and safely.
+// The frame guard is the request parser: each request byte is parsed once,
+// here. It parses exactly as Redis 7.0 networking.c does, enforcing Redis's
+// limits before it trusts a length, and copies each complete command into
+// its output as canonical multibulk while noting where every argument lies
+// in it; the server then takes the arguments as windows on that buffer
+// without parsing again.
+//
+// redcon's parser is not used for requests: v1.6.2 trusts RESP length
+// headers (a 28-byte frame panics inside it, *2147483647 makes it loop on
+// every read) and splits inline commands differently from Redis, and it
+// was a second parse of bytes the guard had already checked. redcon keeps
+// its role as the commands' type (redcon.Command) and the tests' client.
 
 // Redis's request-parsing constants (server.h, networking.c).
 const (
@@ -35,6 +43,9 @@ const (
 	// keepBufCap bounds the buffers an idle connection keeps, so that one
 	// big command does not pin its memory for the life of the connection.
 	keepBufCap = 64 << 10
+	// keepSpans bounds the argument offsets an idle connection keeps
+	// (8 bytes each) after a big pipeline.
+	keepSpans = 8192
 
 	// idleRead is what a connection with nothing pending reads into: a
 	// buffer inside the guard, big enough for a pipeline of 16 lock
@@ -137,6 +148,13 @@ type guardConn struct {
 	out     []byte // out[outR:outDone] are complete commands not yet returned; out[outDone:] is the one being parsed
 	outR    int
 	outDone int
+	// spans holds the start and end offset in out of every argument there,
+	// the command being parsed included; ends holds, for each complete
+	// command, the index in spans after its last argument; ends[cmdR:] are
+	// the commands Commands has not returned yet.
+	spans []int
+	ends  []int
+	cmdR  int
 
 	small [idleRead]byte // what an idle connection reads into
 	carry int            // bytes of Redis's current 16 KiB read already taken by the idle read
@@ -171,22 +189,59 @@ func (g *guardConn) ProtocolError() error {
 	return g.err
 }
 
-// Commands returns the complete canonical commands (*N\r\n$len\r\narg\r\n...)
-// read so far, reading from the socket until there is at least one. The
-// bytes stay valid until the next call, which reuses the buffer: the
-// connection's goroutine runs and answers them all before it asks again.
+// requests is what one Commands call returns: complete commands, and
+// where each of their arguments lies. Its slices are windows on the
+// guard's buffers, valid until the next call.
+type requests struct {
+	buf   []byte // the guard's output; arguments are windows on it
+	n     int    // bytes of canonical multibulk the commands take
+	spans []int  // start and end offset in buf of each argument
+	ends  []int  // for each command, the index after its last argument in the guard's spans
+	base  int    // the index in the guard's spans of spans[0]
+}
+
+// Commands returns the complete commands read so far, reading from the
+// socket until there is at least one. What it returns stays valid until the
+// next call, which reuses the buffers: the connection's goroutine runs and
+// answers them all before it asks again. Do not mix it with Read.
 //
 // Redis runs the commands before a bad frame and then replies with the
 // protocol error, so the guard returns those commands first; the next
 // call, finding nothing left to return, writes the error to the socket and
 // fails, and the connection closes.
-func (g *guardConn) Commands() ([]byte, error) {
+func (g *guardConn) Commands() (requests, error) {
 	if err := g.ready(); err != nil {
-		return nil, err
+		return requests{}, err
 	}
-	b := g.out[g.outR:g.outDone]
-	g.outR = g.outDone
-	return b, nil
+	from := 0
+	if g.cmdR > 0 {
+		from = g.ends[g.cmdR-1]
+	}
+	r := requests{
+		buf:   g.out[:g.outDone],
+		n:     g.outDone - g.outR,
+		spans: g.spans[from:g.ends[len(g.ends)-1]],
+		ends:  g.ends[g.cmdR:],
+		base:  from,
+	}
+	g.outR, g.cmdR = g.outDone, len(g.ends)
+	return r, nil
+}
+
+// args appends the arguments of r's commands to args and the commands,
+// windows on args, to batch. Each argument's capacity ends where it does,
+// so a command that appends to one cannot overwrite the next.
+func (r requests) args(batch []redcon.Command, args [][]byte) ([]redcon.Command, [][]byte) {
+	i := 0 // index in r.spans
+	for _, end := range r.ends {
+		from := len(args)
+		for ; i < end-r.base; i += 2 {
+			s, e := r.spans[i], r.spans[i+1]
+			args = append(args, r.buf[s:e:e])
+		}
+		batch = append(batch, redcon.Command{Args: args[from:len(args):len(args)]})
+	}
+	return batch, args
 }
 
 // Read is Commands as an io.Reader, copying as many bytes as fit in p and
@@ -249,10 +304,25 @@ func (g *guardConn) compactOut() {
 	if g.outR > 0 {
 		n := copy(g.out, g.out[g.outDone:])
 		g.out = g.out[:n]
+		// The command being parsed keeps its arguments' offsets, moved
+		// with it.
+		done := 0
+		if len(g.ends) > 0 {
+			done = g.ends[len(g.ends)-1]
+		}
+		n = copy(g.spans, g.spans[done:])
+		g.spans = g.spans[:n]
+		for i := range g.spans {
+			g.spans[i] -= g.outDone
+		}
+		g.ends, g.cmdR = g.ends[:0], 0
 		g.outR, g.outDone = 0, 0
 	}
 	if len(g.out) == 0 && cap(g.out) > keepBufCap {
 		g.out = nil
+	}
+	if len(g.spans) == 0 && cap(g.spans) > keepSpans {
+		g.spans, g.ends = nil, nil
 	}
 }
 
@@ -315,6 +385,10 @@ func (g *guardConn) fill() {
 // fail drops the command being parsed and records why the connection ends.
 func (g *guardConn) fail(err error) {
 	g.out = g.out[:g.outDone]
+	g.spans = g.spans[:0]
+	if len(g.ends) > 0 {
+		g.spans = g.spans[:g.ends[len(g.ends)-1]]
+	}
 	g.perr = err
 }
 
@@ -372,6 +446,7 @@ func (g *guardConn) parse() {
 				g.bulkLen, g.dataLeft, g.skip = n, n, 2
 				g.state = stBulkData
 				g.out = appendLine(g.out, line)
+				g.spans = append(g.spans, len(g.out))
 			}
 
 		case stBulkData:
@@ -394,6 +469,7 @@ func (g *guardConn) parse() {
 			if g.skip > 0 {
 				return
 			}
+			g.spans = append(g.spans, len(g.out))
 			g.out = append(g.out, "\r\n"...)
 			if g.args--; g.args > 0 {
 				g.state = stBulkHeader
@@ -423,7 +499,9 @@ func (g *guardConn) parse() {
 			start := 0
 			for _, end := range g.argEnds {
 				g.out = resp.AppendHeader(g.out, '$', int64(end-start))
+				g.spans = append(g.spans, len(g.out))
 				g.out = append(g.out, g.argBuf[start:end]...)
+				g.spans = append(g.spans, len(g.out))
 				g.out = append(g.out, "\r\n"...)
 				start = end
 			}
@@ -439,6 +517,7 @@ func (g *guardConn) parse() {
 func (g *guardConn) finish() bool {
 	cmd := g.out[g.outDone:]
 	g.outDone = len(g.out)
+	g.ends = append(g.ends, len(g.spans))
 	g.state = stRequest
 	isReset := len(cmd) == 15 && bytes.EqualFold(cmd, []byte("*1\r\n$5\r\nreset\r\n"))
 	return !g.authPending.Load() && !isReset

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tidwall/redcon"
+
 	"github.com/minilock/minilock/internal/redistest"
 )
 
@@ -88,6 +90,7 @@ func runGuard(t testing.TB, chunks []string, pending bool, lim guardLimits, read
 	}
 	r.out = out.String()
 	r.written = sc.written.String()
+	checkGuardArgs(t, chunks, pending, lim, r)
 	if g.ProtocolError() != nil {
 		if g.ProtocolError() != r.err {
 			t.Fatalf("ProtocolError() = %v, Read failed with %v", g.ProtocolError(), r.err)
@@ -101,6 +104,50 @@ func runGuard(t testing.TB, chunks []string, pending bool, lim guardLimits, read
 		}
 	}
 	return r
+}
+
+// checkGuardArgs reads the same chunks through Commands, as the server
+// does, and checks that the arguments it gives are the commands Read gave,
+// ending with the same error and writing the same bytes.
+func checkGuardArgs(t testing.TB, chunks []string, pending bool, lim guardLimits, want guardRun) {
+	t.Helper()
+	sc := &guardScriptConn{}
+	for _, c := range chunks {
+		sc.chunks = append(sc.chunks, []byte(c))
+	}
+	g := newGuardConn(sc, lim)
+	g.SetAuthPending(pending)
+	var got strings.Builder
+	var batch []redcon.Command
+	var args [][]byte
+	var err error
+	for {
+		var r requests
+		if r, err = g.Commands(); err != nil {
+			break
+		}
+		batch, args = r.args(batch[:0], args[:0])
+		n := 0
+		for _, cmd := range batch {
+			strs := make([]string, len(cmd.Args))
+			for i, a := range cmd.Args {
+				strs[i] = string(a)
+				if cap(a) != len(a) {
+					t.Fatalf("argument %q has room to grow into its neighbour", a)
+				}
+			}
+			c := guardCmd(strs...)
+			n += len(c)
+			got.WriteString(c)
+		}
+		if n != r.n {
+			t.Fatalf("requests.n = %d, the commands take %d bytes", r.n, n)
+		}
+	}
+	if got.String() != want.out || fmt.Sprint(err) != fmt.Sprint(want.err) || sc.written.String() != want.written {
+		t.Fatalf("through Commands: %q, err %v, wrote %q; through Read: %q, err %v, wrote %q",
+			got.String(), err, sc.written.String(), want.out, want.err, want.written)
+	}
 }
 
 // checkGuardRun compares a run with the commands and the error text wanted

@@ -1,8 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"fmt"
 	"runtime/debug"
 	"sort"
+	"strings"
 	"time"
 
 	"github.com/minilock/minilock/internal/redisstr"
@@ -152,6 +155,106 @@ func cmdLatencyHistory(x *call, args [][]byte) error {
 	return nil
 }
 
+// LATENCY GRAPH event: an ASCII sparkline of the event's samples, labelled
+// with how long ago each was taken (latency.c:latencyCommandGenSparkeline,
+// sparkline.c).
+func cmdLatencyGraph(x *call, args [][]byte) error {
+	event := string(args[2])
+	ev := x.s.ops.latency[event]
+	if ev == nil {
+		return resp.NewError(fmt.Sprintf("No samples available for event '%s'", event))
+	}
+	var values []float64
+	var labels []string
+	var lo, hi int64
+	now := time.Now().Unix()
+	for j := range latencyLen {
+		smp := ev.samples[(ev.idx+j)%latencyLen]
+		if smp.time == 0 {
+			continue
+		}
+		if len(values) == 0 {
+			lo, hi = smp.latency, smp.latency
+		}
+		lo, hi = min(lo, smp.latency), max(hi, smp.latency)
+		switch elapsed := now - smp.time; {
+		case elapsed < 60:
+			labels = append(labels, fmt.Sprintf("%ds", elapsed))
+		case elapsed < 3600:
+			labels = append(labels, fmt.Sprintf("%dm", elapsed/60))
+		case elapsed < 3600*24:
+			labels = append(labels, fmt.Sprintf("%dh", elapsed/3600))
+		default:
+			labels = append(labels, fmt.Sprintf("%dd", elapsed/(3600*24)))
+		}
+		values = append(values, float64(smp.latency))
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s - high %d ms, low %d ms (all time high %d ms)\n", event, hi, lo, ev.max)
+	b.WriteString(strings.Repeat("-", latencyGraphCols) + "\n")
+	for j := 0; j < len(values); j += latencyGraphCols {
+		if j != 0 {
+			b.WriteByte('\n')
+		}
+		end := min(j+latencyGraphCols, len(values))
+		sparkline(&b, values, labels[j:end], j, end, float64(lo), float64(hi))
+	}
+	x.W.Verbatim("txt", b.String())
+	return nil
+}
+
+// latencyGraphCols is LATENCY GRAPH's width (LATENCY_GRAPH_COLS).
+const latencyGraphCols = 80
+
+// sparkline renders values[from:to] as sparkline.c's
+// sparklineRenderRange does with 4 rows and SPARKLINE_FILL: the bars,
+// then the labels written downwards under them. lo and hi are the whole
+// sequence's minimum and maximum.
+func sparkline(b *strings.Builder, values []float64, labels []string, from, to int, lo, hi float64) {
+	const rows, charset, fill = 4, 3, "_o#"
+	relmax := hi - lo
+	if relmax == 0 {
+		relmax = 1
+	}
+	steps := charset * rows
+	chars := make([]byte, to-from)
+	for row := 0; ; row++ {
+		more := false
+		for j := range chars {
+			chars[j] = ' '
+		}
+		for j := range chars {
+			if row < rows {
+				step := int(float64(int((values[from+j]-lo)*float64(steps))) / relmax)
+				step = min(max(step, 0), steps-1)
+				more = true
+				switch idx := step - (rows-row-1)*charset; {
+				case idx >= 0 && idx < charset:
+					chars[j] = fill[idx]
+				case idx >= charset:
+					chars[j] = '|'
+				}
+				continue
+			}
+			// One blank line between the bars and the labels (every
+			// sample has a label).
+			if row-rows < 1 {
+				more = true
+				break
+			}
+			if c := row - rows - 1; c < len(labels[j]) {
+				more = true
+				chars[j] = labels[j][c]
+			}
+		}
+		if !more {
+			return
+		}
+		b.Write(chars)
+		b.WriteByte('\n')
+	}
+}
+
 // LATENCY RESET [event ...]: forgets the events named (all without one),
 // answering how many it forgot.
 func cmdLatencyReset(x *call, args [][]byte) error {
@@ -189,11 +292,81 @@ func cmdLatencyHelp(x *call, args [][]byte) error {
 	return writeHelp(x, "LATENCY",
 		"DOCTOR",
 		"    Return a human readable latency analysis report.",
+		"GRAPH <event>",
+		"    Return an ASCII latency graph for the <event> class.",
 		"HISTORY <event>",
 		"    Return time-latency samples for the <event> class.",
 		"LATEST",
 		"    Return the latest latency samples for all events.",
 		"RESET [<event> ...]",
 		"    Reset latency data of one or more <event> classes.",
-		"    (default: reset all data for all event classes)")
+		"    (default: reset all data for all event classes)",
+		"HISTOGRAM [COMMAND ...]",
+		"    Return a cumulative distribution of latencies in the format of a histogram for the specified command names.",
+		"    If no commands are specified then all histograms are replied.")
+}
+
+// LATENCY HISTOGRAM [command ...]: each named command's (or, with none
+// named, every command's) calls and cumulative latency histogram
+// (latency.c:latencySpecificCommandsFillCDF). A container named brings its
+// subcommands; an unknown name is skipped; a name given twice is answered
+// twice. With no names Redis walks its command dict in hash order;
+// minilock answers in the table's order.
+func cmdLatencyHistogram(x *call, args [][]byte) error {
+	counters := x.s.ops.counters.cmds
+	hist := func(cmd *command) *latencyHist {
+		if st := counters[cmd.id]; st.hist != nil && st.hist.total > 0 {
+			return st.hist
+		}
+		return nil
+	}
+	type row struct {
+		name string
+		h    *latencyHist
+	}
+	var rows []row
+	add := func(cmd *command) {
+		if h := hist(cmd); h != nil {
+			rows = append(rows, row{cmd.name, h})
+		}
+	}
+	if len(args) == 2 {
+		for _, cmd := range allCommands {
+			add(cmd)
+		}
+	} else {
+		for _, a := range args[2:] {
+			cmd := lookupFullName(a)
+			if cmd == nil {
+				continue
+			}
+			add(cmd)
+			for _, sub := range cmd.subs {
+				add(sub)
+			}
+		}
+	}
+	x.W.Map(len(rows))
+	for _, r := range rows {
+		x.W.BulkString(r.name)
+		r.h.writeCDF(x.W)
+	}
+	return nil
+}
+
+// lookupFullName finds a command by its full name, "get" or
+// "config|get", case-insensitively (server.c:lookupCommandBySds).
+func lookupFullName(name []byte) *command {
+	parts := bytes.Split(name, []byte("|"))
+	if len(parts) > 2 {
+		return nil
+	}
+	cmd := find(commands, parts[0])
+	if cmd == nil || len(parts) == 1 {
+		return cmd
+	}
+	if cmd.subs == nil {
+		return nil
+	}
+	return find(cmd.subIndex, parts[1])
 }

@@ -1,6 +1,8 @@
 package server
 
 import (
+	"bytes"
+	"fmt"
 	"log/slog"
 	"strconv"
 	"strings"
@@ -8,6 +10,7 @@ import (
 	"time"
 
 	"github.com/minilock/minilock/internal/redistest"
+	"github.com/minilock/minilock/resp"
 )
 
 // The latency histogram reproduces the figures redis-server 7.0.15 printed
@@ -45,6 +48,59 @@ func TestLatencyHistMatchesRedis(t *testing.T) {
 	if got := h.line(pcts); got != "p50=9.023,p99=109.055,p99.9=109.055" {
 		t.Errorf("five calls: %s", got)
 	}
+}
+
+// LATENCY HISTOGRAM's buckets are the ones redis-server 7.0.15 printed for
+// the same durations (recorded by hand: DEBUG SLEEP 0, 0.3 and 1.2 gave
+// 132 1 541065 2 1073741 3; a GET of about 3 us gave 4 1).
+func TestLatencyHistogramMatchesRedis(t *testing.T) {
+	for _, tc := range []struct {
+		ns   []int64
+		want string
+	}{
+		{[]int64{120_000, 300_000_000, 1_200_000_000}, "132 1 541065 2 1073741 3"},
+		{[]int64{3_100}, "4 1"},
+		{[]int64{0}, "1 1"},                         // 0 ns is recorded as 1 ns
+		{[]int64{1_024, 1_031, 1_032}, "1 2 2 3"},   // 1032 ns is past the first slot
+		{[]int64{5_000, 5_000, 40_000}, "8 2 66 3"}, // 32 us adds nothing: left out
+	} {
+		var h latencyHist
+		for _, ns := range tc.ns {
+			h.record(ns)
+		}
+		var w resp.Writer
+		w.Proto = 2
+		h.writeCDF(&w)
+		got := parseFlat(t, w.B)
+		want := fmt.Sprintf("calls %d histogram_usec %s", len(tc.ns), tc.want)
+		if got != want {
+			t.Errorf("%v: got %q, want %q", tc.ns, got, want)
+		}
+	}
+}
+
+// parseFlat reads a RESP2 reply of nested arrays of bulks and integers
+// into one line of words.
+func parseFlat(t *testing.T, b []byte) string {
+	t.Helper()
+	var words []string
+	for len(b) > 0 {
+		end := bytes.Index(b, []byte("\r\n"))
+		line := string(b[:end])
+		b = b[end+2:]
+		switch line[0] {
+		case '*':
+		case ':':
+			words = append(words, line[1:])
+		case '$':
+			n, _ := strconv.Atoi(line[1:])
+			words = append(words, string(b[:n]))
+			b = b[n+2:]
+		default:
+			t.Fatalf("unexpected line %q", line)
+		}
+	}
+	return strings.Join(words, " ")
 }
 
 func TestConfigTables(t *testing.T) {

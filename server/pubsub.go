@@ -129,7 +129,7 @@ func frame(w *resp.Writer, n int) {
 
 func (s *Server) subscribe(x *call, k kind, names [][]byte) {
 	c := x.c
-	c.startFeed(pubsubHardLimit, pubsubSoftLimit, pubsubSoftSeconds)
+	c.startFeed(s.pubsubLimits())
 	table, mine := s.table(k), c.mine(k)
 	for _, name := range names {
 		ch := string(name)
@@ -187,7 +187,7 @@ func (s *Server) drop(table map[string][]*client, name string, c *client) {
 
 func (s *Server) psubscribe(x *call, names [][]byte) {
 	c := x.c
-	c.startFeed(pubsubHardLimit, pubsubSoftLimit, pubsubSoftSeconds)
+	c.startFeed(s.pubsubLimits())
 	for _, name := range names {
 		pat := string(name)
 		if add(&c.pubsub.patterns, pat) {

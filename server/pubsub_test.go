@@ -17,6 +17,45 @@ import (
 // disconnected once pubsubHardLimit of messages waits for it (Redis's
 // client-output-buffer-limit pubsub 32mb), while the publisher is answered
 // at once every time and another subscriber keeps receiving.
+// CONFIG SET client-output-buffer-limit's pubsub class is the limit a new
+// subscriber gets: 24 MiB published at one that reads nothing, under the
+// 32 MiB default, drops it only once the limit is 2 MiB.
+func TestPubsubLimitFollowsConfig(t *testing.T) {
+	for _, tc := range []struct {
+		limit   string
+		dropped bool
+	}{{"", false}, {"pubsub 2mb 0 0", true}} {
+		s := RunT(t)
+		pub := redistest.Dial(t, s.Addr())
+		if tc.limit != "" {
+			if got, err := pub.Do("CONFIG", "SET", "client-output-buffer-limit", tc.limit); err != nil || string(got) != "+OK\r\n" {
+				t.Fatalf("CONFIG SET: %q, %v", got, err)
+			}
+		}
+		slow, err := net.Dial("tcp", s.Addr())
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer slow.Close()
+		slow.Write([]byte("SUBSCRIBE news\r\n"))
+		waitFor(t, func() bool { return s.pubsubCount("news") == 1 })
+		msg := strings.Repeat("m", 1<<20)
+		for range 24 {
+			if _, err := pub.Do("PUBLISH", "news", msg); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got, err := pub.Do("PUBSUB", "NUMSUB", "news")
+		want := "*2\r\n$4\r\nnews\r\n:1\r\n"
+		if tc.dropped {
+			want = "*2\r\n$4\r\nnews\r\n:0\r\n"
+		}
+		if err != nil || string(got) != want {
+			t.Errorf("limit %q: PUBSUB NUMSUB after 24 MiB: %q, want %q", tc.limit, got, want)
+		}
+	}
+}
+
 func TestSlowSubscriberIsDropped(t *testing.T) {
 	s := RunT(t)
 	slow, err := net.Dial("tcp", s.Addr())

@@ -1,14 +1,12 @@
 // Package server is minilock's network face: it serves each connection on
-// its own goroutine, guards frames before redcon's parser cuts them into
-// arguments, keeps each connection's state, runs the connection and server
-// commands, and hands every batch of commands to the keyspace owner
-// goroutine.
+// its own goroutine, parses requests once in the frame guard (guard.go),
+// keeps each connection's state, runs the connection and server commands,
+// and hands every batch of commands to the keyspace owner goroutine.
 //
-// It parses with redcon.ReadNextCommand rather than serving through
-// redcon.Server: the server copies every command and allocates its
-// arguments (about a fifth of minilock's CPU at -P 16, with the garbage it
-// leaves), while the guard already holds complete commands that can be
-// parsed in place.
+// It does not serve through redcon.Server: that copies every command and
+// allocates its arguments (about a fifth of minilock's CPU at -P 16, with
+// the garbage it leaves), while the guard already holds complete commands
+// whose arguments can be used in place.
 //
 // Output a connection did not ask for. Every command runs on the owner, so
 // a message or a wake-up starts there, inside the command that causes it:
@@ -102,6 +100,12 @@ type Config struct {
 	// restart; the remedy Redis documents is to stay unavailable for the
 	// longest lock TTL after a restart. Zero means no delay.
 	RestartDelay time.Duration
+	// Params are further redis.conf settings, name and value, for any
+	// parameter CONFIG GET knows (immutable ones included): applied in
+	// order at Start as CONFIG SET applies them, so a later one wins.
+	// A config file's lines beyond the fields above come here; CheckParam
+	// tells whether one would be accepted.
+	Params [][2]string
 	// ConfigFile is the path of the config file the server was started
 	// with, which CONFIG REWRITE rewrites. Empty (the default) means none:
 	// CONFIG REWRITE then answers Redis's error for a server without one.
@@ -198,6 +202,10 @@ func Start(cfg Config) (*Server, error) {
 		done:  make(chan struct{}),
 	}
 	s.ops.init(s)
+	if err := s.startupParams(); err != nil {
+		return nil, err
+	}
+	cfg = s.cfg
 	s.clients.m = make(map[int64]*client)
 	s.nextID.Store(2) // Redis's first client id, after its internal ones
 	for _, addr := range cfg.Addrs {
@@ -221,7 +229,15 @@ func Start(cfg Config) (*Server, error) {
 	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen, Timers: &s.blocking})
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes})
-	s.ks.DoFunc(func() { s.setNotifyFlags(notifyFlags) })
+	var perr error
+	s.ks.DoFunc(func() {
+		s.setNotifyFlags(notifyFlags)
+		perr = s.applyParams()
+	})
+	if perr != nil {
+		s.Close()
+		return nil, perr
+	}
 	for _, ln := range s.lns {
 		s.serve(ln)
 	}

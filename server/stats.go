@@ -430,6 +430,70 @@ func (h *latencyHist) percentile(p float64) int64 {
 	return 0
 }
 
+// writeCDF writes the histogram as LATENCY HISTOGRAM does
+// (latency.c:fillCommandCDF): the calls, and the cumulative count at each
+// power of two from 1024 ns on, keyed by the highest value (in us) of the
+// histogram slot where the count was read; a power that adds no calls is
+// left out. It walks the slots as hdr_iter_log_init(h, 1024, 2) does.
+func (h *latencyHist) writeCDF(w *resp.Writer) {
+	type point struct{ us, count int64 }
+	var points []point
+	// The iterator's state: the slot i it is at, that slot's lowest and
+	// highest values, the calls counted up to it, and the next reporting
+	// level (a power of two, so its own lowest equivalent value).
+	i, value, highest, cum := -1, int64(0), int64(0), int64(0)
+	level := int64(1024)
+	next := func() bool { // log_iter_next
+		if cum >= h.total && (i >= histLen || histValue(i+1) <= level) {
+			return false
+		}
+		for {
+			if value >= level {
+				level *= 2
+				return true
+			}
+			if i++; i >= histLen {
+				return true // out of slots: reports the last one again
+			}
+			cum += h.counts[i]
+			value, highest = histValue(i), histHighest(i)
+		}
+	}
+	var prev int64
+	for next() {
+		if cum > prev {
+			points = append(points, point{highest / 1000, cum})
+		}
+		prev = cum
+	}
+	w.Map(2)
+	w.BulkString("calls")
+	w.Int(h.total)
+	w.BulkString("histogram_usec")
+	w.Map(len(points))
+	for _, p := range points {
+		w.Int(p.us)
+		w.Int(p.count)
+	}
+}
+
+// histValue is hdr_value_at_index: the lowest value slot i holds.
+func histValue(i int) int64 {
+	bucket := i>>histSubBits - 1
+	sub := i&(histSubHalf-1) + histSubHalf
+	if bucket < 0 {
+		sub -= histSubHalf
+		bucket = 0
+	}
+	return int64(sub) << bucket
+}
+
+// histHighest is the highest value slot i holds.
+func histHighest(i int) int64 {
+	bucket := max(i>>histSubBits-1, 0)
+	return histValue(i) + 1<<bucket - 1
+}
+
 // latencyLine formats a histogram as INFO latencystats does:
 // p50=2.007,p99=...,p99.9=... (microseconds, three decimals).
 func (h *latencyHist) line(percentiles []float64) string {

@@ -78,12 +78,12 @@ func (o *options) parseConfig(r io.Reader) error {
 
 var errArgs = errors.New("Bad directive or wrong number of arguments")
 
-// ignored lists directives of redis.conf that minilock accepts and ignores.
+// ignored lists directives of redis.conf that minilock accepts and
+// ignores: it saves nothing, does not daemonize, logs to stderr and
+// reports its working directory as dir.
 var ignored = map[string]bool{
 	"save": true, "appendonly": true, "daemonize": true, "supervised": true,
-	"pidfile": true, "logfile": true, "dir": true, "dbfilename": true,
-	"always-show-logo": true, "tcp-backlog": true, "tcp-keepalive": true,
-	"hz": true, "maxmemory": true, "maxmemory-policy": true,
+	"pidfile": true, "logfile": true, "dir": true,
 }
 
 func (o *options) apply(name string, args []string) error {
@@ -158,9 +158,16 @@ func (o *options) apply(name string, args []string) error {
 			o.logLevel, err = parseLogLevel(v)
 		}
 	default:
-		if !ignored[name] {
-			return errArgs
+		if ignored[name] {
+			return nil
 		}
+		// Any other parameter CONFIG GET knows is set as CONFIG SET
+		// sets it, when the server starts.
+		v := strings.Join(args, " ")
+		if err := server.CheckParam(name, v); err != nil {
+			return err
+		}
+		o.server.Params = append(o.server.Params, [2]string{name, v})
 	}
 	return err
 }

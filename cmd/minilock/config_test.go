@@ -1,11 +1,15 @@
 package main
 
 import (
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minilock/minilock/internal/redistest"
+	"github.com/minilock/minilock/server"
 )
 
 func TestArgsToConfig(t *testing.T) {
@@ -65,10 +69,54 @@ func TestParseConfigErrors(t *testing.T) {
 		"bind",
 		"no-such-directive 1",
 		`requirepass "unterminated`,
+		"hz abc",
+		"maxmemory-policy sometimes",
+		"hash-max-ziplist-entries -1x",
 	} {
 		o := defaults()
 		if err := o.parseConfig(strings.NewReader(bad)); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// Any parameter CONFIG GET knows may be set in a config file, aliases
+// included; it is applied when the server starts, a later line winning,
+// and CONFIG GET shows it.
+func TestConfigFileParams(t *testing.T) {
+	text := `port 0
+hash-max-ziplist-entries 64
+hz 10
+hz 20
+maxmemory 100mb
+client-output-buffer-limit pubsub 1mb 512kb 10
+tcp-keepalive 60
+proto-max-bulk-len 1mb
+`
+	o := defaults()
+	if err := o.parseConfig(strings.NewReader(text)); err != nil {
+		t.Fatal(err)
+	}
+	cfg := o.server
+	cfg.Addrs = []string{"127.0.0.1:0"}
+	s := server.RunT(t, cfg)
+	c := redistest.Dial(t, s.Addr())
+	for param, want := range map[string]string{
+		"hash-max-listpack-entries":  "64",
+		"hz":                         "20",
+		"maxmemory":                  "104857600",
+		"client-output-buffer-limit": "normal 0 0 0 slave 268435456 67108864 60 pubsub 1048576 524288 10",
+		"tcp-keepalive":              "60",
+		"proto-max-bulk-len":         "1048576",
+	} {
+		got, err := c.Do("CONFIG", "GET", param)
+		w := fmt.Sprintf("*2\r\n$%d\r\n%s\r\n$%d\r\n%s\r\n", len(param), param, len(want), want)
+		if err != nil || string(got) != w {
+			t.Errorf("CONFIG GET %s: %q, want %q", param, got, w)
+		}
+	}
+	// proto-max-bulk-len is the guard's limit, not only a value shown.
+	if got, _ := c.Do("SET", "k", strings.Repeat("x", 2<<20)); !strings.Contains(string(got), "invalid bulk length") {
+		t.Errorf("a 2 MiB bulk under proto-max-bulk-len 1mb: %q", got)
 	}
 }

@@ -57,8 +57,14 @@ var memLatencyCases = []diffCase{
 		c("LATENCY FOO"), cmd("EVAL", "return redis.call('LATENCY', 'LATEST')", "0")),
 	tc("latency monitor on", c("CONFIG SET latency-monitor-threshold 1"), c("LATENCY RESET"), c("PING"), c("LATENCY LATEST"),
 		cmd("EVAL", "local t = redis.call('TIME') while true do local n = redis.call('TIME') if (n[1]-t[1])*1000000 + (n[2]-t[2]) > 3000 then break end end", "0"),
-		c("LATENCY LATEST").with(latencyShape), c("LATENCY HISTORY command").with(latencyShape), c("LATENCY HISTORY nosuch"), c("LATENCY RESET command x"), c("LATENCY LATEST"),
+		c("LATENCY LATEST").with(latencyShape), c("LATENCY HISTORY command").with(latencyShape), c("LATENCY HISTORY nosuch"),
+		c("LATENCY GRAPH command").with(digitsMasked), c("LATENCY GRAPH nosuch"), c("LATENCY GRAPH"), c("LATENCY GRAPH a b"), c("LATENCY RESET command x"), c("LATENCY LATEST"), c("LATENCY GRAPH command"),
 		c("CONFIG SET latency-monitor-threshold 0"), c("CONFIG GET latency-monitor-threshold")),
+	tc("latency histogram", c("CONFIG RESETSTAT"), c("SET a 1"), c("SET b 2"), c("GET a"), c("CONFIG GET maxclients"), c("LATENCY HISTOGRAM nosuch"),
+		c("LATENCY HISTOGRAM SET get config nosuch config|get CONFIG|GET set|x a|b|c GET").with(histogramShape), c("LATENCY HISTOGRAM").with(histogramShape),
+		cmd("EVAL", "return redis.call('LATENCY', 'HISTOGRAM')", "0"), c("LATENCY HELP"),
+		c("CONFIG SET latency-tracking no"), c("CONFIG RESETSTAT"), c("PING"), c("LATENCY HISTOGRAM"), c("CONFIG SET latency-tracking yes"),
+		c("HELLO 3").with(helloID), c("CONFIG RESETSTAT"), c("GET a"), c("LATENCY HISTOGRAM get").with(histogramShape), c("LATENCY HISTOGRAM").with(histogramShape)),
 }
 
 var infoCases = []diffCase{
@@ -133,6 +139,19 @@ var clientOpsCases = []diffCase{
 	tc("client getredir trackinginfo", c("CLIENT GETREDIR"), c("CLIENT TRACKINGINFO"), c("CLIENT GETREDIR x"), c("HELLO 3").with(helloID), c("CLIENT TRACKINGINFO")),
 	tc("client no-evict flag", c("CLIENT NO-EVICT on"), c("CLIENT INFO").with(clientFields), c("CLIENT NO-EVICT off"), c("CLIENT INFO").with(clientFields)),
 	tc("client list of a monitor", c("MONITOR").on(1), c("CLIENT LIST TYPE replica").with(clientFields), c("CLIENT LIST TYPE normal").with(clientFields)),
+}
+
+// histogramKey reports whether us is a bucket LATENCY HISTOGRAM can
+// print: the highest value, in us, of the histogram slot that starts at a
+// power of two from 1024 ns on (slots there are 1/128 of it wide), or of
+// the last slot, where values past 1 s are counted.
+func histogramKey(us int64) bool {
+	for level := int64(1024); level < 1<<30; level *= 2 {
+		if us == (level+level/128-1)/1000 {
+			return true
+		}
+	}
+	return us == 1073741
 }
 
 // verbatimText returns the text of a bulk or verbatim reply, and a
@@ -220,6 +239,67 @@ var (
 		}
 		// HISTORY may hold one sample or two, as the second ticks.
 		return joinElems(resp.Item{Kind: top.Kind, Int: 1}, rows[:1]), true
+	}}
+
+	// digitsMasked replaces every digit of a verbatim text with N: LATENCY
+	// GRAPH's latencies and its labels (seconds ago) are timings.
+	digitsMasked = &normalizer{"digits masked", func(b []byte) ([]byte, bool) {
+		text, wrap, ok := verbatimText(b)
+		if !ok {
+			return nil, false
+		}
+		return wrap(strings.Map(func(r rune) rune {
+			if '0' <= r && r <= '9' {
+				return 'N'
+			}
+			return r
+		}, text)), true
+	}}
+
+	// histogramShape keeps LATENCY HISTOGRAM's commands, sorted (Redis
+	// walks a hash table), and their calls, and checks each histogram
+	// rather than compare its timings: bucket keys Redis can print,
+	// cumulative counts that grow and end at the calls.
+	histogramShape = &normalizer{"latency histogram shape", func(b []byte) ([]byte, bool) {
+		top, _, _ := resp.Next(b)
+		elems, ok := aggregateElems(b)
+		if !ok || len(elems)%2 != 0 {
+			return nil, false
+		}
+		type entry struct{ name, body []byte }
+		var es []entry
+		for i := 0; i < len(elems); i += 2 {
+			f, ok := aggregateElems(elems[i+1])
+			if !ok || len(f) != 4 {
+				return nil, false
+			}
+			calls, _, _ := resp.Next(f[1])
+			buckets, ok := aggregateElems(f[3])
+			if !ok {
+				return nil, false
+			}
+			var prev int64
+			verdict := "+<cumulative>\r\n"
+			for j := 0; j+1 < len(buckets); j += 2 {
+				k, _, _ := resp.Next(buckets[j])
+				v, _, _ := resp.Next(buckets[j+1])
+				if !histogramKey(k.Int) || v.Int <= prev {
+					verdict = "+<bad histogram>\r\n"
+				}
+				prev = v.Int
+			}
+			if prev != calls.Int {
+				verdict = "+<bad histogram>\r\n"
+			}
+			fh, _, _ := resp.Next(elems[i+1])
+			es = append(es, entry{elems[i], joinElems(fh, [][]byte{f[0], f[1], f[2], []byte(verdict)})})
+		}
+		slices.SortFunc(es, func(a, b entry) int { return bytes.Compare(a.name, b.name) })
+		out := make([][]byte, 0, len(elems))
+		for _, e := range es {
+			out = append(out, e.name, e.body)
+		}
+		return joinElems(top, out), true
 	}}
 
 	// infoFieldNames keeps INFO's section titles and field names, in

@@ -628,7 +628,10 @@ func (d *jsonDecoder) descend() {
 
 func (d *jsonDecoder) object() lua.LValue {
 	d.descend()
-	t := d.L.CreateTable(0, 4)
+	// lua_newtable, filled key by key with lua_rawset, as lua_cjson.c
+	// does: the same inserts give the same layout, so pairs walks the
+	// keys in Redis's order.
+	t := seam.NewTable(d.L, 0, 0)
 	tok := d.nextToken()
 	if tok.kind == jObjEnd {
 		d.depth--
@@ -643,7 +646,7 @@ func (d *jsonDecoder) object() lua.LValue {
 			d.fail("colon", tok)
 		}
 		v := d.value(d.nextToken())
-		t.RawSetString(key, v)
+		seam.RawSetString(d.L, t, key, v)
 		tok = d.nextToken()
 		if tok.kind == jObjEnd {
 			d.depth--
@@ -658,14 +661,14 @@ func (d *jsonDecoder) object() lua.LValue {
 
 func (d *jsonDecoder) array() lua.LValue {
 	d.descend()
-	t := d.L.CreateTable(4, 0)
+	t := seam.NewTable(d.L, 0, 0)
 	tok := d.nextToken()
 	if tok.kind == jArrEnd {
 		d.depth--
 		return t
 	}
 	for i := 1; ; i++ {
-		t.RawSetInt(i, d.value(tok))
+		seam.RawSetInt(d.L, t, i, d.value(tok))
 		tok = d.nextToken()
 		if tok.kind == jArrEnd {
 			d.depth--

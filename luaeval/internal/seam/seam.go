@@ -14,6 +14,11 @@
 //     one allocation that must be charged to the script before it happens.
 //     Without it: number formatting differs from Redis, and a doubling loop
 //     reaches gigabytes between two samples of the memory watchdog.
+//   - OP_FORPREP (forprep.go). Lua 5.1 checks a numeric for's initial
+//     value, limit and step before the loop, converting strings to
+//     numbers (`for i = '1', '3'` runs); gopher-lua refuses strings and
+//     checks the limit only at the first iteration. Without it: such
+//     loops fail where Redis runs them.
 //   - Tables (table.go, tableops.go). gopher-lua's LTable grows its array
 //     to any integer key below 2^26 (t[60000000] = 1 allocates a
 //     gigabyte), walks trailing nils for `#`, honours __len, and iterates
@@ -110,5 +115,6 @@ func check() string {
 // install puts every VM hook in place (see the package doc).
 func install() {
 	installConcat()
+	installForPrep()
 	installTables()
 }
