@@ -53,6 +53,34 @@ func (sb *sandbox) installBase(orig *lua.LTable) {
 	g.RawSetString("__redis__err__handler", sb.handler)
 }
 
+// ipairs is Lua 5.1's: t[1], t[2] ... up to the first nil, read where the
+// table keeps them (a protected table's real one).
+func (sb *sandbox) ipairs(L *lua.LState) int {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		lauxlib.TypeError(L, 1, "table")
+	}
+	L.Push(L.Get(lua.UpvalueIndex(1)))
+	L.Push(t)
+	L.Push(lua.LNumber(0))
+	return 3
+}
+
+func (sb *sandbox) ipairsAux(L *lua.LState) int {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		lauxlib.TypeError(L, 1, "table")
+	}
+	i := lauxlib.CheckInt(L, 2) + 1
+	v := seam.GetInt(sb.realTable(t), i)
+	if v == lua.LNil {
+		return 0
+	}
+	L.Push(lua.LNumber(i))
+	L.Push(v)
+	return 2
+}
+
 // luaErrorFn is Lua 5.1's error(): a string (or number) message gets the
 // position of the function at level (1 = the caller of error).
 func (sb *sandbox) luaErrorFn(L *lua.LState) int {

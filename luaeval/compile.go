@@ -160,9 +160,3 @@ func compileMessage(err error) string { return err.Error() }
 func compileError(err error) error {
 	return &resp.Error{Code: sanitize("ERR Error compiling script (new function): " + err.Error())}
 }
-
-// isAlpha and isDigitC are <ctype.h>'s isalpha and isdigit in the "C"
-// locale (struct.go reads format options with them).
-func isAlpha(c int) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-
-func isDigitC(c int) bool { return c >= '0' && c <= '9' }

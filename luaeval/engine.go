@@ -8,6 +8,19 @@
 // The replies, error texts and sandbox follow Redis 7.0.15 (eval.c, script.c,
 // script_lua.c); where gopher-lua cannot match Lua 5.1 byte for byte the
 // difference is listed in the README.
+//
+// This package is the engine: the sandbox (sandbox.go, baselib.go,
+// coroutine.go, method.go), the script cache and compile path (cache.go,
+// compile.go, shebang.go, specialize.go, native.go), running a script
+// within its limits (run.go, control.go: busy, SCRIPT KILL, the memory
+// watchdog), redis.* (redislib.go) and the conversions between Lua values,
+// replies and Redis's error texts (toresp.go, fromresp.go, errors.go,
+// varinfo.go). What it builds on
+// lives under internal/: the Lua 5.1 library ports it installs (lstrlib and
+// its string table lstrlib/strlib, ltablib, lmathlib, lbit, lstruct,
+// lcjson, lcmsgpack), what they share (lauxlib), the Lua 5.1 compiler
+// (luac), and seam, the one package that reaches into gopher-lua's
+// internals.
 package luaeval
 
 import (
@@ -17,6 +30,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/internal/redisstr"
+	"github.com/minilock/minilock/luaeval/internal/lmathlib"
 	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
@@ -108,7 +122,7 @@ type Engine struct {
 	run runState
 
 	ctl control
-	rng lrand48 // math.random's generator, shared by all scripts
+	rng lmathlib.Rand // math.random's generator, shared by all scripts
 
 	// scratch buffers reused across runs and calls (owner goroutine only).
 	callW resp.Writer
@@ -148,7 +162,7 @@ func New(cfg Config) *Engine {
 	if cfg.MaxReplyBytes <= 0 {
 		cfg.MaxReplyBytes = defaultMaxReplyBytes
 	}
-	e := &Engine{cfg: cfg, rng: newLrand48()}
+	e := &Engine{cfg: cfg, rng: lmathlib.NewRand()}
 	if !seam.Enabled() {
 		e.log(3, "Lua runs without minilock's gopher-lua hooks ("+seam.Why()+"): scripts keep their limits, with gopher-lua's differences from Lua 5.1")
 	}

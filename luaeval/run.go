@@ -39,7 +39,7 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 		s.fn.Env = sb.gProxy
 		s.fnGen = sb.gen
 	}
-	sb.resetCjson()
+	sb.cjson.Reset()
 	if sb.sources != nil {
 		sb.sources = nil
 	}

@@ -7,15 +7,22 @@ import (
 
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/lbit"
+	"github.com/minilock/minilock/luaeval/internal/lcjson"
+	"github.com/minilock/minilock/luaeval/internal/lcmsgpack"
+	"github.com/minilock/minilock/luaeval/internal/lmathlib"
+	"github.com/minilock/minilock/luaeval/internal/lstrlib/strlib"
+	"github.com/minilock/minilock/luaeval/internal/lstruct"
+	"github.com/minilock/minilock/luaeval/internal/ltablib"
 )
 
 // Limits that mirror Lua 5.1's (luaconf.h) so deep recursion fails with Lua's
 // "stack overflow" rather than exhausting the Go stack or the heap.
 const (
-	luaMaxCalls  = 20000   // LUAI_MAXCALLS: Lua call depth
-	luaMaxCStack = 8000    // LUAI_MAXCSTACK: lua_checkstack limit (unpack, reply depth)
-	regInitial   = 1024    // registry slots a state starts with
-	regMax       = 1 << 21 // registry slots a state may grow to (32 MiB)
+	luaMaxCalls  = 20000             // LUAI_MAXCALLS: Lua call depth
+	luaMaxCStack = lauxlib.MaxCStack // LUAI_MAXCSTACK: lua_checkstack limit (unpack, reply depth)
+	regInitial   = 1024              // registry slots a state starts with
+	regMax       = 1 << 21           // registry slots a state may grow to (32 MiB)
 	// A coroutine gets a smaller fixed call stack: gopher-lua allocates it
 	// whole for every thread (its growing stack cannot report overflow).
 	coMaxCalls   = 2000
@@ -67,8 +74,7 @@ type sandbox struct {
 	keys, argv *lua.LTable       // KEYS and ARGV, refilled for each run (see fillArgs)
 	sources    map[string]string // loadstring chunk id -> source, this run
 
-	cjson       cjsonConfig // reset before each run (see cjsonConfig)
-	cjsonDirty  bool
+	cjson       *lcjson.Lib // its configuration is reset before each run
 	readonly    *lua.LFunction
 	pcallRunner *lua.LFunction // calls the function of the script's pcall (pcallRun)
 }
@@ -130,14 +136,16 @@ func newSandbox(e *Engine) *sandbox {
 	sb.pcallRunner = L.NewFunction(sb.pcallRun)
 	sb.installBase(orig)
 
-	sb.lib("string", orig.RawGetString("string").(*lua.LTable), sb.stringLib)
+	// The Lua 5.1 library ports (luaeval/internal/l*), each installed
+	// read-only.
+	sb.lib("string", orig.RawGetString("string").(*lua.LTable), func(t *lua.LTable) { strlib.Open(L, t) })
 	sb.lib("table", orig.RawGetString("table").(*lua.LTable), sb.tableLib51)
-	sb.lib("math", orig.RawGetString("math").(*lua.LTable), sb.mathLib)
+	sb.lib("math", orig.RawGetString("math").(*lua.LTable), func(t *lua.LTable) { lmathlib.Open(L, t, &e.rng) })
 	sb.lib("coroutine", orig.RawGetString("coroutine").(*lua.LTable), sb.coroutineLib)
-	sb.lib("cjson", L.CreateTable(0, 16), sb.cjsonLib)
-	sb.lib("bit", L.CreateTable(0, 12), sb.bitLib)
-	sb.lib("struct", L.CreateTable(0, 3), sb.structLib)
-	sb.lib("cmsgpack", L.CreateTable(0, 8), sb.cmsgpackLib)
+	sb.lib("cjson", L.CreateTable(0, 16), func(t *lua.LTable) { sb.cjson = lcjson.Open(L, t, libHost{sb}) })
+	sb.lib("bit", L.CreateTable(0, 12), func(t *lua.LTable) { sb.set(t, lbit.Funcs()) })
+	sb.lib("struct", L.CreateTable(0, 3), func(t *lua.LTable) { sb.set(t, lstruct.Funcs()) })
+	sb.lib("cmsgpack", L.CreateTable(0, 8), func(t *lua.LTable) { lcmsgpack.Open(L, t, libHost{sb}) })
 	sb.lib("redis", L.CreateTable(0, 32), func(t *lua.LTable) { e.redisLib(sb, t) })
 
 	// The string metatable: {__index = string}, read-only like Redis's.
@@ -148,6 +156,16 @@ func newSandbox(e *Engine) *sandbox {
 
 	L.SetContext(runCtx{&e.ctl})
 	return sb
+}
+
+// tableLib51 fills the table library with Lua 5.1's (ltablib), which
+// refuses writes into protected tables.
+func (sb *sandbox) tableLib51(t *lua.LTable) {
+	sb.set(t, ltablib.Funcs(func(L *lua.LState, t *lua.LTable) {
+		if sb.isProtected(t) {
+			L.Error(lua.LString("Attempt to modify a readonly table"), 0)
+		}
+	}))
 }
 
 // proxy returns a new read-only stand-in for t.
@@ -187,6 +205,13 @@ func (sb *sandbox) isProtected(t *lua.LTable) bool {
 	_, ok := sb.real[t]
 	return ok
 }
+
+// libHost is what the cjson and cmsgpack ports see of the sandbox.
+type libHost struct{ sb *sandbox }
+
+func (h libHost) Real(t *lua.LTable) *lua.LTable { return h.sb.realTable(t) }
+func (h libHost) MaxStringBytes() int            { return h.sb.e.cfg.MaxStringBytes }
+func (h libHost) Global(name string) lua.LValue  { return h.sb.gReal.RawGetString(name) }
 
 // set registers Go functions in t.
 func (sb *sandbox) set(t *lua.LTable, fns map[string]lua.LGFunction) {

@@ -54,7 +54,6 @@ func (s *Server) feedMonitors(x *call, args [][]byte) {
 	}
 	now := time.Now()
 	line := make([]byte, 0, 64)
-	line = append(line, '+')
 	line = strconv.AppendInt(line, now.Unix(), 10)
 	line = append(line, '.')
 	usec := strconv.AppendInt(nil, int64(now.Nanosecond()/1000), 10)
@@ -81,9 +80,11 @@ func (s *Server) feedMonitors(x *call, args [][]byte) {
 		}
 		line = appendRepr(line, a)
 	}
-	line = append(line, '\r', '\n')
+	// A status reply (appendRepr left no CR or LF in the line to blank).
+	var w resp.Writer
+	w.Status(string(line))
 	for _, m := range s.monitors {
-		m.feed.push(line)
+		m.feed.push(w.B)
 	}
 }
 

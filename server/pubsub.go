@@ -406,30 +406,20 @@ func cmdPubsubNumPat(x *call, args [][]byte) error {
 	return nil
 }
 
-var pubsubHelp = []string{
-	"PUBSUB <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-	"CHANNELS [<pattern>]",
-	"    Return the currently active channels matching a <pattern> (default: '*').",
-	"NUMPAT",
-	"    Return number of subscriptions to patterns.",
-	"NUMSUB [<channel> ...]",
-	"    Return the number of subscribers for the specified channels, excluding",
-	"    pattern subscriptions(default: no channels).",
-	"SHARDCHANNELS [<pattern>]",
-	"    Return the currently active shard level channels matching a <pattern> (default: '*').",
-	"SHARDNUMSUB [<shardchannel> ...]",
-	"    Return the number of subscribers for the specified shard level channel(s)",
-	"HELP",
-	"    Prints this help.",
-}
-
 // PUBSUB HELP
 func cmdPubsubHelp(x *call, args [][]byte) error {
-	x.W.Array(len(pubsubHelp))
-	for _, l := range pubsubHelp {
-		x.W.Status(l)
-	}
-	return nil
+	return writeHelp(x, "PUBSUB",
+		"CHANNELS [<pattern>]",
+		"    Return the currently active channels matching a <pattern> (default: '*').",
+		"NUMPAT",
+		"    Return number of subscriptions to patterns.",
+		"NUMSUB [<channel> ...]",
+		"    Return the number of subscribers for the specified channels, excluding",
+		"    pattern subscriptions(default: no channels).",
+		"SHARDCHANNELS [<pattern>]",
+		"    Return the currently active shard level channels matching a <pattern> (default: '*').",
+		"SHARDNUMSUB [<shardchannel> ...]",
+		"    Return the number of subscribers for the specified shard level channel(s)")
 }
 
 func strs(args [][]byte) []string {

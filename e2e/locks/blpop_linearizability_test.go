@@ -3,12 +3,9 @@ package locks_test
 import (
 	"flag"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strconv"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -101,106 +98,64 @@ func (r blpRun) record(t *testing.T) ([]porcupine.Operation, blpStats) {
 		t.Fatalf("SCRIPT LOAD: %q", got)
 	}
 
-	start := time.Now()
-	now := func() int64 { return int64(time.Since(start)) }
-	var (
-		mu       sync.Mutex
-		history  []porcupine.Operation
-		stats    blpStats
-		done     atomic.Int64
-		expiryMu sync.Mutex
-	)
-	expireAll := func() {
-		expiryMu.Lock()
-		defer expiryMu.Unlock()
-		call := now()
-		s.FastForward(blpJump)
-		ret := now()
-		mu.Lock()
-		for k := range blpKeys {
-			history = append(history, porcupine.Operation{ClientId: blpClients, Input: linInput{op: linExpire, key: k},
-				Call: call, Output: linOutput{}, Return: ret})
-		}
-		stats.expiries++
-		mu.Unlock()
-	}
-
-	var wg sync.WaitGroup
-	errs := make(chan error, blpClients)
-	for id := range blpClients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(r.seed, uint64(id)))
-			cl := &blpClient{addr: s.Addr(), sha: sha, rng: rng, dropper: id < blpClients/4}
-			defer cl.close()
-			held := map[int]string{}
-			var ops []porcupine.Operation
-			var st blpStats
-			for j := 0; j < blpOps && time.Since(start) < blpBudget; j++ {
-				// A holder works on its lock until it lets go: it never
-				// waits for a second lock while holding one.
-				k := rng.IntN(blpKeys)
-				for hk := range held {
-					k = hk
-				}
-				in := linInput{key: k}
-				tok, holding := held[k]
-				p := rng.Float64()
-				switch {
-				case holding && p < 0.5:
-					in.op, in.token = linRelease, tok
-				case holding && p < 0.8:
-					in.op = linFence
-				case holding:
-					in.op = linRead
-				case p < 0.65:
-					in.op, in.token = linAcquire, fmt.Sprintf("c%d-%d", id, j)
-				case p < 0.8:
-					in.op = linRead
-				default:
-					// A stale token: a client whose lock expired releases it.
-					in.op, in.token = linRelease, fmt.Sprintf("c%d-%d", id, rng.IntN(j+1))
-				}
-				call := now()
-				out, err := cl.do(in, &st)
-				if err != nil {
-					errs <- fmt.Errorf("client %d, op %d %s: %w", id, j, linOpNames[in.op], err)
-					return
-				}
-				ret := now()
-				if out.unknown {
-					ret = math.MaxInt64
-					st.unknown++
-				}
-				ops = append(ops, porcupine.Operation{ClientId: id, Input: in, Call: call, Output: out, Return: ret})
-				switch {
-				case out.unknown:
-					delete(held, k)
-				case in.op == linAcquire && out.ok:
-					held[k] = in.token
-					st.acquired++
-				case in.op == linRelease && out.ok:
-					delete(held, k)
-				}
-				if done.Add(1)%blpJumpEvery == 0 {
-					expireAll()
-					clear(held)
-				}
+	h := newLinHistory(s, blpClients, blpKeys, blpJump, blpJumpEvery)
+	var stats blpStats
+	h.runClients(t, blpClients, func(id int) error {
+		rng := rand.New(rand.NewPCG(r.seed, uint64(id)))
+		cl := &blpClient{addr: s.Addr(), sha: sha, rng: rng, dropper: id < blpClients/4}
+		defer cl.close()
+		held := map[int]string{}
+		var ops []porcupine.Operation
+		var st blpStats
+		for j := 0; j < blpOps && time.Since(h.start) < blpBudget; j++ {
+			// A holder works on its lock until it lets go: it never
+			// waits for a second lock while holding one.
+			k := rng.IntN(blpKeys)
+			for hk := range held {
+				k = hk
 			}
-			st.ops = len(ops)
-			mu.Lock()
-			history = append(history, ops...)
-			stats.add(st)
-			mu.Unlock()
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Fatal(err)
-	}
-	stats.elapsed = time.Since(start)
+			in := linInput{key: k}
+			tok, holding := held[k]
+			p := rng.Float64()
+			switch {
+			case holding && p < 0.5:
+				in.op, in.token = linRelease, tok
+			case holding && p < 0.8:
+				in.op = linFence
+			case holding:
+				in.op = linRead
+			case p < 0.65:
+				in.op, in.token = linAcquire, fmt.Sprintf("c%d-%d", id, j)
+			case p < 0.8:
+				in.op = linRead
+			default:
+				// A stale token: a client whose lock expired releases it.
+				in.op, in.token = linRelease, fmt.Sprintf("c%d-%d", id, rng.IntN(j+1))
+			}
+			out, err := h.op(&ops, id, in, func() (linOutput, error) { return cl.do(in, &st) })
+			if err != nil {
+				return fmt.Errorf("op %d %s: %w", j, linOpNames[in.op], err)
+			}
+			switch {
+			case out.unknown:
+				st.unknown++
+				delete(held, k)
+			case in.op == linAcquire && out.ok:
+				held[k] = in.token
+				st.acquired++
+			case in.op == linRelease && out.ok:
+				delete(held, k)
+			}
+			if h.tick() {
+				clear(held)
+			}
+		}
+		st.ops = len(ops)
+		h.add(ops, func() { stats.add(st) })
+		return nil
+	})
+	stats.expiries = h.expiries
+	stats.elapsed = time.Since(h.start)
 	// Every client is gone, those dropped while parked included: nobody
 	// may still be counted as blocked.
 	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(time.Millisecond) {
@@ -212,7 +167,7 @@ func (r blpRun) record(t *testing.T) ([]porcupine.Operation, blpStats) {
 			t.Fatalf("clients still blocked after every client left:\n%s", info)
 		}
 	}
-	return history, stats
+	return h.ops, stats
 }
 
 // blpClient is one client's connection, redialled after each drop.
@@ -267,24 +222,7 @@ func (cl *blpClient) do(in linInput, st *blpStats) (linOutput, error) {
 		cl.close()
 		return linOutput{unknown: true}, err
 	}
-	reply, err := c.Do(args...)
-	if err != nil {
-		return linOutput{}, err
-	}
-	r := string(reply)
-	switch {
-	case in.op == linRelease && (r == ":1\r\n" || r == ":0\r\n"):
-		return linOutput{ok: r == ":1\r\n"}, nil
-	case in.op == linRead && r == "$-1\r\n":
-		return linOutput{}, nil
-	case in.op == linRead && strings.HasPrefix(r, "$"):
-		_, v, _ := strings.Cut(strings.TrimSuffix(r, "\r\n"), "\r\n")
-		return linOutput{value: v}, nil
-	case in.op == linFence && strings.HasPrefix(r, ":"):
-		n, err := strconv.ParseInt(strings.TrimSpace(r[1:]), 10, 64)
-		return linOutput{n: n}, err
-	}
-	return linOutput{}, fmt.Errorf("unexpected reply %q to %q", r, args)
+	return linDo(c, in, args)
 }
 
 // acquire tries SET NX, and while the lock is taken parks in BLPOP on its

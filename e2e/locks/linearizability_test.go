@@ -222,103 +222,156 @@ func (r linRun) record(t *testing.T) ([]porcupine.Operation, linStats) {
 		}
 	}
 
-	start := time.Now()
-	now := func() int64 { return int64(time.Since(start)) }
-	var (
-		mu       sync.Mutex
-		history  []porcupine.Operation
-		stats    linStats
-		done     atomic.Int64
-		expiryMu sync.Mutex
-	)
-	expireAll := func() {
-		// Every deadline is at most linTTL after the clock (it only moves
-		// here), so this jump expires every lock, actively, at once.
-		expiryMu.Lock()
-		defer expiryMu.Unlock()
-		call := now()
-		s.FastForward(linTTL + time.Millisecond)
-		ret := now()
-		mu.Lock()
-		for k := range linKeys {
-			history = append(history, porcupine.Operation{ClientId: r.clients, Input: linInput{op: linExpire, key: k},
-				Call: call, Output: linOutput{}, Return: ret})
-		}
-		stats.expiries++
-		mu.Unlock()
-	}
-
-	var wg sync.WaitGroup
-	errs := make(chan error, r.clients)
-	for id := range r.clients {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			rng := rand.New(rand.NewPCG(r.seed, uint64(id)))
-			cl := &linClient{id: id, addr: s.Addr(), releaseSHA: releaseSHA, extendSHA: extendSHA, variant: r.variant}
-			defer cl.close()
-			held := map[int]string{} // lock -> token this client believes it holds
-			var ops []porcupine.Operation
-			unknown, acquired := 0, 0
-			for j := range r.ops {
-				k := rng.IntN(linKeys)
-				in := linInput{key: k}
-				tok, holding := held[k]
-				p := rng.Float64()
-				switch {
-				case holding && p < 0.35:
-					in.op, in.token = linRelease, tok
-				case holding && p < 0.7:
-					in.op, in.token = linExtend, tok
-				case holding && p < 0.85:
-					in.op = linFence
-				case holding:
-					in.op = linRead
-				case p < 0.5:
-					in.op, in.token = linAcquire, fmt.Sprintf("c%d-%d", id, j)
-				case p < 0.65:
-					in.op = linRead
-				case p < 0.75:
-					in.op = linFence
-				case p < 0.9:
-					// A stale token: a client whose lock expired releases it.
-					in.op, in.token = linRelease, fmt.Sprintf("c%d-%d", id, rng.IntN(j+1))
-				default:
-					in.op, in.token = linExtend, fmt.Sprintf("c%d-%d", id, rng.IntN(j+1))
-				}
-				drop := id < r.droppers && rng.Float64() < linDropRate
-				call := now()
-				out, err := cl.do(in, drop)
-				if err != nil {
-					errs <- fmt.Errorf("client %d, op %d %s: %w", id, j, linOpNames[in.op], err)
-					return
-				}
-				ret := now()
-				if out.unknown {
-					ret = math.MaxInt64 // it may take effect at any later time
-					unknown++
-				}
-				ops = append(ops, porcupine.Operation{ClientId: id, Input: in, Call: call, Output: out, Return: ret})
-				switch {
-				case out.unknown:
-					delete(held, k)
-				case in.op == linAcquire && out.ok:
-					held[k] = in.token
-					acquired++
-				case in.op == linRelease && out.ok, in.op == linExtend && !out.ok:
-					delete(held, k)
-				}
-				if done.Add(1)%linExpireEvery == 0 {
-					expireAll()
-					clear(held)
-				}
+	// Every deadline is at most linTTL after the clock (it only moves in
+	// the jumps), so a jump expires every lock, actively, at once.
+	h := newLinHistory(s, r.clients, linKeys, linTTL+time.Millisecond, linExpireEvery)
+	var stats linStats
+	h.runClients(t, r.clients, func(id int) error {
+		rng := rand.New(rand.NewPCG(r.seed, uint64(id)))
+		cl := &linClient{id: id, addr: s.Addr(), releaseSHA: releaseSHA, extendSHA: extendSHA, variant: r.variant}
+		defer cl.close()
+		held := map[int]string{} // lock -> token this client believes it holds
+		var ops []porcupine.Operation
+		unknown, acquired := 0, 0
+		for j := range r.ops {
+			k := rng.IntN(linKeys)
+			in := linInput{key: k}
+			tok, holding := held[k]
+			p := rng.Float64()
+			switch {
+			case holding && p < 0.35:
+				in.op, in.token = linRelease, tok
+			case holding && p < 0.7:
+				in.op, in.token = linExtend, tok
+			case holding && p < 0.85:
+				in.op = linFence
+			case holding:
+				in.op = linRead
+			case p < 0.5:
+				in.op, in.token = linAcquire, fmt.Sprintf("c%d-%d", id, j)
+			case p < 0.65:
+				in.op = linRead
+			case p < 0.75:
+				in.op = linFence
+			case p < 0.9:
+				// A stale token: a client whose lock expired releases it.
+				in.op, in.token = linRelease, fmt.Sprintf("c%d-%d", id, rng.IntN(j+1))
+			default:
+				in.op, in.token = linExtend, fmt.Sprintf("c%d-%d", id, rng.IntN(j+1))
 			}
-			mu.Lock()
-			history = append(history, ops...)
+			drop := id < r.droppers && rng.Float64() < linDropRate
+			out, err := h.op(&ops, id, in, func() (linOutput, error) { return cl.do(in, drop) })
+			if err != nil {
+				return fmt.Errorf("op %d %s: %w", j, linOpNames[in.op], err)
+			}
+			switch {
+			case out.unknown:
+				unknown++
+				delete(held, k)
+			case in.op == linAcquire && out.ok:
+				held[k] = in.token
+				acquired++
+			case in.op == linRelease && out.ok, in.op == linExtend && !out.ok:
+				delete(held, k)
+			}
+			if h.tick() {
+				clear(held)
+			}
+		}
+		h.add(ops, func() {
 			stats.ops += len(ops)
 			stats.unknown += unknown
 			stats.acquired += acquired
-			mu.Unlock()
+		})
+		return nil
+	})
+	stats.expiries, stats.elapsed = h.expiries, time.Since(h.start)
+	return h.ops, stats
+}
+
+// linHistory is a history being recorded by concurrent clients: their
+// operations with call and return times, and the clock jumps that expire
+// every lock at once, one after every expireEvery operations.
+type linHistory struct {
+	s           *server.Server
+	expiryID    int // the ClientId jumps are recorded under
+	keys        int
+	jump        time.Duration // past every deadline
+	expireEvery int64
+	start       time.Time
+	done        atomic.Int64
+	expiryMu    sync.Mutex // one jump at a time
+
+	mu       sync.Mutex // guards ops and expiries
+	ops      []porcupine.Operation
+	expiries int
+}
+
+func newLinHistory(s *server.Server, expiryID, keys int, jump time.Duration, expireEvery int64) *linHistory {
+	return &linHistory{s: s, expiryID: expiryID, keys: keys, jump: jump, expireEvery: expireEvery, start: time.Now()}
+}
+
+func (h *linHistory) now() int64 { return int64(time.Since(h.start)) }
+
+// op runs do, client id's operation in, and appends it to ops with its
+// call and return times; an unknown outcome may take effect at any later
+// time.
+func (h *linHistory) op(ops *[]porcupine.Operation, id int, in linInput, do func() (linOutput, error)) (linOutput, error) {
+	call := h.now()
+	out, err := do()
+	if err != nil {
+		return out, err
+	}
+	ret := h.now()
+	if out.unknown {
+		ret = math.MaxInt64
+	}
+	*ops = append(*ops, porcupine.Operation{ClientId: id, Input: in, Call: call, Output: out, Return: ret})
+	return out, nil
+}
+
+// tick counts an operation done; every expireEvery-th jumps the clock past
+// every deadline and returns true (the caller's locks are all gone).
+func (h *linHistory) tick() bool {
+	if h.done.Add(1)%h.expireEvery != 0 {
+		return false
+	}
+	h.expiryMu.Lock()
+	defer h.expiryMu.Unlock()
+	call := h.now()
+	h.s.FastForward(h.jump)
+	ret := h.now()
+	h.mu.Lock()
+	for k := range h.keys {
+		h.ops = append(h.ops, porcupine.Operation{ClientId: h.expiryID, Input: linInput{op: linExpire, key: k},
+			Call: call, Output: linOutput{}, Return: ret})
+	}
+	h.expiries++
+	h.mu.Unlock()
+	return true
+}
+
+// add appends a client's operations, and runs count (its statistics)
+// under the same lock.
+func (h *linHistory) add(ops []porcupine.Operation, count func()) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.ops = append(h.ops, ops...)
+	count()
+}
+
+// runClients runs n clients at once and fails the test with their errors.
+func (h *linHistory) runClients(t *testing.T, n int, client func(id int) error) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for id := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := client(id); err != nil {
+				errs <- fmt.Errorf("client %d, %w", id, err)
+			}
 		}()
 	}
 	wg.Wait()
@@ -326,8 +379,6 @@ func (r linRun) record(t *testing.T) ([]porcupine.Operation, linStats) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	stats.elapsed = time.Since(start)
-	return history, stats
 }
 
 // linClient is one client's connection, redialled after each drop.
@@ -386,7 +437,12 @@ func (cl *linClient) do(in linInput, drop bool) (linOutput, error) {
 	case cl.variant == linPlainDel && in.op == linRelease:
 		args = []string{"DEL", lock}
 	}
-	reply, err := cl.c.Do(args...)
+	return linDo(cl.c, in, args)
+}
+
+// linDo sends in's command, args, and reads its reply as the recipe's.
+func linDo(c *redistest.Conn, in linInput, args []string) (linOutput, error) {
+	reply, err := c.Do(args...)
 	if err != nil {
 		return linOutput{}, err
 	}

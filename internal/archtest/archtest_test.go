@@ -24,12 +24,14 @@ const module = "github.com/minilock/minilock"
 var layers = map[string]int{
 	"cmd/minilock":             0,
 	"internal/gencommands":     0,
+	"internal/genconfig":       0,
 	"lab":                      1, // drives an embedded server
 	"internal/redistest":       1,
 	"server":                   2,
 	"luaeval":                  3,
 	"keyspace":                 3,
 	"luaeval/internal/seam":    4, // below the rest of luaeval: all use it
+	"luaeval/internal/lstrlib": 4, // the matcher and format, below the string table (lstrlib/strlib)
 	"luaeval/internal/lauxlib": 5, // below the seam: its hooks use it
 	"resp":                     5,
 	"expiry":                   5,

@@ -8,17 +8,16 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
 	"go/format"
 	"log"
-	"net"
 	"os"
 	"sort"
 	"strings"
 
+	"github.com/minilock/minilock/internal/redistest"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -32,21 +31,16 @@ func main() {
 	info := map[int]map[string][]byte{2: {}, 3: {}}
 	docs := map[int]map[string][]byte{2: {}, 3: {}}
 	for _, proto := range []int{2, 3} {
-		conn, err := net.Dial("tcp", *addr)
+		conn, err := redistest.DialAddr(*addr)
 		if err != nil {
 			log.Fatal(err)
 		}
-		rd := bufio.NewReader(conn)
 		ask := func(args ...string) []byte {
-			var w resp.Writer
-			w.Array(len(args))
-			for _, a := range args {
-				w.BulkString(a)
-			}
-			if _, err := conn.Write(w.B); err != nil {
+			r, err := conn.Do(args...)
+			if err != nil {
 				log.Fatal(err)
 			}
-			return readReply(rd)
+			return r
 		}
 		ask("HELLO", fmt.Sprint(proto))
 		for _, name := range names {
@@ -93,20 +87,4 @@ func main() {
 		log.Fatal(err)
 	}
 	fmt.Println("wrote", *out, "for", strings.Join(names, " "))
-}
-
-// readReply reads one complete reply.
-func readReply(rd *bufio.Reader) []byte {
-	var buf []byte
-	for {
-		if _, err := resp.Skip(buf); err == nil {
-			return buf
-		}
-		chunk := make([]byte, 4096)
-		n, err := rd.Read(chunk)
-		if err != nil {
-			log.Fatal(err)
-		}
-		buf = append(buf, chunk[:n]...)
-	}
 }

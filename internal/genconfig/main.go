@@ -19,18 +19,17 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"flag"
 	"fmt"
 	"go/format"
 	"log"
-	"net"
 	"os"
 	"regexp"
 	"sort"
 	"strings"
 
+	"github.com/minilock/minilock/internal/redistest"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -62,25 +61,16 @@ func main() {
 	addr := flag.String("addr", "127.0.0.1:6379", "redis-server to probe (host:port or a unix socket path)")
 	out := flag.String("out", "configdefs_gen.go", "file to write")
 	flag.Parse()
-	network := "tcp"
-	if strings.HasPrefix(*addr, "/") {
-		network = "unix"
-	}
-	conn, err := net.Dial(network, *addr)
+	conn, err := redistest.DialAddr(*addr)
 	if err != nil {
 		log.Fatal(err)
 	}
-	rd := bufio.NewReader(conn)
 	askRaw := func(args ...string) []byte {
-		var w resp.Writer
-		w.Array(len(args))
-		for _, a := range args {
-			w.BulkString(a)
-		}
-		if _, err := conn.Write(w.B); err != nil {
+		r, err := conn.Do(args...)
+		if err != nil {
 			log.Fatal(err)
 		}
-		return readReply(rd)
+		return r
 	}
 	ask := func(args ...string) resp.Item {
 		it, _, err := resp.Next(askRaw(args...))
@@ -195,20 +185,4 @@ func pairs(b []byte) map[string]string {
 		m[string(k.Data)] = string(v.Data)
 	}
 	return m
-}
-
-// readReply reads one complete reply.
-func readReply(rd *bufio.Reader) []byte {
-	var buf []byte
-	for {
-		if _, err := resp.Skip(buf); err == nil {
-			return buf
-		}
-		chunk := make([]byte, 4096)
-		n, err := rd.Read(chunk)
-		if err != nil {
-			log.Fatal(err)
-		}
-		buf = append(buf, chunk[:n]...)
-	}
 }

@@ -78,10 +78,13 @@ func Option(arg []byte, name string) bool {
 	return true
 }
 
-// CString returns b as C's "%s" prints it: up to its first NUL byte.
-func CString(b []byte) string {
-	if i := bytes.IndexByte(b, 0); i >= 0 {
-		b = b[:i]
+// CString returns b as C's "%s" prints it: up to its first NUL byte (a
+// string is not copied).
+func CString[T string | []byte](b T) string {
+	for i := 0; i < len(b); i++ {
+		if b[i] == 0 {
+			return string(b[:i])
+		}
 	}
 	return string(b)
 }

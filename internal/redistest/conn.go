@@ -5,6 +5,7 @@ import (
 	"io"
 	"net"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -48,9 +49,14 @@ func DialFrom(t testing.TB, addr string, laddr net.Addr) *Conn {
 	return &Conn{t: t, nc: nc}
 }
 
-// DialAddr connects to addr. The caller closes the Conn.
+// DialAddr connects to addr (host:port, or a unix socket's path when it
+// starts with '/'). The caller closes the Conn.
 func DialAddr(addr string) (*Conn, error) {
-	nc, err := net.DialTimeout("tcp", addr, DefaultTimeout)
+	network := "tcp"
+	if strings.HasPrefix(addr, "/") {
+		network = "unix"
+	}
+	nc, err := net.DialTimeout(network, addr, DefaultTimeout)
 	if err != nil {
 		return nil, err
 	}

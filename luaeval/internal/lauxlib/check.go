@@ -26,11 +26,44 @@ func CheckInt(L *lua.LState, n int) int {
 	return int(int32(ToInteger(CheckNumber(L, n))))
 }
 
+// OptInt is luaL_optint.
 func OptInt(L *lua.LState, n int, def int) int {
 	if L.Get(n) == lua.LNil {
 		return def
 	}
 	return CheckInt(L, n)
+}
+
+// CheckInteger is luaL_checkinteger: the number cast to lua_Integer.
+func CheckInteger(L *lua.LState, n int) int64 {
+	return ToInteger(CheckNumber(L, n))
+}
+
+// OptInteger is luaL_optinteger.
+func OptInteger(L *lua.LState, n int, def int64) int64 {
+	if L.Get(n) == lua.LNil {
+		return def
+	}
+	return CheckInteger(L, n)
+}
+
+// MaxCStack is Lua 5.1's LUAI_MAXCSTACK: how many stack slots a C function
+// may hold (lua_checkstack refuses past it).
+const MaxCStack = 8000
+
+// CheckStack is luaL_checkstack for a library function about to push n
+// values: past MaxCStack slots in use it raises "stack overflow (what)"
+// with the caller's position, as luaL_error does.
+func CheckStack(L *lua.LState, n int, what string) {
+	if n > MaxCStack || L.GetTop()+n > MaxCStack {
+		Error(L, "stack overflow ("+what+")")
+	}
+}
+
+// Error is luaL_error: msg after the position of the Lua function that
+// called the library function (none when a Go function called it).
+func Error(L *lua.LState, msg string) {
+	L.Error(lua.LString(Where(L, 1)+msg), 0)
 }
 
 // CheckString is luaL_checklstring: strings and numbers (as "%.14g").

@@ -6,8 +6,8 @@
 // It knows nothing of gopher-lua: subjects, patterns and replacements are
 // Go strings, and what lstrlib.c raises with luaL_error comes back as an
 // Error holding the same message (the caller adds the position, as
-// luaL_error does). The glue that turns Lua arguments into these calls is
-// luaeval/strlib.go.
+// luaL_error does). The string table scripts see, which turns Lua
+// arguments into these calls, is its subpackage strlib.
 //
 // Where it differs from the C, on purpose:
 //

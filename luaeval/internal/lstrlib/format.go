@@ -4,6 +4,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/minilock/minilock/internal/redisstr"
 )
 
 // flags are the valid flags of a format specification (FLAGS).
@@ -74,15 +76,6 @@ func InvalidOption(conv byte) error {
 
 func (sp Spec) has(c byte) bool { return strings.IndexByte(sp.Flags, c) >= 0 }
 
-// cstr is what luaL_addlstring(buff, strlen(buff)) keeps of an item: the
-// bytes before its first NUL.
-func cstr(s string) string {
-	if i := strings.IndexByte(s, 0); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
 // pad right- or left-justifies s in the field width; numeric items are
 // zero padded after their sign and 0x prefix when the 0 flag asks.
 func (sp Spec) pad(b []byte, s string, zero bool) []byte {
@@ -124,13 +117,13 @@ func (sp Spec) AppendChar(b []byte, f float64) []byte {
 	if f > -2147483649 && f < 2147483648 { // else INT_MIN, whose low byte is 0
 		c = byte(int32(f))
 	}
-	return append(b, cstr(string(sp.pad(nil, string([]byte{c}), false)))...)
+	return append(b, redisstr.CString(sp.pad(nil, string([]byte{c}), false))...)
 }
 
 // AppendString is %s of s with a precision or shorter than 100 bytes
 // (str_format keeps longer ones whole): sprintf stops at s's first NUL.
 func (sp Spec) AppendString(b []byte, s string) []byte {
-	s = cstr(s)
+	s = redisstr.CString(s) // luaL_addlstring(buff, strlen(buff))
 	if sp.Prec >= 0 && len(s) > sp.Prec {
 		s = s[:sp.Prec]
 	}

@@ -47,12 +47,6 @@ func auxGetn(L *lua.LState, n int) (*lua.LTable, int) {
 	return t, seam.Len(t)
 }
 
-// luaError is luaL_error: the message with the position of the Lua
-// function that called the library function.
-func luaError(L *lua.LState, msg string) {
-	L.Error(lua.LString(lauxlib.Where(L, 1)+msg), 0)
-}
-
 func poll(L *lua.LState, i int) {
 	if i%lauxlib.PollEvery == 0 {
 		lauxlib.Poll(L)
@@ -144,7 +138,7 @@ func getn(L *lua.LState) int {
 // setn is Lua 5.1's with luaL_setn defined: obsolete.
 func setn(L *lua.LState) int {
 	checkTable(L, 1)
-	luaError(L, "'setn' is obsolete")
+	lauxlib.Error(L, "'setn' is obsolete")
 	return 0
 }
 
@@ -166,7 +160,7 @@ func insert(L *lua.LState, writable Guard) int {
 			seam.RawSetInt(L, t, i, seam.GetInt(t, i-1))
 		}
 	default:
-		luaError(L, "wrong number of arguments to 'insert'")
+		lauxlib.Error(L, "wrong number of arguments to 'insert'")
 	}
 	writable(L, t)
 	seam.RawSetInt(L, t, pos, L.Get(L.GetTop()))
@@ -214,7 +208,7 @@ func concat(L *lua.LState) int {
 			return lauxlib.FormatNumber(float64(v))
 		}
 		// Redis's wording (its ltablib.c names the type).
-		luaError(L, "invalid value ("+v.Type().String()+") at index "+itoa(k)+" in table for 'concat'")
+		lauxlib.Error(L, "invalid value ("+v.Type().String()+") at index "+itoa(k)+" in table for 'concat'")
 		return ""
 	}
 	n := 0
@@ -309,7 +303,7 @@ func lessThan(L *lua.LState, a, b lua.LValue) bool {
 }
 
 func (s *sorter) invalid() {
-	luaError(s.L, "invalid order function for sorting")
+	lauxlib.Error(s.L, "invalid order function for sorting")
 }
 
 // auxsort is ltablib.c's auxsort, read for read and write for write; the

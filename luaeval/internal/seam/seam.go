@@ -1,6 +1,6 @@
 // Package seam is minilock's one reach into gopher-lua's unexported
-// internals. No other package in minilock may touch them (a test in the
-// repository root enforces it); everything here is written against
+// internals. No other package in minilock may touch them
+// (internal/archtest enforces it); everything here is written against
 // gopher-lua v1.1.2 and checked against the build at start-up.
 //
 // # The hooks

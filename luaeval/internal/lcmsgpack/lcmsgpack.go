@@ -1,20 +1,6 @@
-package luaeval
-
-import (
-	"encoding/binary"
-	"fmt"
-	"math"
-	"strings"
-
-	lua "github.com/yuin/gopher-lua"
-
-	"github.com/minilock/minilock/luaeval/internal/lauxlib"
-	"github.com/minilock/minilock/luaeval/internal/seam"
-)
-
-// The cmsgpack library (deps/lua/src/lua_cmsgpack.c, lua-cmsgpack 0.4.0 as
-// Redis 7.0 ships it): pack, unpack, unpack_one and unpack_limit, with its
-// encodings and its quirks. What a Redis user would not guess:
+// Package lcmsgpack is the cmsgpack library (deps/lua/src/lua_cmsgpack.c,
+// lua-cmsgpack 0.4.0 as Redis 7.0 ships it): pack, unpack, unpack_one and
+// unpack_limit, with its encodings and its quirks. What a Redis user would not guess:
 //
 //   - A number is packed as an integer when it is one that fits int64, else
 //     as a 32-bit float when (float)n == n, else as a double; 0.5 is a float.
@@ -33,25 +19,50 @@ import (
 // payload of nested maps, 4,000 for arrays; CVE-2018-11218 was this
 // recursion without a bound). A count from the payload never sizes an
 // allocation: every item needs at least one byte of it.
+package lcmsgpack
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strings"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
+)
 
 const mpMaxNesting = 16 // LUACMSGPACK_MAX_NESTING
 
-func (sb *sandbox) cmsgpackLib(t *lua.LTable) {
+// Host is what the library needs of the sandbox it is installed in.
+type Host interface {
+	// Real returns the table t stands for when t is a read-only proxy,
+	// else t itself: pack walks what the script can read.
+	Real(t *lua.LTable) *lua.LTable
+	// MaxStringBytes is the longest string a script may build.
+	MaxStringBytes() int
+}
+
+// Open fills t, a new table in L, with the cmsgpack module.
+func Open(L *lua.LState, t *lua.LTable, h Host) {
 	t.RawSetString("_NAME", lua.LString("cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
 	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
 	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
-	sb.set(t, map[string]lua.LGFunction{
-		"pack":         sb.mpPack,
+	for k, f := range map[string]lua.LGFunction{
+		"pack":         func(L *lua.LState) int { return mpPack(L, h) },
 		"unpack":       mpUnpack,
 		"unpack_one":   mpUnpackOne,
 		"unpack_limit": mpUnpackLimit,
-	})
+	} {
+		t.RawSetString(k, L.NewFunction(f))
+	}
 }
 
 // mpCheckStack is luaL_checkstack for a C function holding depth slots.
 func mpCheckStack(L *lua.LState, depth, space int, msg string) {
-	if depth+space > luaMaxCStack {
+	if depth+space > lauxlib.MaxCStack {
 		mpRaise(L, "stack overflow (%s)", msg)
 	}
 }
@@ -59,29 +70,29 @@ func mpCheckStack(L *lua.LState, depth, space int, msg string) {
 // mpRaise is luaL_error: the message after the position of the calling
 // Lua function, none when a Go function (pcall) called the library.
 func mpRaise(L *lua.LState, format string, args ...any) {
-	L.Error(lua.LString(lauxlib.Where(L, 1)+fmt.Sprintf(format, args...)), 0)
+	lauxlib.Error(L, fmt.Sprintf(format, args...))
 }
 
 // ---- pack ----
 
 type mpEncoder struct {
 	L     *lua.LState
-	sb    *sandbox
+	host  Host
 	b     []byte
 	max   int // MaxStringBytes: the packed string's bound
 	steps int
 }
 
 // mpPack is mp_pack: every argument packed, the results concatenated.
-func (sb *sandbox) mpPack(L *lua.LState) int {
+func mpPack(L *lua.LState, h Host) int {
 	nargs := L.GetTop()
 	if nargs == 0 {
 		lauxlib.ArgError(L, 0, "MessagePack pack needs input.")
 	}
-	if nargs+nargs > luaMaxCStack { // lua_checkstack(L, nargs)
+	if nargs+nargs > lauxlib.MaxCStack { // lua_checkstack(L, nargs)
 		lauxlib.ArgError(L, 0, "Too many arguments for MessagePack pack.")
 	}
-	m := mpEncoder{L: L, sb: sb, max: sb.e.cfg.MaxStringBytes}
+	m := mpEncoder{L: L, host: h, max: h.MaxStringBytes()}
 	for i := 1; i <= nargs; i++ {
 		// Each argument is copied to the top and its packed string left
 		// there: nargs slots of arguments, i-1 of results, the copy.
@@ -123,7 +134,7 @@ func (m *mpEncoder) encode(v lua.LValue, level, depth int) {
 			m.b = append(m.b, 0xc0)
 			return
 		}
-		m.table(m.sb.realTable(x), level, depth)
+		m.table(m.host.Real(x), level, depth)
 	default: // nil, functions, userdata (cjson.null), threads
 		m.grow(1)
 		m.b = append(m.b, 0xc0)
@@ -534,22 +545,14 @@ func mpUnpack(L *lua.LState) int {
 }
 
 func mpUnpackOne(L *lua.LState) int {
-	offset := mpOptInteger(L, 2)
+	offset := lauxlib.OptInteger(L, 2, 0)
 	return mpUnpackFull(L, 1, offset, 1)
 }
 
 func mpUnpackLimit(L *lua.LState) int {
 	limit := lauxlib.ToInteger(lauxlib.CheckNumber(L, 2))
-	offset := mpOptInteger(L, 3)
+	offset := lauxlib.OptInteger(L, 3, 0)
 	return mpUnpackFull(L, limit, offset, 1)
-}
-
-// mpOptInteger is luaL_optinteger(L, n, 0).
-func mpOptInteger(L *lua.LState, n int) int64 {
-	if L.Get(n) == lua.LNil {
-		return 0
-	}
-	return lauxlib.ToInteger(lauxlib.CheckNumber(L, n))
 }
 
 // mpU16, mpU32 and mpU64 read the big-endian number after a header byte.

@@ -1,4 +1,8 @@
-package luaeval
+// Package lstruct is the struct library (deps/lua/src/lua_struct.c, v0.2
+// as Redis 7.0 ships it): pack, unpack and size of C-like binary records,
+// for x86-64 sizes (long and size_t 8 bytes, int 4, native little endian,
+// max alignment 8), with the library's messages and limits.
+package lstruct
 
 import (
 	"encoding/binary"
@@ -10,10 +14,6 @@ import (
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
-// The struct library (deps/lua/src/lua_struct.c, v0.2 as Redis 7.0 ships
-// it): pack, unpack and size of C-like binary records, for x86-64 sizes
-// (long and size_t 8 bytes, int 4, native little endian, max alignment 8).
-
 const (
 	structMaxIntSize = 32
 	structMaxAlign   = 8
@@ -24,12 +24,13 @@ type structHeader struct {
 	align  int
 }
 
-func (sb *sandbox) structLib(t *lua.LTable) {
-	sb.set(t, map[string]lua.LGFunction{
+// Funcs returns the struct table's functions.
+func Funcs() map[string]lua.LGFunction {
+	return map[string]lua.LGFunction{
 		"pack":   structPack,
 		"unpack": structUnpack,
 		"size":   structSize,
-	})
+	}
 }
 
 type structFmt struct {
@@ -218,7 +219,7 @@ func structUnpack(L *lua.LState) int {
 	s := &structFmt{L: L, f: lauxlib.CheckString(L, 1)}
 	data := lauxlib.CheckString(L, 2)
 	ld := uint64(len(data))
-	pos := uint64(int64(luaOptInteger(L, 3, 1)))
+	pos := uint64(int64(lauxlib.OptInteger(L, 3, 1)))
 	if pos == 0 {
 		lauxlib.ArgError(L, 3, "offset must be 1 or greater")
 	}
@@ -232,7 +233,7 @@ func structUnpack(L *lua.LState) int {
 		if !(size <= ld && pos <= ld-size) {
 			lauxlib.ArgError(L, 2, "data string too short")
 		}
-		if len(out)+2 > luaMaxCStack {
+		if len(out)+2 > lauxlib.MaxCStack {
 			L.RaiseError("stack overflow (too many results)")
 		}
 		switch {
@@ -305,7 +306,7 @@ func structSize(L *lua.LState) int {
 		} else if opt == 'c' && size == 0 {
 			lauxlib.ArgError(L, 1, "option 'c0' has no fixed size")
 		}
-		if !(isAlpha(int(opt)) || isDigitC(int(opt))) {
+		if !(isAlpha(opt) || isDigit(opt)) {
 			s.control(opt, &h)
 		}
 		pos += size
@@ -314,10 +315,7 @@ func structSize(L *lua.LState) int {
 	return 1
 }
 
-// luaOptInteger is luaL_optinteger (lua_Integer is 64-bit).
-func luaOptInteger(L *lua.LState, n int, def int64) int64 {
-	if L.Get(n) == lua.LNil {
-		return def
-	}
-	return lauxlib.ToInteger(lauxlib.CheckNumber(L, n))
-}
+// isDigit and isAlpha are <ctype.h>'s isdigit and isalpha in the "C"
+// locale.
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+func isAlpha(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }

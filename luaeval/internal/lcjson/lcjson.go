@@ -1,4 +1,15 @@
-package luaeval
+// Package lcjson is lua-cjson 2.1.0 as Redis 7.0 ships it
+// (deps/lua/src/lua_cjson.c): cjson.encode and cjson.decode with the
+// library's number formats, escapes, sparse-array rules, depth limits and
+// error messages, and its configuration functions.
+//
+// Where it differs from the C, on purpose: Redis keeps the configuration
+// for the life of the Lua state, so one script's cjson.encode_max_depth(1)
+// changes every later script; here the engine calls Reset before each run.
+// cjson.new returns the module itself (a fresh instance would share the
+// per-run configuration). The encoder refuses output past the host's
+// string limit before it grows its buffer.
+package lcjson
 
 import (
 	"math"
@@ -13,10 +24,8 @@ import (
 	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
-// cjsonConfig is lua-cjson 2.1.0's per-module configuration. Redis keeps it
-// for the life of the Lua state, so one script's cjson.encode_max_depth(1)
-// changes every later script; minilock resets it before each run instead.
-type cjsonConfig struct {
+// config is lua-cjson's per-module configuration.
+type config struct {
 	encodeMaxDepth   int
 	decodeMaxDepth   int
 	precision        int
@@ -28,40 +37,62 @@ type cjsonConfig struct {
 	decodeInvalidNum bool
 }
 
-var defaultCjson = cjsonConfig{
+var defaultConfig = config{
 	encodeMaxDepth: 1000, decodeMaxDepth: 1000, precision: 14, keepBuffer: true,
 	sparseRatio: 2, sparseSafe: 10, decodeInvalidNum: true,
 }
 
-// cjsonNull is cjson.null, the stand-in for JSON null (a NULL lightuserdata
-// in Redis; a userdata here, so type() says "userdata" as there).
-var cjsonNull = &lua.LUserData{Metatable: lua.LNil}
+// Null is cjson.null, the stand-in for JSON null (a NULL lightuserdata in
+// Redis; a userdata here, so type() says "userdata" as there).
+var Null = &lua.LUserData{Metatable: lua.LNil}
 
-func (sb *sandbox) cjsonLib(t *lua.LTable) {
-	sb.cjson = defaultCjson
-	t.RawSetString("_NAME", lua.LString("cjson"))
-	t.RawSetString("_VERSION", lua.LString("2.1.0"))
-	t.RawSetString("null", cjsonNull)
-	sb.set(t, map[string]lua.LGFunction{
-		"encode":                  sb.cjsonEncode,
-		"decode":                  sb.cjsonDecode,
-		"encode_max_depth":        sb.cjsonIntOpt(&sb.cjson.encodeMaxDepth, 1, math.MaxInt32),
-		"decode_max_depth":        sb.cjsonIntOpt(&sb.cjson.decodeMaxDepth, 1, math.MaxInt32),
-		"encode_number_precision": sb.cjsonIntOpt(&sb.cjson.precision, 1, 14),
-		"encode_keep_buffer":      sb.cjsonBoolOpt(&sb.cjson.keepBuffer),
-		"decode_invalid_numbers":  sb.cjsonBoolOpt(&sb.cjson.decodeInvalidNum),
-		"encode_invalid_numbers":  sb.cjsonEncodeInvalid,
-		"encode_sparse_array":     sb.cjsonSparse,
-		"new": func(L *lua.LState) int {
-			// A fresh instance would share our per-run config; the module
-			// itself is the closest equivalent.
-			L.Push(sb.gReal.RawGetString("cjson"))
-			return 1
-		},
-	})
+// Host is what the library needs of the sandbox it is installed in.
+type Host interface {
+	// Real returns the table t stands for when t is a read-only proxy,
+	// else t itself: the encoder walks what the script can read.
+	Real(t *lua.LTable) *lua.LTable
+	// MaxStringBytes is the longest string a script may build.
+	MaxStringBytes() int
+	// Global returns the global name as scripts see it (cjson.new
+	// returns the module, "cjson").
+	Global(name string) lua.LValue
 }
 
-func (sb *sandbox) cjsonIntOpt(p *int, lo, hi int) lua.LGFunction {
+// Lib is one installed cjson module and its configuration.
+type Lib struct {
+	host  Host
+	cfg   config
+	dirty bool // cfg differs from defaultConfig
+}
+
+// Open fills t, a new table in L, with the cjson module, whose
+// configuration stays as scripts set it until Reset.
+func Open(L *lua.LState, t *lua.LTable, h Host) *Lib {
+	lib := &Lib{host: h, cfg: defaultConfig}
+	t.RawSetString("_NAME", lua.LString("cjson"))
+	t.RawSetString("_VERSION", lua.LString("2.1.0"))
+	t.RawSetString("null", Null)
+	for k, f := range map[string]lua.LGFunction{
+		"encode":                  lib.encode,
+		"decode":                  lib.decode,
+		"encode_max_depth":        lib.intOpt(&lib.cfg.encodeMaxDepth, 1, math.MaxInt32),
+		"decode_max_depth":        lib.intOpt(&lib.cfg.decodeMaxDepth, 1, math.MaxInt32),
+		"encode_number_precision": lib.intOpt(&lib.cfg.precision, 1, 14),
+		"encode_keep_buffer":      lib.boolOpt(&lib.cfg.keepBuffer),
+		"decode_invalid_numbers":  lib.boolOpt(&lib.cfg.decodeInvalidNum),
+		"encode_invalid_numbers":  lib.encodeInvalid,
+		"encode_sparse_array":     lib.sparse,
+		"new": func(L *lua.LState) int {
+			L.Push(h.Global("cjson"))
+			return 1
+		},
+	} {
+		t.RawSetString(k, L.NewFunction(f))
+	}
+	return lib
+}
+
+func (lib *Lib) intOpt(p *int, lo, hi int) lua.LGFunction {
 	return func(L *lua.LState) int {
 		if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
 			f := lauxlib.CheckNumber(L, 1)
@@ -69,7 +100,7 @@ func (sb *sandbox) cjsonIntOpt(p *int, lo, hi int) lua.LGFunction {
 			if v < lo || v > hi {
 				lauxlib.ArgError(L, 1, "expected integer between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi))
 			}
-			sb.cjsonDirty = true
+			lib.dirty = true
 			*p = v
 		}
 		L.Push(lua.LNumber(*p))
@@ -77,10 +108,10 @@ func (sb *sandbox) cjsonIntOpt(p *int, lo, hi int) lua.LGFunction {
 	}
 }
 
-func (sb *sandbox) cjsonBoolOpt(p *bool) lua.LGFunction {
+func (lib *Lib) boolOpt(p *bool) lua.LGFunction {
 	return func(L *lua.LState) int {
 		if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-			sb.cjsonDirty = true
+			lib.dirty = true
 			*p = lua.LVAsBool(L.Get(1))
 		}
 		L.Push(lua.LBool(*p))
@@ -88,10 +119,10 @@ func (sb *sandbox) cjsonBoolOpt(p *bool) lua.LGFunction {
 	}
 }
 
-func (sb *sandbox) cjsonEncodeInvalid(L *lua.LState) int {
-	c := &sb.cjson
+func (lib *Lib) encodeInvalid(L *lua.LState) int {
+	c := &lib.cfg
 	if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-		sb.cjsonDirty = true
+		lib.dirty = true
 		switch v := L.Get(1).(type) {
 		case lua.LString:
 			if v != "null" {
@@ -117,10 +148,10 @@ func (sb *sandbox) cjsonEncodeInvalid(L *lua.LState) int {
 	return 1
 }
 
-func (sb *sandbox) cjsonSparse(L *lua.LState) int {
-	c := &sb.cjson
+func (lib *Lib) sparse(L *lua.LState) int {
+	c := &lib.cfg
 	if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-		sb.cjsonDirty = true
+		lib.dirty = true
 		c.sparseConvert = lua.LVAsBool(L.Get(1))
 		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
 			c.sparseRatio = int(lauxlib.ToInteger(lauxlib.CheckNumber(L, 2)))
@@ -135,31 +166,32 @@ func (sb *sandbox) cjsonSparse(L *lua.LState) int {
 	return 3
 }
 
-// resetCjson restores the default configuration before a run.
-func (sb *sandbox) resetCjson() {
-	if sb.cjsonDirty {
-		sb.cjson = defaultCjson
-		sb.cjsonDirty = false
+// Reset restores the default configuration (before a run).
+func (lib *Lib) Reset() {
+	if lib.dirty {
+		lib.cfg = defaultConfig
+		lib.dirty = false
 	}
 }
 
 // ---- encode (lua_cjson.c:json_append_data) ----
 
-func (sb *sandbox) cjsonEncode(L *lua.LState) int {
+func (lib *Lib) encode(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		lauxlib.ArgError(L, 1, "expected 1 argument")
 	}
-	enc := jsonEncoder{L: L, sb: sb, cfg: &sb.cjson}
+	enc := jsonEncoder{L: L, max: lib.host.MaxStringBytes(), host: lib.host, cfg: &lib.cfg}
 	enc.value(L.Get(1), 0)
 	L.Push(lua.LString(enc.b))
 	return 1
 }
 
 type jsonEncoder struct {
-	L   *lua.LState
-	sb  *sandbox
-	cfg *cjsonConfig
-	b   []byte
+	L    *lua.LState
+	host Host
+	max  int // MaxStringBytes: the encoded string's bound
+	cfg  *config
+	b    []byte
 }
 
 func (j *jsonEncoder) fail(v lua.LValue, reason string) {
@@ -169,7 +201,7 @@ func (j *jsonEncoder) fail(v lua.LValue, reason string) {
 func (j *jsonEncoder) value(v lua.LValue, depth int) {
 	// Strings are checked before they grow the buffer (see str); the
 	// rest adds a few bytes per value.
-	if len(j.b) > j.sb.e.cfg.MaxStringBytes {
+	if len(j.b) > j.max {
 		j.L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
 	}
 	switch x := v.(type) {
@@ -190,7 +222,7 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 		if depth > j.cfg.encodeMaxDepth {
 			j.L.RaiseError("Cannot serialise, excessive nesting (%d)", depth)
 		}
-		t := j.sb.realTable(x)
+		t := j.host.Real(x)
 		if n := j.arrayLength(t); n > 0 {
 			j.b = append(j.b, '[')
 			for i := 1; i <= n; i++ {
@@ -204,7 +236,7 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 		}
 		j.b = append(j.b, '{')
 		first := true
-		for k, val := nextOf(t, lua.LNil); k != lua.LNil; k, val = nextOf(t, k) {
+		for k, val, _ := seam.Next(t, lua.LNil); k != lua.LNil; k, val, _ = seam.Next(t, k) {
 			if !first {
 				j.b = append(j.b, ',')
 			}
@@ -224,7 +256,7 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 		}
 		j.b = append(j.b, '}')
 	case *lua.LUserData:
-		if x == cjsonNull {
+		if x == Null {
 			j.b = append(j.b, "null"...)
 			return
 		}
@@ -266,7 +298,7 @@ func (j *jsonEncoder) number(v lua.LValue, f float64) {
 // key is a positive integer, -1 otherwise; excessively sparse arrays fail.
 func (j *jsonEncoder) arrayLength(t *lua.LTable) int {
 	max, items := 0.0, 0
-	for k, _ := nextOf(t, lua.LNil); k != lua.LNil; k, _ = nextOf(t, k) {
+	for k, _, _ := seam.Next(t, lua.LNil); k != lua.LNil; k, _, _ = seam.Next(t, k) {
 		n, ok := k.(lua.LNumber)
 		if !ok || n != n || math.Floor(float64(n)) != float64(n) || n < 1 {
 			return -1
@@ -309,7 +341,7 @@ func (j *jsonEncoder) str(s string) {
 			n += len(esc) - 1
 		}
 	}
-	if len(j.b)+n > j.sb.e.cfg.MaxStringBytes {
+	if len(j.b)+n > j.max {
 		j.L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
 	}
 	b := append(slices.Grow(j.b, n), '"')
@@ -325,7 +357,7 @@ func (j *jsonEncoder) str(s string) {
 
 // ---- decode (lua_cjson.c:json_decode) ----
 
-func (sb *sandbox) cjsonDecode(L *lua.LState) int {
+func (lib *Lib) decode(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		lauxlib.ArgError(L, 1, "expected 1 argument")
 	}
@@ -333,7 +365,7 @@ func (sb *sandbox) cjsonDecode(L *lua.LState) int {
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i] // a NUL ends the text, as in C
 	}
-	d := jsonDecoder{L: L, s: s, cfg: &sb.cjson}
+	d := jsonDecoder{L: L, s: s, cfg: &lib.cfg}
 	tok := d.nextToken()
 	v := d.value(tok)
 	if tok = d.nextToken(); tok.kind != jEnd {
@@ -376,7 +408,7 @@ type jsonDecoder struct {
 	s     string
 	pos   int
 	depth int
-	cfg   *cjsonConfig
+	cfg   *config
 }
 
 func (d *jsonDecoder) fail(expected string, t jsonToken) {
@@ -577,7 +609,7 @@ func (d *jsonDecoder) value(t jsonToken) lua.LValue {
 	case jBoolean:
 		return lua.LBool(t.b)
 	case jNull:
-		return cjsonNull
+		return Null
 	case jObjBegin:
 		return d.object()
 	case jArrBegin:

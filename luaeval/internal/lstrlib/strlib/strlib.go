@@ -1,4 +1,10 @@
-package luaeval
+// Package strlib is Lua 5.1's string table as scripts see it (lstrlib.c's
+// library functions: byte, char, find, format, gmatch, gsub, len, lower,
+// match, rep, reverse, sub, upper and dump's stand-in), over gopher-lua. It
+// turns Lua arguments into calls of the pattern matcher and format of
+// luaeval/internal/lstrlib, which know nothing of gopher-lua, and adds the
+// position to their errors as luaL_error does.
+package strlib
 
 import (
 	"errors"
@@ -11,14 +17,14 @@ import (
 	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
-// stringLib is Lua 5.1's string library (lstrlib.c) as Redis ships it:
-// every function of gopher-lua's is replaced, the pattern functions and
-// format by the port in internal/lstrlib.
-func (sb *sandbox) stringLib(t *lua.LTable) {
-	gmatch := sb.L.NewFunction(strGmatch)
+// Open fills t, gopher-lua's string table in L, with Lua 5.1's string
+// library (lstrlib.c) as Redis ships it: every function of gopher-lua's is
+// replaced.
+func Open(L *lua.LState, t *lua.LTable) {
+	gmatch := L.NewFunction(strGmatch)
 	t.RawSetString("gmatch", gmatch)
 	t.RawSetString("gfind", gmatch) // LUA_COMPAT_GFIND: the same function
-	sb.set(t, map[string]lua.LGFunction{
+	for k, f := range map[string]lua.LGFunction{
 		"byte":    strByte,
 		"char":    strChar,
 		"dump":    strDump,
@@ -32,47 +38,23 @@ func (sb *sandbox) stringLib(t *lua.LTable) {
 		"reverse": strReverse,
 		"sub":     strSub,
 		"upper":   func(L *lua.LState) int { return strMap(L, lstrlib.ToUpper) },
-	})
+	} {
+		t.RawSetString(k, L.NewFunction(f))
+	}
 }
 
-// luaError is luaL_error: msg after the position of the Lua function that
-// called the library function (none when a Go function called it).
-func luaError(L *lua.LState, msg string) {
-	L.Error(lua.LString(lauxlib.Where(L, 1)+msg), 0)
-}
-
-// raiseStr raises what lstrlib returned: its luaL_error messages with the
-// position, the memory error and the kill error as the engine raises them.
+// raiseStr raises what the matcher or format returned: their luaL_error
+// messages with the position, the memory error and the kill error as the
+// engine raises them.
 func raiseStr(L *lua.LState, err error) {
 	var le lstrlib.Error
 	switch {
 	case errors.As(err, &le):
-		luaError(L, string(le))
+		lauxlib.Error(L, string(le))
 	case errors.Is(err, lstrlib.ErrNoMemory):
 		lauxlib.NoMemory(L)
 	default:
 		L.RaiseError("%s", err.Error())
-	}
-}
-
-// checkInteger is luaL_checkinteger: the number cast to lua_Integer.
-func checkInteger(L *lua.LState, n int) int64 {
-	return lauxlib.ToInteger(lauxlib.CheckNumber(L, n))
-}
-
-// optInteger is luaL_optinteger.
-func optInteger(L *lua.LState, n int, def int64) int64 {
-	if L.Get(n) == lua.LNil {
-		return def
-	}
-	return checkInteger(L, n)
-}
-
-// checkStack is luaL_checkstack for a C function about to push n values:
-// Lua 5.1 refuses past LUAI_MAXCSTACK slots in use by the function.
-func checkStack(L *lua.LState, n int, what string) {
-	if n > luaMaxCStack || L.GetTop()+n > luaMaxCStack {
-		luaError(L, "stack overflow ("+what+")")
 	}
 }
 
@@ -90,8 +72,8 @@ func posrelat(pos int64, n int) int64 {
 
 func strSub(L *lua.LState) int {
 	s := lauxlib.CheckString(L, 1)
-	start := posrelat(checkInteger(L, 2), len(s))
-	end := posrelat(optInteger(L, 3, -1), len(s))
+	start := posrelat(lauxlib.CheckInteger(L, 2), len(s))
+	end := posrelat(lauxlib.OptInteger(L, 3, -1), len(s))
 	if start < 1 {
 		start = 1
 	}
@@ -160,8 +142,8 @@ func strRep(L *lua.LState) int {
 
 func strByte(L *lua.LState) int {
 	s := lauxlib.CheckString(L, 1)
-	posi := posrelat(optInteger(L, 2, 1), len(s))
-	pose := posrelat(optInteger(L, 3, posi), len(s))
+	posi := posrelat(lauxlib.OptInteger(L, 2, 1), len(s))
+	pose := posrelat(lauxlib.OptInteger(L, 3, posi), len(s))
 	if posi <= 0 {
 		posi = 1
 	}
@@ -173,9 +155,9 @@ func strByte(L *lua.LState) int {
 	}
 	n := int(int32(pose - posi + 1))
 	if posi+int64(n) <= pose {
-		luaError(L, "string slice too long")
+		lauxlib.Error(L, "string slice too long")
 	}
-	checkStack(L, n, "string slice too long")
+	lauxlib.CheckStack(L, n, "string slice too long")
 	for i := 0; i < n; i++ {
 		L.Push(lua.LNumber(s[posi-1+int64(i)]))
 	}
@@ -221,7 +203,7 @@ func noSpecials(p string) bool {
 func strFindAux(L *lua.LState, find bool) int {
 	s := lauxlib.CheckString(L, 1)
 	p := lauxlib.CheckString(L, 2)
-	init := posrelat(optInteger(L, 3, 1), len(s)) - 1
+	init := posrelat(lauxlib.OptInteger(L, 3, 1), len(s)) - 1
 	if init < 0 {
 		init = 0
 	} else if init > int64(len(s)) {
@@ -257,7 +239,7 @@ func strFindAux(L *lua.LState, find bool) int {
 // or the whole match when there are none and whole is true.
 func pushCaptures(L *lua.LState, m *lstrlib.Matcher, s, e int, whole bool) int {
 	n := m.NumCaptures(whole)
-	checkStack(L, n, "too many captures")
+	lauxlib.CheckStack(L, n, "too many captures")
 	for i := 0; i < n; i++ {
 		L.Push(oneCapture(L, m, i, s, e))
 	}
@@ -424,5 +406,3 @@ func strFormat(L *lua.LState) int {
 	L.Push(lua.LString(b))
 	return 1
 }
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }

@@ -1,4 +1,8 @@
-package luaeval
+// Package lbit is LuaBitOp 1.0 (deps/lua/src/lua_bit.c) as Redis 7.0
+// ships it: 32-bit operations on Lua numbers, results as signed 32-bit
+// numbers, with LuaBitOp's argument conversion (any number, rounded,
+// modulo 2^32) and its errors.
+package lbit
 
 import (
 	"math"
@@ -8,10 +12,9 @@ import (
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
-// bitLib is LuaBitOp 1.0 (deps/lua/src/lua_bit.c): 32-bit operations on
-// Lua numbers, results as signed 32-bit numbers.
-func (sb *sandbox) bitLib(t *lua.LTable) {
-	fns := map[string]lua.LGFunction{
+// Funcs returns the bit table's functions.
+func Funcs() map[string]lua.LGFunction {
+	return map[string]lua.LGFunction{
 		"tobit":   func(L *lua.LState) int { return bret(L, barg(L, 1)) },
 		"bnot":    func(L *lua.LState) int { return bret(L, ^barg(L, 1)) },
 		"band":    bitFold(func(a, b uint32) uint32 { return a & b }),
@@ -28,7 +31,6 @@ func (sb *sandbox) bitLib(t *lua.LTable) {
 		},
 		"tohex": bitTohex,
 	}
-	sb.set(t, fns)
 }
 
 // barg is lua_bit.c:barg: the number plus 2^52+2^51, whose low 32 bits are

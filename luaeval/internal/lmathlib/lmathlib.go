@@ -1,4 +1,11 @@
-package luaeval
+// Package lmathlib is what minilock changes in gopher-lua's math table to
+// make it Lua 5.1's as Redis 7.0 ships it (lmathlib.c): math.huge, every
+// function checking its numbers with luaL_checknumber (numeric strings,
+// "1e500" as inf) and giving NaNs the signs glibc gives them, fmod and its
+// 5.0 name mod, modf as C's, min and max with Lua 5.1's checks, and Redis's
+// math.random and math.randomseed on a 48-bit lrand48 generator (rand.c),
+// which gives the same sequence on every platform.
+package lmathlib
 
 import (
 	"math"
@@ -8,11 +15,10 @@ import (
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
-// mathLib fixes gopher-lua's math table to Lua 5.1's, with Redis's
-// math.random: a 48-bit lrand48 generator (rand.c) that gives the same
-// sequence on every platform and, as in Redis 7.0, is not reseeded between
-// scripts.
-func (sb *sandbox) mathLib(t *lua.LTable) {
+// Open fixes gopher-lua's math table t (in L) to Lua 5.1's. math.random
+// draws from r, which the caller keeps: as in Redis 7.0, it is not
+// reseeded between scripts.
+func Open(L *lua.LState, t *lua.LTable, r *Rand) {
 	t.RawSetString("huge", lua.LNumber(math.Inf(1)))
 	for name, f := range map[string]func(float64) float64{
 		"ceil": glibcNaN(math.Ceil), "cos": glibcNaN(math.Cos), "cosh": glibcNaN(math.Cosh),
@@ -25,27 +31,26 @@ func (sb *sandbox) mathLib(t *lua.LTable) {
 		"acos":  positiveNaN(math.Acos),
 		"asin":  positiveNaN(math.Asin),
 		"log10": positiveNaN(math.Log10),
+		// fabs clears the sign of a NaN too.
+		"abs": math.Abs,
 	} {
-		t.RawSetString(name, sb.L.NewFunction(math1(f)))
+		t.RawSetString(name, L.NewFunction(math1(f)))
 	}
-	// fabs clears the sign of a NaN too.
-	t.RawSetString("abs", sb.L.NewFunction(func(L *lua.LState) int {
-		L.Push(lua.LNumber(math.Abs(lauxlib.CheckNumber(L, 1))))
-		return 1
-	}))
-	sb.set(t, map[string]lua.LGFunction{
+	for k, f := range map[string]lua.LGFunction{
+		"random":     r.random,
+		"randomseed": r.randomseed,
+		"mod":        mathFmod,
+		"fmod":       mathFmod,
+		"min":        mathMinMax(false),
+		"max":        mathMinMax(true),
 		"atan2":      math2(func(y, x float64) float64 { return lauxlib.CNaN(math.Atan2(y, x), y, x) }),
 		"pow":        math2(lauxlib.Pow),
 		"modf":       mathModf,
 		"frexp":      mathFrexp,
 		"ldexp":      mathLdexp,
-		"random":     sb.mathRandom,
-		"randomseed": sb.mathRandomseed,
-		"mod":        mathFmod,
-		"fmod":       mathFmod,
-		"min":        mathMinMax(false),
-		"max":        mathMinMax(true),
-	})
+	} {
+		t.RawSetString(k, L.NewFunction(f))
+	}
 }
 
 // mathMinMax is math.min / math.max: at least one number (Lua 5.1 checks
@@ -64,8 +69,10 @@ func mathMinMax(isMax bool) lua.LGFunction {
 	}
 }
 
-// lrand48 state, as rand.c keeps it: X(n+1) = (a*X(n) + c) mod 2^48.
-type lrand48 struct{ x uint64 }
+// Rand is math.random's generator, lrand48 as rand.c keeps it:
+// X(n+1) = (a*X(n) + c) mod 2^48. Its zero value is not seeded; make one
+// with NewRand.
+type Rand struct{ x uint64 }
 
 const (
 	lrandA    = 0x5DEECE66D
@@ -74,41 +81,42 @@ const (
 	lrandMax  = 1<<31 - 1 // REDIS_LRAND48_MAX
 )
 
-func newLrand48() lrand48 { return lrand48{x: 0x1234ABCD330E} }
+// NewRand returns a generator in rand.c's initial state.
+func NewRand() Rand { return Rand{x: 0x1234ABCD330E} }
 
-func (r *lrand48) seed(s int32) { r.x = uint64(uint32(s))<<16 | 0x330E }
+func (r *Rand) seed(s int32) { r.x = uint64(uint32(s))<<16 | 0x330E }
 
-func (r *lrand48) next() int32 {
+func (r *Rand) next() int32 {
 	r.x = (lrandA*r.x + lrandC) & lrandMask
 	return int32(r.x >> 17)
 }
 
-func (sb *sandbox) mathRandom(L *lua.LState) int {
-	r := float64(sb.e.rng.next()%lrandMax) / float64(lrandMax)
+func (r *Rand) random(L *lua.LState) int {
+	x := float64(r.next()%lrandMax) / float64(lrandMax)
 	switch L.GetTop() {
 	case 0:
-		L.Push(lua.LNumber(r))
+		L.Push(lua.LNumber(x))
 	case 1:
 		u := lauxlib.CheckInt(L, 1)
 		if u < 1 {
 			lauxlib.ArgError(L, 1, "interval is empty")
 		}
-		L.Push(lua.LNumber(math.Floor(r*float64(u)) + 1))
+		L.Push(lua.LNumber(math.Floor(x*float64(u)) + 1))
 	case 2:
 		l := lauxlib.CheckInt(L, 1)
 		u := lauxlib.CheckInt(L, 2)
 		if l > u {
 			lauxlib.ArgError(L, 2, "interval is empty")
 		}
-		L.Push(lua.LNumber(math.Floor(r*float64(u-l+1)) + float64(l)))
+		L.Push(lua.LNumber(math.Floor(x*float64(u-l+1)) + float64(l)))
 	default:
 		L.RaiseError("wrong number of arguments")
 	}
 	return 1
 }
 
-func (sb *sandbox) mathRandomseed(L *lua.LState) int {
-	sb.e.rng.seed(int32(lauxlib.CheckInt(L, 1)))
+func (r *Rand) randomseed(L *lua.LState) int {
+	r.seed(int32(lauxlib.CheckInt(L, 1)))
 	return 0
 }
 
@@ -118,8 +126,8 @@ func mathFmod(L *lua.LState) int {
 	return 1
 }
 
-// math1 is one of lmathlib.c's functions of one number: luaL_checknumber
-// (numeric strings too, "1e500" as inf), then the C function.
+// math1 is one of lmathlib.c's functions of one number: luaL_checknumber,
+// then the C function.
 func math1(f func(float64) float64) lua.LGFunction {
 	return func(L *lua.LState) int {
 		L.Push(lua.LNumber(f(lauxlib.CheckNumber(L, 1))))
