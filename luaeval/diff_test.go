@@ -22,12 +22,22 @@ func diffAgainstRedis(t *testing.T, scripts []string) {
 // rewrites them.
 func diffAgainstRedisBy(t *testing.T, scripts []string, norm func(string) string) {
 	t.Helper()
+	diffAgainstRedisProto(t, scripts, 2, norm)
+}
+
+// diffAgainstRedisProto is diffAgainstRedisBy for a client speaking
+// RESP proto (2, or 3 after HELLO 3).
+func diffAgainstRedisProto(t *testing.T, scripts []string, proto int, norm func(string) string) {
+	t.Helper()
 	rc := dialRedis(t)
+	if proto == 3 {
+		rc.do(t, "HELLO", "3")
+	}
 	e := newTestEngine(t, Config{})
 	bad := 0
 	for _, s := range scripts {
 		want := rc.do(t, "EVAL", s, "0")
-		got := evalReply(e, newFakeHost(), 2, s, "0")
+		got := evalReply(e, newFakeHost(), proto, s, "0")
 		if norm(got) != norm(want) {
 			t.Errorf("EVAL %q\nredis    %q\nminilock %q", s, trunc(want), trunc(got))
 			if bad++; bad == 10 {

@@ -9,6 +9,7 @@ package resp
 import (
 	"math"
 	"strconv"
+	"strings"
 )
 
 // Writer appends replies to B in the encoding Proto selects: 2 (the default
@@ -143,15 +144,18 @@ func (w *Writer) BigNumber(s string) {
 
 // Verbatim appends a RESP3 verbatim string with a three-letter format
 // ("txt"), or a plain bulk string in RESP2. Like addReplyVerbatim it
-// copies exactly three bytes of format: a longer one is cut, a shorter one
-// padded with NULs.
+// copies exactly three bytes of format, as a C string: a longer one is
+// cut, a shorter one (or one with a NUL) padded with spaces.
 func (w *Writer) Verbatim(format, s string) {
 	if !w.RESP3() {
 		w.BulkString(s)
 		return
 	}
 	w.B = AppendHeader(w.B, '=', int64(len(s))+4)
-	w.B = append(w.B, (format + "\x00\x00\x00")[:3]...)
+	if i := strings.IndexByte(format, 0); i >= 0 {
+		format = format[:i]
+	}
+	w.B = append(w.B, (format + "   ")[:3]...)
 	w.B = append(w.B, ':')
 	w.B = append(w.B, s...)
 	w.B = append(w.B, '\r', '\n')
