@@ -120,3 +120,30 @@ proto-max-bulk-len 1mb
 		t.Errorf("a 2 MiB bulk under proto-max-bulk-len 1mb: %q", got)
 	}
 }
+
+// FuzzParseConfig: any config text either parses or fails with an error;
+// what parses holds only directives the server accepts.
+func FuzzParseConfig(f *testing.F) {
+	for _, seed := range []string{
+		"port 7001\nbind 0.0.0.0 -::1\n",
+		`requirepass "s3 cret"` + "\nhz 10\nhz 20\n",
+		"client-output-buffer-limit pubsub 1mb 512kb 10\n",
+		"maxmemory 100mb\nmaxmemory-policy allkeys-lru\n",
+		`save ""` + "\n'unbalanced\n",
+		"hash-max-ziplist-entries 64\nnotify-keyspace-events KEA\n",
+		"loglevel warning\n# comment\n\n  timeout   30  \n",
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, text string) {
+		o := defaults()
+		if err := o.parseConfig(strings.NewReader(text)); err != nil {
+			return
+		}
+		for _, p := range o.server.Params {
+			if err := server.CheckParam(p[0], p[1]); err != nil {
+				t.Fatalf("parsed %q %q, which the server refuses: %v", p[0], p[1], err)
+			}
+		}
+	})
+}
