@@ -113,6 +113,9 @@ func testCasesAgainstRedis(t *testing.T, rc *redisConn, file string) {
 	record := os.Getenv("LUAEVAL_RECORD") == "1"
 	cases := loadCases(t, file)
 	recorded := 0
+	// Each file starts on a fresh Lua state, as TestEvalCases gives each
+	// its own engine (a state's history shows: see luaFreshCalls).
+	rc.do(t, "SCRIPT", "FLUSH")
 	for i, c := range cases {
 		rc.do(t, "FLUSHALL")
 		if c.Proto == 3 {

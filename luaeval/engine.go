@@ -274,8 +274,15 @@ func (e *Engine) ScriptCacheUsed() (scripts int, bytes int64) {
 }
 
 // Flush is SCRIPT FLUSH: it empties the cache so the compiled scripts can be
-// collected.
-func (e *Engine) Flush() { e.cache.flush() }
+// collected. Redis also makes a new Lua state, whose call limit starts
+// where a fresh one's does (see luaFreshCalls).
+func (e *Engine) Flush() {
+	e.cache.flush()
+	if e.sb != nil {
+		e.sb.overflowed = false
+		seam.SetCallLimit(e.sb.L, luaFreshCalls)
+	}
+}
 
 // Kill is SCRIPT KILL, callable from any goroutine. It returns nil when the
 // running script will stop (its caller then gets Redis's "Script killed by

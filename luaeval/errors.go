@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 
 	"github.com/minilock/minilock/resp"
 )
@@ -123,6 +124,7 @@ func (sb *sandbox) runScript(L *lua.LState) int {
 			} else {
 				obj = lua.LString(fmt.Sprint(r)) // as PCall reports a Go panic
 			}
+			sb.noteOverflow(obj)
 			panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: sb.describeError(L, obj, 0), StackTrace: "(recorded by runScript)"})
 		}
 	}()
@@ -171,6 +173,7 @@ func (sb *sandbox) pcallRun(L *lua.LState) int {
 			if !ok {
 				panic(r)
 			}
+			sb.noteOverflow(ae.Object)
 			obj := sb.nameVariables(L, goArgError(L, ae.Object), 0)
 			if s, ok := obj.(lua.LString); ok {
 				obj = lua.LString(translateRuntime(string(s)))
@@ -185,6 +188,19 @@ func (sb *sandbox) pcallRun(L *lua.LState) int {
 	lauxlib.EnterC(L)
 	L.Call(L.GetTop()-1, lua.MultRet)
 	return L.GetTop()
+}
+
+// noteOverflow widens the call limit to luaMaxCalls after the first
+// call-stack overflow, as luaD_pcall's restore_stack_limit leaves Lua 5.1's
+// call-info array at LUAI_MAXCALLS (see luaFreshCalls). obj is the error as
+// gopher-lua raised it: its own data-stack overflow says "registry".
+func (sb *sandbox) noteOverflow(obj lua.LValue) {
+	s, ok := obj.(lua.LString)
+	if sb.overflowed || !ok || !strings.HasSuffix(string(s), "stack overflow") || strings.HasSuffix(string(s), "C stack overflow") {
+		return
+	}
+	sb.overflowed = true
+	seam.SetCallLimit(sb.L, luaMaxCalls)
 }
 
 // errorText is the reply text for a raised Lua value.

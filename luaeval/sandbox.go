@@ -14,15 +14,25 @@ import (
 	"github.com/minilock/minilock/luaeval/internal/lstrlib/strlib"
 	"github.com/minilock/minilock/luaeval/internal/lstruct"
 	"github.com/minilock/minilock/luaeval/internal/ltablib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
 // Limits that mirror Lua 5.1's (luaconf.h) so deep recursion fails with Lua's
 // "stack overflow" rather than exhausting the Go stack or the heap.
 const (
-	luaMaxCalls  = 20000             // LUAI_MAXCALLS: Lua call depth
-	luaMaxCStack = lauxlib.MaxCStack // LUAI_MAXCSTACK: lua_checkstack limit (unpack, reply depth)
-	regInitial   = 1024              // registry slots a state starts with
-	regMax       = 1 << 21           // registry slots a state may grow to (32 MiB)
+	// LUAI_MAXCALLS is 20000, but Lua 5.1 doubles its call-info array
+	// and fails once the doubling would pass it, at 16384 entries
+	// (luaD_growCI); after that first overflow luaD_pcall leaves the
+	// array at exactly 20000 (restore_stack_limit) until SCRIPT FLUSH
+	// makes a new state. A fresh sandbox holds luaFreshCalls frames, then
+	// luaMaxCalls (seam.SetCallLimit): recursion under a pcall overflows
+	// after 16381 calls, and after 19997 once anything has overflowed, as
+	// in Redis.
+	luaMaxCalls   = 20001
+	luaFreshCalls = 16385
+	luaMaxCStack  = lauxlib.MaxCStack // LUAI_MAXCSTACK: lua_checkstack limit (unpack, reply depth)
+	regInitial    = 1024              // registry slots a state starts with
+	regMax        = 1 << 21           // registry slots a state may grow to (32 MiB)
 	// A coroutine gets a smaller fixed call stack: gopher-lua allocates it
 	// whole for every thread (its growing stack cannot report overflow).
 	coMaxCalls   = 2000
@@ -77,6 +87,7 @@ type sandbox struct {
 	cjson       *lcjson.Lib // its configuration is reset before each run
 	readonly    *lua.LFunction
 	pcallRunner *lua.LFunction // calls the function of the script's pcall (pcallRun)
+	overflowed  bool           // a call-stack overflow happened: the limit is luaMaxCalls
 }
 
 // sandboxGen numbers sandboxes so a script knows when its closure was made
@@ -92,6 +103,7 @@ func newSandbox(e *Engine) *sandbox {
 		RegistryMaxSize:  regMax,
 		RegistryGrowStep: 256,
 	})
+	seam.SetCallLimit(L, luaFreshCalls)
 	sb := &sandbox{
 		e:      e,
 		L:      L,
