@@ -71,8 +71,7 @@ func (h *hashValue) set(field, val []byte, enc *Encodings) bool {
 		h.small.Replace(next, val)
 		return false
 	}
-	h.small.Append(field)
-	h.small.Append(val)
+	h.small.AppendPair(field, val)
 	if h.len() > enc.HashMaxListpackEntries {
 		h.convert()
 	}

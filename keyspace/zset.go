@@ -742,9 +742,9 @@ func newZSetOf(items []zitem, enc *Encodings) *zsetValue {
 	}
 	z := &zsetValue{}
 	if small {
+		var buf [8]byte
 		for _, it := range items {
-			z.small.Append([]byte(it.member))
-			z.small.Append(packScore(it.score))
+			z.small.AppendPair([]byte(it.member), packScore(&buf, it.score))
 		}
 		return z
 	}

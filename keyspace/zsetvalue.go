@@ -75,8 +75,8 @@ func (z *zsetValue) remap(remap []uint32) {
 // integral score as an integer, which loses the sign of -0: so does this.
 // An integral score below 2^53 in magnitude is its shortest two's
 // complement, big-endian, in 0 to 7 bytes (0 is no bytes); any other is
-// its float64's 8 bytes.
-func packScore(f float64) []byte {
+// its float64's 8 bytes. The bytes are buf's.
+func packScore(buf *[8]byte, f float64) []byte {
 	if f == 0 {
 		return nil
 	}
@@ -86,16 +86,15 @@ func packScore(f float64) []byte {
 		for w < 7 && (n < -1<<(8*w-1) || n >= 1<<(8*w-1)) {
 			w++
 		}
-		b := make([]byte, w)
+		b := buf[:w]
 		for i := w - 1; i >= 0; i-- {
 			b[i] = byte(n)
 			n >>= 8
 		}
 		return b
 	}
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], math.Float64bits(f))
-	return b[:]
+	binary.BigEndian.PutUint64(buf[:], math.Float64bits(f))
+	return buf[:]
 }
 
 // transient views b as a string without copying it, for a comparison that
@@ -184,9 +183,8 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 		}
 		off = after
 	}
-	z.small.Insert(off, member)
-	_, next := z.small.At(off)
-	z.small.Insert(next, packScore(score))
+	var buf [8]byte
+	z.small.InsertPair(off, member, packScore(&buf, score))
 }
 
 // del removes member and reports whether it was there.
@@ -380,9 +378,9 @@ func (z *zsetValue) shrinkIfSmall(enc *Encodings) {
 		return
 	}
 	var p pack.Pack
+	var buf [8]byte
 	z.tree.Scan(func(it znode) bool {
-		p.Append([]byte(z.dict.Key(it.slot)))
-		p.Append(packScore(it.score()))
+		p.AppendPair([]byte(z.dict.Key(it.slot)), packScore(&buf, it.score()))
 		return true
 	})
 	z.small, z.tree, z.dict = p, nil, nil

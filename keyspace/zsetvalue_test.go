@@ -112,7 +112,8 @@ func TestPackScoreRoundTrip(t *testing.T) {
 		if math.IsNaN(f) {
 			continue
 		}
-		b := packScore(f)
+		var buf [8]byte
+		b := packScore(&buf, f)
 		if got := unpackScore(b); math.Float64bits(got) != math.Float64bits(f+0) {
 			t.Fatalf("%v packs as %x, reads back as %v", f, b, got)
 		}

@@ -37,20 +37,29 @@ func (p *Pack) At(off int) (v []byte, next int) {
 	return p.b[start:end:end], end
 }
 
-// room makes space for need more bytes at the end of p.b. A pack grows by
-// an eighth, not by append's doubling: a keyspace of many small
-// collections then holds about the bytes of their elements, as Redis's
-// listpacks do (realloc'd to their size, rounded to jemalloc's classes),
-// instead of up to twice that. The copies stay amortised O(1) per byte.
+// room makes space for need more bytes at the end of p.b. A pack grows to
+// the allocator's size class that holds it and no further, as Redis's
+// listpacks are realloc'd to their size (rounded to jemalloc's classes):
+// a keyspace of many small collections then holds about the bytes of
+// their elements. Go's classes are at most an eighth apart up to 32 KiB
+// and whole pages past it, so the copies stay amortised O(1) per byte.
 func (p *Pack) room(need int) {
 	if cap(p.b)-len(p.b) >= need {
 		return
 	}
-	n := len(p.b) + need
 	// Appending to a nil slice rounds the capacity up to the allocator's
 	// size class, so no byte of the allocation is left unusable.
-	nb := append([]byte(nil), make([]byte, n+n/8)...)
+	nb := append([]byte(nil), make([]byte, len(p.b)+need)...)
 	p.b = nb[:copy(nb, p.b)]
+}
+
+// headerLen is the width of the header of an entry of n bytes.
+func headerLen(n int) int {
+	w := 1
+	for ; n >= 0x80; n >>= 7 {
+		w++
+	}
+	return w
 }
 
 // header reads the length of the entry at off and the width of that
@@ -65,23 +74,45 @@ func (p *Pack) header(off int) (n uint64, w int) {
 
 // Append adds v at the end.
 func (p *Pack) Append(v []byte) {
-	p.room(binary.MaxVarintLen64 + len(v))
+	p.room(headerLen(len(v)) + len(v))
 	p.b = binary.AppendUvarint(p.b, uint64(len(v)))
 	p.b = append(p.b, v...)
 	p.n++
 }
 
+// AppendPair adds a and b at the end, growing the pack once for both.
+func (p *Pack) AppendPair(a, b []byte) {
+	p.room(headerLen(len(a)) + len(a) + headerLen(len(b)) + len(b))
+	p.b = binary.AppendUvarint(p.b, uint64(len(a)))
+	p.b = append(p.b, a...)
+	p.b = binary.AppendUvarint(p.b, uint64(len(b)))
+	p.b = append(p.b, b...)
+	p.n += 2
+}
+
 // Insert adds v before the entry at off (End appends).
-func (p *Pack) Insert(off int, v []byte) {
-	var hdr [binary.MaxVarintLen64]byte
-	w := binary.PutUvarint(hdr[:], uint64(len(v)))
-	need := w + len(v)
+func (p *Pack) Insert(off int, v []byte) { p.insert(off, v, nil, 1) }
+
+// InsertPair adds a and then b before the entry at off, moving the
+// entries after it once.
+func (p *Pack) InsertPair(off int, a, b []byte) { p.insert(off, a, b, 2) }
+
+func (p *Pack) insert(off int, a, b []byte, count int) {
+	wa := headerLen(len(a))
+	need := wa + len(a)
+	if count == 2 {
+		need += headerLen(len(b)) + len(b)
+	}
 	p.room(need)
 	p.b = p.b[:len(p.b)+need]
 	copy(p.b[off+need:], p.b[off:len(p.b)-need])
-	copy(p.b[off:], hdr[:w])
-	copy(p.b[off+w:], v)
-	p.n++
+	at := off + binary.PutUvarint(p.b[off:], uint64(len(a)))
+	at += copy(p.b[at:], a)
+	if count == 2 {
+		at += binary.PutUvarint(p.b[at:], uint64(len(b)))
+		copy(p.b[at:], b)
+	}
+	p.n += count
 }
 
 // Replace makes the entry at off v, and returns the offset after it.
