@@ -78,6 +78,28 @@ func (h *hashValue) set(field, val []byte, enc *Encodings) bool {
 	return true
 }
 
+// reserve grows a small hash's pack once for the fields among pairs
+// (field, value ...) that it does not hold yet, when they keep it small.
+func (h *hashValue) reserve(pairs [][]byte, enc *Encodings) {
+	if h.big != nil || len(pairs) < 4 {
+		return
+	}
+	need, fields := 0, h.len()
+	for j := 0; j+1 < len(pairs); j += 2 {
+		f, v := pairs[j], pairs[j+1]
+		if len(f) > enc.HashMaxListpackValue || len(v) > enc.HashMaxListpackValue {
+			return
+		}
+		if h.small.Find(f, 2) < 0 {
+			need += pack.EntrySize(len(f)) + pack.EntrySize(len(v))
+			fields++
+		}
+	}
+	if fields <= enc.HashMaxListpackEntries {
+		h.small.Grow(need)
+	}
+}
+
 // del removes field and reports whether it was there.
 func (h *hashValue) del(field []byte) bool {
 	if h.big != nil {
@@ -160,6 +182,7 @@ func CmdHSet(k *Keyspace, c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
+	h.reserve(args[2:], &k.enc)
 	var added int64
 	for j := 2; j < len(args); j += 2 {
 		if h.set(args[j], args[j+1], &k.enc) {

@@ -50,3 +50,34 @@ func TestHashValueCountsValueBytes(t *testing.T) {
 		t.Fatal("the hash never grew past its pack")
 	}
 }
+
+// A command that adds many fields grows a small hash's pack once, to its
+// size class, not once per class on the way (each step would leave the
+// last pack as garbage between other keys' packs); fields it already holds
+// reserve nothing.
+func TestHashReserveGrowsOnce(t *testing.T) {
+	enc := DefaultEncodings()
+	var pairs [][]byte
+	for j := range 100 {
+		pairs = append(pairs, []byte("field:"+strconv.Itoa(j)), []byte("value:"+strconv.Itoa(j*977)))
+	}
+	var h *hashValue
+	allocs := testing.AllocsPerRun(10, func() {
+		h = &hashValue{}
+		h.reserve(pairs, &enc)
+		for j := 0; j < len(pairs); j += 2 {
+			h.set(pairs[j], pairs[j+1], &enc)
+		}
+	})
+	if allocs > 4 { // the hashValue and its pack (and one more under -race)
+		t.Errorf("HSET of 100 fields: %.0f allocations", allocs)
+	}
+	if size, used := h.small.Size(), h.small.End(); size > used+used/8+16 {
+		t.Errorf("pack holds %d bytes for %d", size, used)
+	}
+	before := h.small.Size()
+	h.reserve(pairs, &enc)
+	if h.small.Size() != before {
+		t.Errorf("reserving for fields already there grew the pack from %d to %d", before, h.small.Size())
+	}
+}

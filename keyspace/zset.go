@@ -338,6 +338,9 @@ pairs:
 		z = &zsetValue{}
 		o, i = k.create(c, args[1], kindZSet, z)
 	}
+	if z != nil && !xx {
+		z.reserve(args[idx:], scores, &k.enc)
+	}
 	for j := 0; z != nil && j < n; j++ {
 		member := args[idx+2*j+1]
 		score = scores[j]

@@ -187,6 +187,30 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 	z.small.InsertPair(off, member, packScore(&buf, score))
 }
 
+// reserve grows a small set's pack once for the members among pairs
+// (score, member ...; scores parsed) that it does not hold yet, when they
+// keep it small.
+func (z *zsetValue) reserve(pairs [][]byte, scores []float64, enc *Encodings) {
+	if z.tree != nil || len(scores) < 2 {
+		return
+	}
+	need, n := 0, z.len()
+	var buf [8]byte
+	for j, s := range scores {
+		m := pairs[2*j+1]
+		if len(m) > enc.ZSetMaxListpackValue {
+			return
+		}
+		if z.small.Find(m, 2) < 0 {
+			need += pack.EntrySize(len(m)) + pack.EntrySize(len(packScore(&buf, s)))
+			n++
+		}
+	}
+	if n <= enc.ZSetMaxListpackEntries {
+		z.small.Grow(need)
+	}
+}
+
 // del removes member and reports whether it was there.
 func (z *zsetValue) del(member []byte) bool {
 	if z.tree != nil {

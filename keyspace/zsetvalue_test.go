@@ -122,3 +122,34 @@ func TestPackScoreRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// ZADD of many members grows a small set's pack once (see
+// TestHashReserveGrowsOnce); members already there reserve nothing.
+func TestZSetReserveGrowsOnce(t *testing.T) {
+	enc := DefaultEncodings()
+	var pairs [][]byte
+	var scores []float64
+	for j := range 100 {
+		scores = append(scores, float64(j*7919))
+		pairs = append(pairs, []byte(strconv.Itoa(j*7919)), []byte("member:"+strconv.Itoa(j)))
+	}
+	var z *zsetValue
+	allocs := testing.AllocsPerRun(10, func() {
+		z = &zsetValue{}
+		z.reserve(pairs, scores, &enc)
+		for j, s := range scores {
+			z.put(pairs[2*j+1], s, &enc)
+		}
+	})
+	if allocs > 4 {
+		t.Errorf("ZADD of 100 members: %.0f allocations", allocs)
+	}
+	if size, used := z.small.Size(), z.small.End(); size > used+used/8+16 {
+		t.Errorf("pack holds %d bytes for %d", size, used)
+	}
+	before := z.small.Size()
+	z.reserve(pairs, scores, &enc)
+	if z.small.Size() != before {
+		t.Errorf("reserving for members already there grew the pack from %d to %d", before, z.small.Size())
+	}
+}

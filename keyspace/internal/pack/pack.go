@@ -53,6 +53,15 @@ func (p *Pack) room(need int) {
 	p.b = nb[:copy(nb, p.b)]
 }
 
+// Grow makes room for n more bytes, so that the entries a command is about
+// to add (EntrySize each) take one allocation of the right size, instead
+// of one per size class on the way, which would leave the pack's earlier
+// allocations as garbage between other packs.
+func (p *Pack) Grow(n int) { p.room(n) }
+
+// EntrySize is the bytes an entry of n bytes takes in a pack.
+func EntrySize(n int) int { return headerLen(n) + n }
+
 // headerLen is the width of the header of an entry of n bytes.
 func headerLen(n int) int {
 	w := 1
