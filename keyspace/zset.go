@@ -745,9 +745,9 @@ func newZSetOf(items []zitem, enc *Encodings) *zsetValue {
 	}
 	z := &zsetValue{}
 	if small {
-		var buf [8]byte
+		var buf [9]byte
 		for _, it := range items {
-			z.small.AppendPair([]byte(it.member), packScore(&buf, it.score))
+			z.small.AppendJoined([]byte(it.member), packScore(&buf, it.score))
 		}
 		return z
 	}

@@ -71,30 +71,55 @@ func (z *zsetValue) remap(remap []uint32) {
 	})
 }
 
-// packScore is a score as a pack holds it. Redis's listpack keeps an
-// integral score as an integer, which loses the sign of -0: so does this.
-// An integral score below 2^53 in magnitude is its shortest two's
-// complement, big-endian, in 0 to 7 bytes (0 is no bytes); any other is
-// its float64's 8 bytes. The bytes are buf's.
-func packScore(buf *[8]byte, f float64) []byte {
-	if f == 0 {
-		return nil
-	}
+// A small set's pack holds one entry per member: the member's bytes, then
+// its score, written to be read from the entry's end, so that a member
+// costs one entry header, as a listpack element costs its header and
+// backlen. Redis's listpack keeps an integral score as an integer, which
+// loses the sign of -0: so does this. An integral score below 2^53 in
+// magnitude is zigzag(n)+1 as a varint read backwards (the last byte holds
+// the lowest 7 bits, and its top bit says whether a byte with the next
+// ones comes before it): 1 byte within -64..63, 3 within a million, 6 for
+// a Unix time in ms. Any other score is its float64's 8 bytes and a 0
+// byte, which no varint of zigzag(n)+1 ends with.
+
+// packScore returns f as a pack entry's suffix, in buf.
+func packScore(buf *[9]byte, f float64) []byte {
 	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
 		n := int64(f)
-		w := 1
-		for w < 7 && (n < -1<<(8*w-1) || n >= 1<<(8*w-1)) {
-			w++
+		v := uint64(n<<1^n>>63) + 1
+		i := len(buf)
+		for {
+			i--
+			buf[i] = byte(v&0x7f) | 0x80
+			if v >>= 7; v == 0 {
+				break
+			}
 		}
-		b := buf[:w]
-		for i := w - 1; i >= 0; i-- {
-			b[i] = byte(n)
-			n >>= 8
-		}
-		return b
+		buf[i] &= 0x7f // the first byte: none of the score's before it
+		return buf[i:]
 	}
-	binary.BigEndian.PutUint64(buf[:], math.Float64bits(f))
+	binary.BigEndian.PutUint64(buf[:8], math.Float64bits(f))
+	buf[8] = 0
 	return buf[:]
+}
+
+// splitEntry returns a small set's entry's member and score.
+func splitEntry(e []byte) ([]byte, float64) {
+	n := len(e) - 1
+	if e[n] == 0 {
+		return e[: n-8 : n-8], math.Float64frombits(binary.BigEndian.Uint64(e[n-8:]))
+	}
+	var v uint64
+	shift := uint(0)
+	for ; ; n-- {
+		v |= uint64(e[n]&0x7f) << shift
+		shift += 7
+		if e[n]&0x80 == 0 {
+			break
+		}
+	}
+	v--
+	return e[:n:n], float64(int64(v>>1) ^ -int64(v&1))
 }
 
 // transient views b as a string without copying it, for a comparison that
@@ -102,26 +127,27 @@ func packScore(buf *[8]byte, f float64) []byte {
 // a pack with string(m) allocated once per member compared.)
 func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-func unpackScore(b []byte) float64 {
-	if len(b) == 8 {
-		return math.Float64frombits(binary.BigEndian.Uint64(b))
-	}
-	var n int64
-	for i, c := range b {
-		if i == 0 {
-			n = int64(int8(c))
-		} else {
-			n = n<<8 | int64(c)
+// find returns the offset of member's entry in a small set, or -1.
+func (z *zsetValue) find(member []byte) int {
+	for off := 0; off < z.small.End(); {
+		e, next := z.small.At(off)
+		// Most entries are rejected by their length or first bytes
+		// before their score is read.
+		if len(e) > len(member) && string(e[:len(member)]) == string(member) {
+			if m, _ := splitEntry(e); len(m) == len(member) {
+				return off
+			}
 		}
+		off = next
 	}
-	return float64(n)
+	return -1
 }
 
 func (z *zsetValue) len() int {
 	if z.tree != nil {
 		return z.tree.Len()
 	}
-	return z.small.Len() / 2
+	return z.small.Len()
 }
 
 // zitemBytes is what the index holds per member beside the dict's entry:
@@ -140,10 +166,10 @@ func (z *zsetValue) score(member []byte) (float64, bool) {
 	if z.tree != nil {
 		return z.dict.Get(member)
 	}
-	if off := z.small.Find(member, 2); off >= 0 {
-		_, next := z.small.At(off)
-		s, _ := z.small.At(next)
-		return unpackScore(s), true
+	if off := z.find(member); off >= 0 {
+		e, _ := z.small.At(off)
+		_, s := splitEntry(e)
+		return s, true
 	}
 	return 0, false
 }
@@ -172,19 +198,19 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 		return
 	}
 	z.del(member)
-	// Insert before the first pair that orders after (score, member).
+	// Insert before the first member that orders after (score, member).
 	it := zitem{score, transient(member)}
 	off := 0
 	for off < z.small.End() {
-		m, next := z.small.At(off)
-		s, after := z.small.At(next)
-		if zless(it, zitem{unpackScore(s), transient(m)}) {
+		e, next := z.small.At(off)
+		m, s := splitEntry(e)
+		if zless(it, zitem{s, transient(m)}) {
 			break
 		}
-		off = after
+		off = next
 	}
-	var buf [8]byte
-	z.small.InsertPair(off, member, packScore(&buf, score))
+	var buf [9]byte
+	z.small.InsertJoined(off, member, packScore(&buf, score))
 }
 
 // reserve grows a small set's pack once for the members among pairs
@@ -195,14 +221,14 @@ func (z *zsetValue) reserve(pairs [][]byte, scores []float64, enc *Encodings) {
 		return
 	}
 	need, n := 0, z.len()
-	var buf [8]byte
+	var buf [9]byte
 	for j, s := range scores {
 		m := pairs[2*j+1]
 		if len(m) > enc.ZSetMaxListpackValue {
 			return
 		}
-		if z.small.Find(m, 2) < 0 {
-			need += pack.EntrySize(len(m)) + pack.EntrySize(len(packScore(&buf, s)))
+		if z.find(m) < 0 {
+			need += pack.EntrySize(len(m) + len(packScore(&buf, s)))
 			n++
 		}
 	}
@@ -222,8 +248,8 @@ func (z *zsetValue) del(member []byte) bool {
 		z.dict.DeleteMoving(member, z.remap)
 		return true
 	}
-	if off := z.small.Find(member, 2); off >= 0 {
-		z.small.Delete(off, 2)
+	if off := z.find(member); off >= 0 {
+		z.small.Delete(off, 1)
 		return true
 	}
 	return false
@@ -262,9 +288,8 @@ func (z *zsetValue) at(i int) ([]byte, float64) {
 		it := z.itemAt(i)
 		return []byte(it.member), it.score
 	}
-	m, next := z.small.At(z.small.Offset(2 * i))
-	s, _ := z.small.At(next)
-	return m, unpackScore(s)
+	e, _ := z.small.At(z.small.Offset(i))
+	return splitEntry(e)
 }
 
 // firstRank returns the lowest rank whose member satisfies pred, or len
@@ -276,12 +301,12 @@ func (z *zsetValue) firstRank(pred func(zitem) bool) int {
 	}
 	i := 0
 	for off := 0; off < z.small.End(); i++ {
-		m, next := z.small.At(off)
-		s, after := z.small.At(next)
-		if pred(zitem{unpackScore(s), transient(m)}) {
+		e, next := z.small.At(off)
+		m, s := splitEntry(e)
+		if pred(zitem{s, transient(m)}) {
 			return i
 		}
-		off = after
+		off = next
 	}
 	return i
 }
@@ -350,12 +375,11 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 		return
 	}
 	if !reverse {
-		off := z.small.Offset(2 * from)
+		off := z.small.Offset(from)
 		for i := from; i <= to; i++ {
-			var m, s []byte
-			m, off = z.small.At(off)
-			s, off = z.small.At(off)
-			if !f(m, unpackScore(s)) {
+			var e []byte
+			e, off = z.small.At(off)
+			if !f(splitEntry(e)) {
 				return
 			}
 		}
@@ -363,16 +387,14 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 	}
 	// A pack walks forwards only: collect the offsets, then go back.
 	offs := make([]int, 0, to-from+1)
-	off := z.small.Offset(2 * from)
+	off := z.small.Offset(from)
 	for i := from; i <= to; i++ {
 		offs = append(offs, off)
 		_, off = z.small.At(off)
-		_, off = z.small.At(off)
 	}
 	for i := len(offs) - 1; i >= 0; i-- {
-		m, next := z.small.At(offs[i])
-		s, _ := z.small.At(next)
-		if !f(m, unpackScore(s)) {
+		e, _ := z.small.At(offs[i])
+		if !f(splitEntry(e)) {
 			return
 		}
 	}
@@ -402,9 +424,9 @@ func (z *zsetValue) shrinkIfSmall(enc *Encodings) {
 		return
 	}
 	var p pack.Pack
-	var buf [8]byte
+	var buf [9]byte
 	z.tree.Scan(func(it znode) bool {
-		p.AppendPair([]byte(z.dict.Key(it.slot)), packScore(&buf, it.score()))
+		p.AppendJoined([]byte(z.dict.Key(it.slot)), packScore(&buf, it.score()))
 		return true
 	})
 	z.small, z.tree, z.dict = p, nil, nil

@@ -10,9 +10,19 @@ import (
 
 // A large sorted set driven by random adds, moves and deletes (many ties,
 // -0 and 0, enough deletes to compact its dict, clones along the way)
-// holds what a model holds, in Redis's order.
+// holds what a model holds, in Redis's order; and so does a small one,
+// packed throughout (thresholds out of reach).
 func TestZSetValueMatchesAModel(t *testing.T) {
+	for _, small := range []bool{false, true} {
+		t.Run(map[bool]string{false: "large", true: "small"}[small], func(t *testing.T) { testZSetValueModel(t, small) })
+	}
+}
+
+func testZSetValueModel(t *testing.T, small bool) {
 	enc := DefaultEncodings()
+	if small {
+		enc.ZSetMaxListpackEntries = 1 << 20
+	}
 	for seed := uint64(1); seed <= 3; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		z := &zsetValue{}
@@ -59,6 +69,12 @@ func TestZSetValueMatchesAModel(t *testing.T) {
 				delete(model, m)
 			default:
 				s := float64(rng.IntN(20) - 10)
+				switch rng.IntN(10) {
+				case 0:
+					s += 0.5 // a float in a pack
+				case 1:
+					s *= 1e12 // a wide integer
+				}
 				if s == 0 && rng.IntN(2) == 0 {
 					s = math.Copysign(0, -1)
 				}
@@ -98,26 +114,36 @@ func maps(m map[string]float64) map[string]float64 {
 	return c
 }
 
-// A pack's score reads back as it was written (-0 as 0), in as few bytes
-// as an integral score needs.
+// A small set's entry reads back as it was written (-0 as 0), whatever
+// the member's bytes, its score in as few bytes as an integral score
+// needs.
 func TestPackScoreRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	scores := []float64{0, math.Copysign(0, -1), 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32769,
+	scores := []float64{0, math.Copysign(0, -1), 1, -1, 63, 64, -64, -65, 127, 128, -128, -129, 255, 256, 8191, 8192, -8192, -8193, 32767, 32768, -32769,
 		1<<53 - 1, -(1<<53 - 1), 1 << 53, -(1 << 53), 1e300, -1e300, 0.5, -2.25, math.Inf(1), math.Inf(-1),
-		math.SmallestNonzeroFloat64, math.MaxFloat64, 1 << 62, -(1 << 63)}
+		math.SmallestNonzeroFloat64, math.MaxFloat64, 1 << 62, -(1 << 63), 1764000000000}
 	for i := 0; i < 10000; i++ {
-		scores = append(scores, float64(rng.Int64N(1<<54)-1<<53), rng.NormFloat64()*1e6, math.Float64frombits(rng.Uint64()))
+		scores = append(scores, float64(rng.Int64N(1<<54)-1<<53), float64(rng.Int64N(1<<20)-1<<19), rng.NormFloat64()*1e6, math.Float64frombits(rng.Uint64()))
 	}
-	for _, f := range scores {
+	members := [][]byte{nil, {0}, {0x80}, {0xff, 0}, []byte("member:1"), {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
+	for i, f := range scores {
 		if math.IsNaN(f) {
 			continue
 		}
-		var buf [8]byte
-		b := packScore(&buf, f)
-		if got := unpackScore(b); math.Float64bits(got) != math.Float64bits(f+0) {
-			t.Fatalf("%v packs as %x, reads back as %v", f, b, got)
+		member := members[i%len(members)]
+		if i%7 == 0 {
+			member = make([]byte, rng.IntN(20))
+			for j := range member {
+				member[j] = byte(rng.IntN(256))
+			}
 		}
-		if f == math.Trunc(f) && math.Abs(f) < 1<<15 && len(b) > 2 {
+		var buf [9]byte
+		b := packScore(&buf, f)
+		m, got := splitEntry(append(append([]byte(nil), member...), b...))
+		if math.Float64bits(got) != math.Float64bits(f+0) || string(m) != string(member) {
+			t.Fatalf("%q %v packs as %x, reads back as %q %v", member, f, b, m, got)
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 8192 && len(b) > 2 || f == math.Trunc(f) && math.Abs(f) < 1<<40 && len(b) > 6 || len(b) > 9 {
 			t.Fatalf("%v packs in %d bytes", f, len(b))
 		}
 	}

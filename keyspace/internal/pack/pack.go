@@ -106,22 +106,38 @@ func (p *Pack) Insert(off int, v []byte) { p.insert(off, v, nil, 1) }
 // entries after it once.
 func (p *Pack) InsertPair(off int, a, b []byte) { p.insert(off, a, b, 2) }
 
+// InsertJoined adds one entry, a followed by b, before the entry at off.
+func (p *Pack) InsertJoined(off int, a, b []byte) { p.insert(off, a, b, 0) }
+
+// AppendJoined adds one entry, a followed by b, at the end.
+func (p *Pack) AppendJoined(a, b []byte) { p.insert(len(p.b), a, b, 0) }
+
+// insert adds a and b as count entries (0: one entry of both) at off.
 func (p *Pack) insert(off int, a, b []byte, count int) {
-	wa := headerLen(len(a))
-	need := wa + len(a)
-	if count == 2 {
-		need += headerLen(len(b)) + len(b)
+	need := EntrySize(len(a)) + EntrySize(len(b))
+	switch count {
+	case 0:
+		need = EntrySize(len(a) + len(b))
+	case 1:
+		need = EntrySize(len(a))
 	}
 	p.room(need)
 	p.b = p.b[:len(p.b)+need]
 	copy(p.b[off+need:], p.b[off:len(p.b)-need])
-	at := off + binary.PutUvarint(p.b[off:], uint64(len(a)))
-	at += copy(p.b[at:], a)
-	if count == 2 {
-		at += binary.PutUvarint(p.b[at:], uint64(len(b)))
-		copy(p.b[at:], b)
+	switch count {
+	case 0:
+		at := off + binary.PutUvarint(p.b[off:], uint64(len(a)+len(b)))
+		copy(p.b[at+copy(p.b[at:], a):], b)
+		p.n++
+	default:
+		at := off + binary.PutUvarint(p.b[off:], uint64(len(a)))
+		at += copy(p.b[at:], a)
+		if count == 2 {
+			at += binary.PutUvarint(p.b[at:], uint64(len(b)))
+			copy(p.b[at:], b)
+		}
+		p.n += count
 	}
-	p.n += count
 }
 
 // Replace makes the entry at off v, and returns the offset after it.

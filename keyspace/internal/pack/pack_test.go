@@ -16,7 +16,7 @@ func TestPackMatchesASlice(t *testing.T) {
 		for step := 0; step < 5000; step++ {
 			v := bytes.Repeat([]byte{byte('a' + rng.IntN(26))}, rng.IntN(300))
 			before := p.Size()
-			switch op := rng.IntN(6); {
+			switch op := rng.IntN(8); {
 			case op == 0 || len(model) == 0:
 				p.Append(v)
 				model = append(model, v)
@@ -33,6 +33,15 @@ func TestPackMatchesASlice(t *testing.T) {
 				i := rng.IntN(len(model) + 1)
 				p.InsertPair(p.Offset(i), v, w)
 				model = append(model[:i], append([][]byte{v, w}, model[i:]...)...)
+			case op == 6:
+				w := v[:rng.IntN(len(v)+1)]
+				p.AppendJoined(v, w)
+				model = append(model, append(append([]byte(nil), v...), w...))
+			case op == 7:
+				w := v[:rng.IntN(len(v)+1)]
+				i := rng.IntN(len(model) + 1)
+				p.InsertJoined(p.Offset(i), v, w)
+				model = append(model[:i], append([][]byte{append(append([]byte(nil), v...), w...)}, model[i:]...)...)
 			case op == 2:
 				i := rng.IntN(len(model))
 				p.Replace(p.Offset(i), v)
