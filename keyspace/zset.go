@@ -746,8 +746,10 @@ func newZSetOf(items []zitem, enc *Encodings) *zsetValue {
 	z := &zsetValue{}
 	if small {
 		var buf [9]byte
+		base := int64(0)
 		for _, it := range items {
-			z.small.AppendJoined([]byte(it.member), packScore(&buf, it.score))
+			z.small.AppendJoined([]byte(it.member), packScore(&buf, it.score, base))
+			base = baseOf(it.score)
 		}
 		return z
 	}

@@ -3,6 +3,7 @@ package keyspace
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/tidwall/btree"
@@ -71,22 +72,29 @@ func (z *zsetValue) remap(remap []uint32) {
 	})
 }
 
-// A small set's pack holds one entry per member: the member's bytes, then
-// its score, written to be read from the entry's end, so that a member
-// costs one entry header, as a listpack element costs its header and
-// backlen. Redis's listpack keeps an integral score as an integer, which
-// loses the sign of -0: so does this. An integral score below 2^53 in
-// magnitude is zigzag(n)+1 as a varint read backwards (the last byte holds
-// the lowest 7 bits, and its top bit says whether a byte with the next
-// ones comes before it): 1 byte within -64..63, 3 within a million, 6 for
-// a Unix time in ms. Any other score is its float64's 8 bytes and a 0
-// byte, which no varint of zigzag(n)+1 ends with.
+// A small set's pack holds one entry per member, in order: the member's
+// bytes, then its score, written to be read from the entry's end, so that
+// a member costs one entry header, as a listpack element costs its header
+// and backlen. An integral score below 2^53 in magnitude is kept as the
+// difference d from the score before it (from 0 for the first member, or
+// after a member whose score is not such an integer), as zigzag(d)+1 in a
+// varint read backwards: the last byte holds the lowest 7 bits, and its top
+// bit says whether a byte with the next ones comes before it. Scores in
+// order are close, so most take a byte or two (a sliding window's ms
+// timestamps: 1 to 3 instead of 6). Any other score is its float64's 8
+// bytes and a 0 byte, which no varint of zigzag(d)+1 ends with. Redis's
+// listpack keeps an integral score as an integer, which loses the sign of
+// -0: so does this.
 
-// packScore returns f as a pack entry's suffix, in buf.
-func packScore(buf *[9]byte, f float64) []byte {
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		n := int64(f)
-		v := uint64(n<<1^n>>63) + 1
+// integral reports whether f is kept as an integer.
+func integral(f float64) bool { return f == math.Trunc(f) && math.Abs(f) < 1<<53 }
+
+// packScore returns score, following a member whose integer base is base
+// (its score, or 0), as an entry's suffix, in buf.
+func packScore(buf *[9]byte, score float64, base int64) []byte {
+	if integral(score) {
+		d := int64(score) - base
+		v := uint64(d<<1^d>>63) + 1
 		i := len(buf)
 		for {
 			i--
@@ -98,15 +106,22 @@ func packScore(buf *[9]byte, f float64) []byte {
 		buf[i] &= 0x7f // the first byte: none of the score's before it
 		return buf[i:]
 	}
-	binary.BigEndian.PutUint64(buf[:8], math.Float64bits(f))
+	binary.BigEndian.PutUint64(buf[:8], math.Float64bits(score))
 	buf[8] = 0
 	return buf[:]
 }
 
-// splitEntry returns a small set's entry's member and score.
-func splitEntry(e []byte) ([]byte, float64) {
+// splitEntry returns an entry's member, and its score given the integer
+// base of the member before it; base becomes this member's.
+func splitEntry(e []byte, base *int64) ([]byte, float64) {
 	n := len(e) - 1
+	if c := e[n]; c < 0x80 && c != 0 { // the usual: a byte
+		v := uint64(c) - 1
+		*base += int64(v>>1) ^ -int64(v&1)
+		return e[:n:n], float64(*base)
+	}
 	if e[n] == 0 {
+		*base = 0
 		return e[: n-8 : n-8], math.Float64frombits(binary.BigEndian.Uint64(e[n-8:]))
 	}
 	var v uint64
@@ -119,7 +134,50 @@ func splitEntry(e []byte) ([]byte, float64) {
 		}
 	}
 	v--
-	return e[:n:n], float64(int64(v>>1) ^ -int64(v&1))
+	*base += int64(v>>1) ^ -int64(v&1)
+	return e[:n:n], float64(*base)
+}
+
+// memberLen returns the length of an entry's member.
+func memberLen(e []byte) int {
+	n := len(e) - 1
+	if e[n] == 0 {
+		return n - 8
+	}
+	for e[n]&0x80 != 0 {
+		n--
+	}
+	return n
+}
+
+// zwalk walks a small set's pack in order.
+type zwalk struct {
+	off, next int // the current entry's offset, the next one's
+	base      int64
+	member    []byte
+	score     float64
+}
+
+// step moves to the next entry; false at the end.
+func (w *zwalk) step(p *pack.Pack) bool {
+	if w.next >= p.End() {
+		return false
+	}
+	var e []byte
+	w.off = w.next
+	e, w.next = p.At(w.off)
+	w.member, w.score = splitEntry(e, &w.base)
+	return true
+}
+
+// rewrite re-encodes the entry at off, whose member and score are as
+// given, after a member whose integer base is base: its neighbour before
+// it changed.
+func (z *zsetValue) rewrite(off int, member []byte, score float64, base int64) {
+	var buf [9]byte
+	var scratch [80]byte
+	e := append(scratch[:0], member...) // member is the pack's: Replace moves it
+	z.small.Replace(off, append(e, packScore(&buf, score, base)...))
 }
 
 // transient views b as a string without copying it, for a comparison that
@@ -132,11 +190,9 @@ func (z *zsetValue) find(member []byte) int {
 	for off := 0; off < z.small.End(); {
 		e, next := z.small.At(off)
 		// Most entries are rejected by their length or first bytes
-		// before their score is read.
-		if len(e) > len(member) && string(e[:len(member)]) == string(member) {
-			if m, _ := splitEntry(e); len(m) == len(member) {
-				return off
-			}
+		// before their score's length is read.
+		if len(e) > len(member) && string(e[:len(member)]) == string(member) && memberLen(e) == len(member) {
+			return off
 		}
 		off = next
 	}
@@ -166,19 +222,23 @@ func (z *zsetValue) score(member []byte) (float64, bool) {
 	if z.tree != nil {
 		return z.dict.Get(member)
 	}
-	if off := z.find(member); off >= 0 {
-		e, _ := z.small.At(off)
-		_, s := splitEntry(e)
-		return s, true
+	// A member's score depends on the ones before it: find it by its
+	// bytes alone first, then decode the scores up to it.
+	off := z.find(member)
+	if off < 0 {
+		return 0, false
 	}
-	return 0, false
+	w := zwalk{}
+	for w.step(&z.small) && w.off < off {
+	}
+	return w.score, true
 }
 
 // put sets member's score (inserting it, or moving it), converting the set
 // when it outgrows enc.
 func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
-	if z.tree == nil {
-		if _, exists := z.score(member); !exists && (z.len()+1 > enc.ZSetMaxListpackEntries || len(member) > enc.ZSetMaxListpackValue) {
+	if z.tree == nil && (z.len()+1 > enc.ZSetMaxListpackEntries || len(member) > enc.ZSetMaxListpackValue) {
+		if z.find(member) < 0 {
 			z.convert()
 		}
 	}
@@ -197,20 +257,41 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 		z.tree.Set(mkznode(score, i))
 		return
 	}
-	z.del(member)
-	// Insert before the first member that orders after (score, member).
+	if z.find(member) >= 0 {
+		z.del(member)
+	}
+	// Insert before the first member that orders after (score, member),
+	// and re-encode that one after the new one.
 	it := zitem{score, transient(member)}
-	off := 0
-	for off < z.small.End() {
-		e, next := z.small.At(off)
-		m, s := splitEntry(e)
-		if zless(it, zitem{s, transient(m)}) {
+	w := zwalk{}
+	base, found := int64(0), false
+	for {
+		base = w.base
+		if found = w.step(&z.small); !found || zless(it, zitem{w.score, transient(w.member)}) {
 			break
 		}
-		off = next
+	}
+	off := z.small.End()
+	var scratch [80]byte
+	var next []byte
+	if found {
+		off = w.off
+		next = append(scratch[:0], w.member...) // the pack's bytes move
 	}
 	var buf [9]byte
-	z.small.InsertJoined(off, member, packScore(&buf, score))
+	z.small.InsertJoined(off, member, packScore(&buf, score, base))
+	if found {
+		_, after := z.small.At(off)
+		z.rewrite(after, next, w.score, baseOf(score))
+	}
+}
+
+// baseOf is the integer base a member of this score gives the next one.
+func baseOf(score float64) int64 {
+	if integral(score) {
+		return int64(score)
+	}
+	return 0
 }
 
 // reserve grows a small set's pack once for the members among pairs
@@ -220,21 +301,32 @@ func (z *zsetValue) reserve(pairs [][]byte, scores []float64, enc *Encodings) {
 	if z.tree != nil || len(scores) < 2 {
 		return
 	}
+	// The new members' scores, in order, each after the one before: the
+	// bytes they take if they land together, as in a new set.
+	news := make([]float64, 0, len(scores))
 	need, n := 0, z.len()
-	var buf [9]byte
 	for j, s := range scores {
 		m := pairs[2*j+1]
 		if len(m) > enc.ZSetMaxListpackValue {
 			return
 		}
 		if z.find(m) < 0 {
-			need += pack.EntrySize(len(m) + len(packScore(&buf, s)))
+			need += pack.EntrySize(len(m))
+			news = append(news, s)
 			n++
 		}
 	}
-	if n <= enc.ZSetMaxListpackEntries {
-		z.small.Grow(need)
+	if n > enc.ZSetMaxListpackEntries {
+		return
 	}
+	slices.Sort(news)
+	var buf [9]byte
+	base := int64(0)
+	for _, s := range news {
+		need += len(packScore(&buf, s, base))
+		base = baseOf(s)
+	}
+	z.small.Grow(need)
 }
 
 // del removes member and reports whether it was there.
@@ -248,11 +340,26 @@ func (z *zsetValue) del(member []byte) bool {
 		z.dict.DeleteMoving(member, z.remap)
 		return true
 	}
-	if off := z.find(member); off >= 0 {
+	w := zwalk{}
+	for {
+		base := w.base
+		if !w.step(&z.small) {
+			return false
+		}
+		if string(w.member) != string(member) {
+			continue
+		}
+		off := w.off
+		if !w.step(&z.small) {
+			z.small.Delete(off, 1)
+			return true
+		}
+		var scratch [80]byte
+		next := append(scratch[:0], w.member...)
 		z.small.Delete(off, 1)
+		z.rewrite(off, next, w.score, base)
 		return true
 	}
-	return false
 }
 
 // newZTree is an empty index whose items' members are d's.
@@ -288,8 +395,10 @@ func (z *zsetValue) at(i int) ([]byte, float64) {
 		it := z.itemAt(i)
 		return []byte(it.member), it.score
 	}
-	e, _ := z.small.At(z.small.Offset(i))
-	return splitEntry(e)
+	w := zwalk{}
+	for ; i >= 0 && w.step(&z.small); i-- {
+	}
+	return w.member, w.score
 }
 
 // firstRank returns the lowest rank whose member satisfies pred, or len
@@ -300,13 +409,10 @@ func (z *zsetValue) firstRank(pred func(zitem) bool) int {
 		return z.firstNode(func(n znode) bool { return pred(z.item(n)) })
 	}
 	i := 0
-	for off := 0; off < z.small.End(); i++ {
-		e, next := z.small.At(off)
-		m, s := splitEntry(e)
-		if pred(zitem{s, transient(m)}) {
+	for w := (zwalk{}); w.step(&z.small); i++ {
+		if pred(zitem{w.score, transient(w.member)}) {
 			return i
 		}
-		off = next
 	}
 	return i
 }
@@ -374,27 +480,30 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 		}
 		return
 	}
+	w := zwalk{}
+	for i := 0; i < from && w.step(&z.small); i++ {
+	}
 	if !reverse {
-		off := z.small.Offset(from)
-		for i := from; i <= to; i++ {
-			var e []byte
-			e, off = z.small.At(off)
-			if !f(splitEntry(e)) {
+		for i := from; i <= to && w.step(&z.small); i++ {
+			if !f(w.member, w.score) {
 				return
 			}
 		}
 		return
 	}
-	// A pack walks forwards only: collect the offsets, then go back.
-	offs := make([]int, 0, to-from+1)
-	off := z.small.Offset(from)
-	for i := from; i <= to; i++ {
-		offs = append(offs, off)
-		_, off = z.small.At(off)
+	// A pack walks forwards only: collect the offsets and scores, then go
+	// back.
+	type at struct {
+		off, mlen int
+		score     float64
 	}
-	for i := len(offs) - 1; i >= 0; i-- {
-		e, _ := z.small.At(offs[i])
-		if !f(splitEntry(e)) {
+	ats := make([]at, 0, to-from+1)
+	for i := from; i <= to && w.step(&z.small); i++ {
+		ats = append(ats, at{w.off, len(w.member), w.score})
+	}
+	for i := len(ats) - 1; i >= 0; i-- {
+		e, _ := z.small.At(ats[i].off)
+		if !f(e[:ats[i].mlen:ats[i].mlen], ats[i].score) {
 			return
 		}
 	}
@@ -425,8 +534,10 @@ func (z *zsetValue) shrinkIfSmall(enc *Encodings) {
 	}
 	var p pack.Pack
 	var buf [9]byte
+	base := int64(0)
 	z.tree.Scan(func(it znode) bool {
-		p.AppendJoined([]byte(z.dict.Key(it.slot)), packScore(&buf, it.score()))
+		p.AppendJoined([]byte(z.dict.Key(it.slot)), packScore(&buf, it.score(), base))
+		base = baseOf(it.score())
 		return true
 	})
 	z.small, z.tree, z.dict = p, nil, nil

@@ -54,9 +54,33 @@ func testZSetValueModel(t *testing.T, small bool) {
 				if r, ok := z.rank(m); !ok || r != i {
 					t.Fatalf("seed %d step %d: rank(%q) = %d, %v; want %d", seed, step, m, r, ok, i)
 				}
+				if sc, ok := z.score(m); !ok || math.Float64bits(sc) != math.Float64bits(s) {
+					t.Fatalf("seed %d step %d: score(%q) = %v, %v; want %v", seed, step, m, sc, ok, s)
+				}
 				i++
 				return true
 			})
+			if len(want) == 0 {
+				return
+			}
+			// Backwards over a middle range, and rank by rank.
+			from, to := len(want)/4, len(want)-1-len(want)/4
+			j := to
+			z.each(from, to, true, func(m []byte, s float64) bool {
+				if string(m) != want[j].member || math.Float64bits(s) != math.Float64bits(want[j].score) {
+					t.Fatalf("seed %d step %d: backwards, rank %d is %q %v, want %q %v", seed, step, j, m, s, want[j].member, want[j].score)
+				}
+				j--
+				return true
+			})
+			if j != from-1 {
+				t.Fatalf("seed %d step %d: backwards from %d to %d stopped at %d", seed, step, to, from, j)
+			}
+			for _, r := range []int{0, from, to, len(want) - 1} {
+				if m, s := z.at(r); string(m) != want[r].member || math.Float64bits(s) != math.Float64bits(want[r].score) {
+					t.Fatalf("seed %d step %d: at(%d) is %q %v, want %q %v", seed, step, r, m, s, want[r].member, want[r].score)
+				}
+			}
 		}
 		for step := 0; step < 20000; step++ {
 			m := "m" + strconv.Itoa(rng.IntN(1500))
@@ -138,10 +162,26 @@ func TestPackScoreRoundTrip(t *testing.T) {
 			}
 		}
 		var buf [9]byte
-		b := packScore(&buf, f)
-		m, got := splitEntry(append(append([]byte(nil), member...), b...))
-		if math.Float64bits(got) != math.Float64bits(f+0) || string(m) != string(member) {
-			t.Fatalf("%q %v packs as %x, reads back as %q %v", member, f, b, m, got)
+		b := packScore(&buf, f, 0)
+		base := int64(0)
+		m, got := splitEntry(append(append([]byte(nil), member...), b...), &base)
+		if math.Float64bits(got) != math.Float64bits(f+0) || string(m) != string(member) || base != baseOf(f) {
+			t.Fatalf("%q %v packs as %x, reads back as %q %v (base %d)", member, f, b, m, got, base)
+		}
+		// After another integral score, as the difference from it.
+		prev := float64(rng.Int64N(1<<54) - 1<<53)
+		if i%3 == 0 {
+			prev = f + float64(rng.IntN(1000))
+		}
+		if integral(prev) {
+			d := packScore(&buf, f, baseOf(prev))
+			base := baseOf(prev)
+			if m, got := splitEntry(append(append([]byte(nil), member...), d...), &base); math.Float64bits(got) != math.Float64bits(f+0) || string(m) != string(member) || base != baseOf(f) {
+				t.Fatalf("%q %v after %v packs as %x, reads back as %q %v", member, f, prev, d, m, got)
+			}
+			if integral(f) && math.Abs(f-prev) < 64 && len(d) > 1 {
+				t.Fatalf("%v after %v packs in %d bytes", f, prev, len(d))
+			}
 		}
 		if f == math.Trunc(f) && math.Abs(f) < 8192 && len(b) > 2 || f == math.Trunc(f) && math.Abs(f) < 1<<40 && len(b) > 6 || len(b) > 9 {
 			t.Fatalf("%v packs in %d bytes", f, len(b))
