@@ -541,3 +541,54 @@ func BenchmarkZAdd_1000Keys(b *testing.B) {
 		}
 	})
 }
+
+// benchSmallZSets loads 1000 packed sorted sets of about 80 members, as
+// bench/run.sh types' ZADD leaves them (random scores and members under
+// 1000), and measures cmd on random keys: the cost of a command on a small
+// set's pack.
+func benchSmallZSets(b *testing.B, cmd func(rng *rand.Rand) [][]byte) {
+	k := New(Config{})
+	defer k.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var w resp.Writer
+	c := &Ctx{W: &w}
+	zadd := func(rng *rand.Rand) [][]byte {
+		return [][]byte{[]byte("ZADD"), []byte("z:" + strconv.Itoa(rng.IntN(1000))), []byte(strconv.Itoa(rng.IntN(1000))), []byte("m:" + strconv.Itoa(rng.IntN(1000)))}
+	}
+	k.DoFunc(func() {
+		for range 80_000 {
+			if err := CmdZAdd(k, c, zadd(rng)); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
+	})
+	if cmd == nil {
+		cmd = zadd
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	k.DoFunc(func() {
+		for i := 0; i < b.N; i++ {
+			args := cmd(rng)
+			if err := ksCommands[strings.ToLower(string(args[0]))](k, c, args); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
+	})
+}
+
+func BenchmarkSmallZSets_ZADD(b *testing.B) { benchSmallZSets(b, nil) }
+
+func BenchmarkSmallZSets_ZRANGEBYSCORE_LIMIT5(b *testing.B) {
+	benchSmallZSets(b, func(rng *rand.Rand) [][]byte {
+		return [][]byte{[]byte("ZRANGEBYSCORE"), []byte("z:" + strconv.Itoa(rng.IntN(1000))), []byte("-inf"), []byte("+inf"), []byte("LIMIT"), []byte("0"), []byte("5")}
+	})
+}
+
+func BenchmarkSmallZSets_ZSCORE(b *testing.B) {
+	benchSmallZSets(b, func(rng *rand.Rand) [][]byte {
+		return [][]byte{[]byte("ZSCORE"), []byte("z:" + strconv.Itoa(rng.IntN(1000))), []byte("m:" + strconv.Itoa(rng.IntN(1000)))}
+	})
+}

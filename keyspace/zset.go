@@ -640,6 +640,26 @@ func (z *zsetValue) selectRange(o zrangeOpts) (from, to, n int) {
 	// along the reported order (genericZrangebyscoreCommand).
 	var lo, hi int
 	switch {
+	case o.kind == zrScore && !o.rev && o.limit >= 0 && o.offset >= 0 && z.tree == nil:
+		// A pack walks forwards only, so finding the range's end
+		// walked the rest of the set: LIMIT bounds the walk, as
+		// Redis's stops at its count.
+		lo, hi = 0, -1
+		if r := o.score; !(r.min > r.max || r.min == r.max && (r.minex || r.maxex)) {
+			lo = z.firstScoreRank(r.gteMin)
+			hi = lo - 1
+			span := int64(size) // offset+limit, without overflowing
+			if o.offset < span && o.limit < span {
+				span = o.offset + o.limit
+			}
+			z.each(lo, int(min(int64(size-1), int64(lo)+span-1)), false, func(_ []byte, s float64) bool {
+				if r.lteMax(s) {
+					hi++
+					return true
+				}
+				return false
+			})
+		}
 	case o.kind == zrScore:
 		lo, hi = z.scoreRanks(o.score)
 	case o.rev:

@@ -150,11 +150,12 @@ func memberLen(e []byte) int {
 	return n
 }
 
-// zwalk walks a small set's pack in order.
+// zwalk walks a small set's pack in order. It keeps offsets, not slices,
+// so that a step writes no pointer (and pays no write barrier).
 type zwalk struct {
 	off, next int // the current entry's offset, the next one's
+	m0, m1    int // the current member's bytes in the pack
 	base      int64
-	member    []byte
 	score     float64
 }
 
@@ -166,9 +167,14 @@ func (w *zwalk) step(p *pack.Pack) bool {
 	var e []byte
 	w.off = w.next
 	e, w.next = p.At(w.off)
-	w.member, w.score = splitEntry(e, &w.base)
+	m, score := splitEntry(e, &w.base)
+	w.m0 = w.next - len(e)
+	w.m1, w.score = w.m0+len(m), score
 	return true
 }
+
+// member is the current member's bytes, the pack's.
+func (w *zwalk) member(p *pack.Pack) []byte { return p.Bytes(w.m0, w.m1) }
 
 // rewrite re-encodes the entry at off, whose member and score are as
 // given, after a member whose integer base is base: its neighbour before
@@ -267,7 +273,7 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 	base, found := int64(0), false
 	for {
 		base = w.base
-		if found = w.step(&z.small); !found || zless(it, zitem{w.score, transient(w.member)}) {
+		if found = w.step(&z.small); !found || zless(it, zitem{w.score, transient(w.member(&z.small))}) {
 			break
 		}
 	}
@@ -276,7 +282,7 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 	var next []byte
 	if found {
 		off = w.off
-		next = append(scratch[:0], w.member...) // the pack's bytes move
+		next = append(scratch[:0], w.member(&z.small)...) // the pack's bytes move
 	}
 	var buf [9]byte
 	z.small.InsertJoined(off, member, packScore(&buf, score, base))
@@ -346,7 +352,7 @@ func (z *zsetValue) del(member []byte) bool {
 		if !w.step(&z.small) {
 			return false
 		}
-		if string(w.member) != string(member) {
+		if string(w.member(&z.small)) != string(member) {
 			continue
 		}
 		off := w.off
@@ -355,7 +361,7 @@ func (z *zsetValue) del(member []byte) bool {
 			return true
 		}
 		var scratch [80]byte
-		next := append(scratch[:0], w.member...)
+		next := append(scratch[:0], w.member(&z.small)...)
 		z.small.Delete(off, 1)
 		z.rewrite(off, next, w.score, base)
 		return true
@@ -398,7 +404,7 @@ func (z *zsetValue) at(i int) ([]byte, float64) {
 	w := zwalk{}
 	for ; i >= 0 && w.step(&z.small); i-- {
 	}
-	return w.member, w.score
+	return w.member(&z.small), w.score
 }
 
 // firstRank returns the lowest rank whose member satisfies pred, or len
@@ -410,7 +416,7 @@ func (z *zsetValue) firstRank(pred func(zitem) bool) int {
 	}
 	i := 0
 	for w := (zwalk{}); w.step(&z.small); i++ {
-		if pred(zitem{w.score, transient(w.member)}) {
+		if pred(zitem{w.score, transient(w.member(&z.small))}) {
 			return i
 		}
 	}
@@ -437,7 +443,13 @@ func (z *zsetValue) firstScoreRank(pred func(float64) bool) int {
 	if z.tree != nil {
 		return z.firstNode(func(n znode) bool { return pred(n.score()) })
 	}
-	return z.firstRank(func(it zitem) bool { return pred(it.score) })
+	i := 0
+	for w := (zwalk{}); w.step(&z.small); i++ {
+		if pred(w.score) {
+			break
+		}
+	}
+	return i
 }
 
 // rank returns member's rank (0 is the lowest).
@@ -485,7 +497,7 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 	}
 	if !reverse {
 		for i := from; i <= to && w.step(&z.small); i++ {
-			if !f(w.member, w.score) {
+			if !f(w.member(&z.small), w.score) {
 				return
 			}
 		}
@@ -499,7 +511,7 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 	}
 	ats := make([]at, 0, to-from+1)
 	for i := from; i <= to && w.step(&z.small); i++ {
-		ats = append(ats, at{w.off, len(w.member), w.score})
+		ats = append(ats, at{w.off, w.m1 - w.m0, w.score})
 	}
 	for i := len(ats) - 1; i >= 0; i-- {
 		e, _ := z.small.At(ats[i].off)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -217,5 +218,43 @@ func TestZSetReserveGrowsOnce(t *testing.T) {
 	z.reserve(pairs, scores, &enc)
 	if z.small.Size() != before {
 		t.Errorf("reserving for members already there grew the pack from %d to %d", before, z.small.Size())
+	}
+}
+
+// ZRANGEBYSCORE with LIMIT on a packed set stops its walk at the limit; it
+// answers as the same set converted to its index does, huge offsets and
+// counts included.
+func TestZRangeByScoreLimitPackedAsIndexed(t *testing.T) {
+	h := newKSTest(t)
+	rng := rand.New(rand.NewPCG(21, 4))
+	for j := range 100 {
+		s := strconv.Itoa(rng.IntN(40) - 20)
+		h.run("ZADD", "small", s, "m"+strconv.Itoa(j))
+		h.run("ZADD", "big", s, "m"+strconv.Itoa(j))
+	}
+	h.run("ZADD", "big", "0", strings.Repeat("x", 100)) // past zset-max-listpack-value: converted
+	h.run("ZREM", "big", strings.Repeat("x", 100))
+	h.k.DoFunc(func() {
+		for _, key := range []string{"small", "big"} {
+			i, _ := h.k.dbs[0].lookup([]byte(key))
+			if z := h.k.dbs[0].slots[i].obj.v.(*zsetValue); (z.tree != nil) != (key == "big") {
+				t.Errorf("%s: indexed %v", key, z.tree != nil)
+			}
+		}
+	})
+	bounds := []string{"-inf", "+inf", "(0", "5", "(-3", "-20", "19", "(19"}
+	counts := []string{"0", "1", "3", "-1", "1000", "9223372036854775807"}
+	offsets := []string{"0", "1", "7", "99", "100", "9223372036854775807"}
+	for i := 0; i < 2000; i++ {
+		args := []string{"ZRANGEBYSCORE", "", bounds[rng.IntN(len(bounds))], bounds[rng.IntN(len(bounds))], "LIMIT", offsets[rng.IntN(len(offsets))], counts[rng.IntN(len(counts))]}
+		if rng.IntN(2) == 0 {
+			args = append(args, "WITHSCORES")
+		}
+		args[1] = "small"
+		small := h.run(args...)
+		args[1] = "big"
+		if big := h.run(args...); small != big {
+			t.Fatalf("%q: packed %q, indexed %q", args[2:], small, big)
+		}
 	}
 }

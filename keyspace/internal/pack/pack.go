@@ -71,6 +71,10 @@ func headerLen(n int) int {
 	return w
 }
 
+// Bytes returns the pack's bytes from..to, as At's offsets and lengths
+// locate them.
+func (p *Pack) Bytes(from, to int) []byte { return p.b[from:to:to] }
+
 // header reads the length of the entry at off and the width of that
 // length: one byte for an entry under 128 bytes, the usual case, without
 // binary.Uvarint's loop.
