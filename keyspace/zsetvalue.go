@@ -141,6 +141,14 @@ func splitEntry(e []byte, base *int64) ([]byte, float64) {
 // memberLen returns the length of an entry's member.
 func memberLen(e []byte) int {
 	n := len(e) - 1
+	if c := e[n]; c < 0x80 && c != 0 {
+		return n
+	}
+	return memberLenLong(e)
+}
+
+func memberLenLong(e []byte) int {
+	n := len(e) - 1
 	if e[n] == 0 {
 		return n - 8
 	}
@@ -164,11 +172,15 @@ func (w *zwalk) step(p *pack.Pack) bool {
 	if w.next >= p.End() {
 		return false
 	}
-	var e []byte
-	w.off = w.next
-	e, w.next = p.At(w.off)
+	e, next := p.At(w.next)
+	w.off, w.next, w.m0 = w.next, next, next-len(e)
+	if c := e[len(e)-1]; c < 0x80 && c != 0 { // the usual: a byte
+		v := uint64(c) - 1
+		w.base += int64(v>>1) ^ -int64(v&1)
+		w.m1, w.score = next-1, float64(w.base)
+		return true
+	}
 	m, score := splitEntry(e, &w.base)
-	w.m0 = w.next - len(e)
 	w.m1, w.score = w.m0+len(m), score
 	return true
 }
@@ -195,9 +207,7 @@ func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(
 func (z *zsetValue) find(member []byte) int {
 	for off := 0; off < z.small.End(); {
 		e, next := z.small.At(off)
-		// Most entries are rejected by their length or first bytes
-		// before their score's length is read.
-		if len(e) > len(member) && string(e[:len(member)]) == string(member) && memberLen(e) == len(member) {
+		if n := memberLen(e); n == len(member) && string(e[:n]) == string(member) {
 			return off
 		}
 		off = next
@@ -263,8 +273,8 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 		z.tree.Set(mkznode(score, i))
 		return
 	}
-	if z.find(member) >= 0 {
-		z.del(member)
+	if off := z.find(member); off >= 0 {
+		z.delAt(off)
 	}
 	// Insert before the first member that orders after (score, member),
 	// and re-encode that one after the new one.
@@ -346,26 +356,30 @@ func (z *zsetValue) del(member []byte) bool {
 		z.dict.DeleteMoving(member, z.remap)
 		return true
 	}
-	w := zwalk{}
-	for {
-		base := w.base
-		if !w.step(&z.small) {
-			return false
-		}
-		if string(w.member(&z.small)) != string(member) {
-			continue
-		}
-		off := w.off
-		if !w.step(&z.small) {
-			z.small.Delete(off, 1)
-			return true
-		}
-		var scratch [80]byte
-		next := append(scratch[:0], w.member(&z.small)...)
-		z.small.Delete(off, 1)
-		z.rewrite(off, next, w.score, base)
-		return true
+	off := z.find(member)
+	if off < 0 {
+		return false
 	}
+	z.delAt(off)
+	return true
+}
+
+// delAt removes a small set's entry at off, re-encoding the next one.
+func (z *zsetValue) delAt(off int) {
+	w := zwalk{}
+	for w.next < off {
+		w.step(&z.small)
+	}
+	base := w.base // after the entry before off
+	w.step(&z.small)
+	if !w.step(&z.small) {
+		z.small.Delete(off, 1)
+		return
+	}
+	var scratch [80]byte
+	next := append(scratch[:0], w.member(&z.small)...)
+	z.small.Delete(off, 1)
+	z.rewrite(off, next, w.score, base)
 }
 
 // newZTree is an empty index whose items' members are d's.

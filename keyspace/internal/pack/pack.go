@@ -29,8 +29,17 @@ func (p *Pack) Size() int { return cap(p.b) }
 // End is the offset past the last entry: a walk stops there.
 func (p *Pack) End() int { return len(p.b) }
 
-// At returns the entry at off and the offset of the next one.
+// At returns the entry at off and the offset of the next one. An entry
+// under 128 bytes, the usual, is read inline.
 func (p *Pack) At(off int) (v []byte, next int) {
+	if b := p.b[off:]; b[0] < 0x80 {
+		n := 1 + int(b[0])
+		return b[1:n:n], off + n
+	}
+	return p.atLong(off)
+}
+
+func (p *Pack) atLong(off int) (v []byte, next int) {
 	n, w := p.header(off)
 	start := off + w
 	end := start + int(n)
