@@ -78,8 +78,8 @@ func (h *hashValue) set(field, val []byte, enc *Encodings) bool {
 // reserve grows a small hash's pack once for the fields among pairs
 // (field, value ...) that it does not hold yet, when they keep it small.
 func (h *hashValue) reserve(pairs [][]byte, enc *Encodings) {
-	if h.big != nil || len(pairs) < 4 {
-		return
+	if h.big != nil || len(pairs) < 4 || len(pairs)/2 > enc.HashMaxListpackEntries {
+		return // (too many to stay small: not worth a search each)
 	}
 	need, fields := 0, h.len()
 	for j := 0; j+1 < len(pairs); j += 2 {

@@ -364,11 +364,11 @@ pairs:
 			}
 			processed++
 			if score != cur {
-				z.put(member, score, &k.enc)
+				z.putKnown(member, score, &k.enc, false)
 				updated++
 			}
 		default:
-			z.put(member, score, &k.enc)
+			z.putKnown(member, score, &k.enc, true)
 			added++
 			processed++
 		}

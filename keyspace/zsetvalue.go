@@ -253,10 +253,14 @@ func (z *zsetValue) score(member []byte) (float64, bool) {
 // put sets member's score (inserting it, or moving it), converting the set
 // when it outgrows enc.
 func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
-	if z.tree == nil && (z.len()+1 > enc.ZSetMaxListpackEntries || len(member) > enc.ZSetMaxListpackValue) {
-		if z.find(member) < 0 {
-			z.convert()
-		}
+	z.putKnown(member, score, enc, z.tree == nil && z.find(member) < 0)
+}
+
+// putKnown is put told whether member is new to a small set (ZADD has
+// looked it up already; a search of a pack is a walk).
+func (z *zsetValue) putKnown(member []byte, score float64, enc *Encodings, isNew bool) {
+	if z.tree == nil && isNew && (z.len()+1 > enc.ZSetMaxListpackEntries || len(member) > enc.ZSetMaxListpackValue) {
+		z.convert()
 	}
 	if z.tree != nil {
 		if i, ok := z.dict.Find(member); ok {
@@ -273,8 +277,10 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 		z.tree.Set(mkznode(score, i))
 		return
 	}
-	if off := z.find(member); off >= 0 {
-		z.delAt(off)
+	if !isNew {
+		if off := z.find(member); off >= 0 {
+			z.delAt(off)
+		}
 	}
 	// Insert before the first member that orders after (score, member),
 	// and re-encode that one after the new one.
@@ -314,8 +320,8 @@ func baseOf(score float64) int64 {
 // (score, member ...; scores parsed) that it does not hold yet, when they
 // keep it small.
 func (z *zsetValue) reserve(pairs [][]byte, scores []float64, enc *Encodings) {
-	if z.tree != nil || len(scores) < 2 {
-		return
+	if z.tree != nil || len(scores) < 2 || len(scores) > enc.ZSetMaxListpackEntries {
+		return // (too many to stay small: not worth a search each)
 	}
 	// The new members' scores, in order, each after the one before: the
 	// bytes they take if they land together, as in a new set.
