@@ -541,3 +541,91 @@ func BenchmarkZAdd_1000Keys(b *testing.B) {
 		}
 	})
 }
+
+// benchSmallZSets loads 1000 packed sorted sets of about 55 members (of
+// 100 possible, scores under 1000), about the size bench/run.sh types' ZADD
+// leaves them, and measures cmd on random keys: the cost of a command on a
+// small set's pack (ZADD keeps them under 128 members, packed).
+func benchSmallZSets(b *testing.B, cmd func(rng *rand.Rand) [][]byte) {
+	k := New(Config{})
+	defer k.Close()
+	rng := rand.New(rand.NewPCG(1, 2))
+	var w resp.Writer
+	c := &Ctx{W: &w}
+	zadd := func(rng *rand.Rand) [][]byte {
+		return [][]byte{[]byte("ZADD"), []byte("z:" + strconv.Itoa(rng.IntN(1000))), []byte(strconv.Itoa(rng.IntN(1000))), []byte("m:" + strconv.Itoa(rng.IntN(100)))}
+	}
+	k.DoFunc(func() {
+		for range 80_000 {
+			if err := CmdZAdd(k, c, zadd(rng)); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
+	})
+	if cmd == nil {
+		cmd = zadd
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	k.DoFunc(func() {
+		for i := 0; i < b.N; i++ {
+			args := cmd(rng)
+			if err := ksCommands[strings.ToLower(string(args[0]))](k, c, args); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
+	})
+}
+
+func BenchmarkSmallZSets_ZADD(b *testing.B) { benchSmallZSets(b, nil) }
+
+func BenchmarkSmallZSets_ZRANGEBYSCORE_LIMIT5(b *testing.B) {
+	benchSmallZSets(b, func(rng *rand.Rand) [][]byte {
+		return [][]byte{[]byte("ZRANGEBYSCORE"), []byte("z:" + strconv.Itoa(rng.IntN(1000))), []byte("-inf"), []byte("+inf"), []byte("LIMIT"), []byte("0"), []byte("5")}
+	})
+}
+
+func BenchmarkSmallZSets_ZSCORE(b *testing.B) {
+	benchSmallZSets(b, func(rng *rand.Rand) [][]byte {
+		return [][]byte{[]byte("ZSCORE"), []byte("z:" + strconv.Itoa(rng.IntN(1000))), []byte("m:" + strconv.Itoa(rng.IntN(100)))}
+	})
+}
+
+// benchOwner runs one command, as args builds it for iteration i, b.N
+// times on the owner: the keyspace's cost of it, without the network.
+func benchOwner(b *testing.B, args func(i int) [][]byte) {
+	k := New(Config{})
+	defer k.Close()
+	var w resp.Writer
+	c := &Ctx{W: &w}
+	b.ReportAllocs()
+	b.ResetTimer()
+	k.DoFunc(func() {
+		for i := 0; i < b.N; i++ {
+			a := args(i)
+			if err := ksCommands[strings.ToLower(string(a[0]))](k, c, a); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
+	})
+}
+
+// LPUSH then RPOP on one list, as redis-benchmark -t lpush,rpop runs them.
+func BenchmarkList_LPUSH(b *testing.B) {
+	args := [][]byte{[]byte("LPUSH"), []byte("mylist"), []byte("xxx")}
+	benchOwner(b, func(int) [][]byte { return args })
+}
+
+func BenchmarkList_LPUSH_RPOP(b *testing.B) {
+	push := [][]byte{[]byte("LPUSH"), []byte("mylist"), []byte("xxx")}
+	pop := [][]byte{[]byte("RPOP"), []byte("mylist")}
+	benchOwner(b, func(i int) [][]byte {
+		if i%2 == 0 {
+			return push
+		}
+		return pop
+	})
+}

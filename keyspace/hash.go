@@ -8,17 +8,16 @@ import (
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace/internal/dict"
 	"github.com/minilock/minilock/keyspace/internal/ldouble"
-	"github.com/minilock/minilock/keyspace/internal/pack"
 	"github.com/minilock/minilock/resp"
 )
 
 // Hashes (t_hash.c). A small hash keeps its fields and values as pairs in
-// one pack (Redis's listpack encoding); past hash-max-listpack-entries
+// one hpack (Redis's listpack encoding); past hash-max-listpack-entries
 // fields or a field or value longer than hash-max-listpack-value it moves
 // to a dict (Redis's hashtable) for good.
 
 type hashValue struct {
-	small pack.Pack // field, value, field, value ... while big is nil
+	small hpack // while big is nil
 	big   *dict.Dict[string]
 	vals  int64 // bytes of big's values
 }
@@ -27,14 +26,14 @@ func (h *hashValue) len() int {
 	if h.big != nil {
 		return h.big.Len()
 	}
-	return h.small.Len() / 2
+	return h.small.len()
 }
 
 func (h *hashValue) size() int64 {
 	if h.big != nil {
 		return h.big.Size() + h.vals
 	}
-	return int64(h.small.Size())
+	return int64(h.small.size())
 }
 
 // get returns field's value.
@@ -43,9 +42,8 @@ func (h *hashValue) get(field []byte) ([]byte, bool) {
 		v, ok := h.big.Get(field)
 		return []byte(v), ok
 	}
-	if off := h.small.Find(field, 2); off >= 0 {
-		_, next := h.small.At(off)
-		v, _ := h.small.At(next)
+	if off := h.small.find(field); off >= 0 {
+		_, v, _ := h.small.at(off)
 		return v, true
 	}
 	return nil, false
@@ -66,17 +64,37 @@ func (h *hashValue) set(field, val []byte, enc *Encodings) bool {
 		h.vals += int64(len(val))
 		return h.big.Set(field, string(val))
 	}
-	if off := h.small.Find(field, 2); off >= 0 {
-		_, next := h.small.At(off)
-		h.small.Replace(next, val)
+	if off := h.small.find(field); off >= 0 {
+		h.small.setValue(off, val)
 		return false
 	}
-	h.small.Append(field)
-	h.small.Append(val)
+	h.small.add(field, val)
 	if h.len() > enc.HashMaxListpackEntries {
 		h.convert()
 	}
 	return true
+}
+
+// reserve grows a small hash's pack once for the fields among pairs
+// (field, value ...) that it does not hold yet, when they keep it small.
+func (h *hashValue) reserve(pairs [][]byte, enc *Encodings) {
+	if h.big != nil || len(pairs) < 4 || len(pairs)/2 > enc.HashMaxListpackEntries {
+		return // (too many to stay small: not worth a search each)
+	}
+	need, fields := 0, h.len()
+	for j := 0; j+1 < len(pairs); j += 2 {
+		f, v := pairs[j], pairs[j+1]
+		if len(f) > enc.HashMaxListpackValue || len(v) > enc.HashMaxListpackValue {
+			return
+		}
+		if h.small.find(f) < 0 {
+			need += pairSize(len(f), len(v))
+			fields++
+		}
+	}
+	if fields <= enc.HashMaxListpackEntries {
+		h.small.grow(need)
+	}
 }
 
 // del removes field and reports whether it was there.
@@ -86,8 +104,8 @@ func (h *hashValue) del(field []byte) bool {
 		h.vals -= int64(len(v))
 		return ok && h.big.Delete(field)
 	}
-	if off := h.small.Find(field, 2); off >= 0 {
-		h.small.Delete(off, 2)
+	if off := h.small.find(field); off >= 0 {
+		h.small.remove(off)
 		return true
 	}
 	return false
@@ -100,10 +118,9 @@ func (h *hashValue) each(f func(field, val []byte) bool) {
 		h.big.All(func(k string, v string) bool { return f([]byte(k), []byte(v)) })
 		return
 	}
-	for off := 0; off < h.small.End(); {
+	for off := 0; off < h.small.end(); {
 		var k, v []byte
-		k, off = h.small.At(off)
-		v, off = h.small.At(off)
+		k, v, off = h.small.at(off)
 		if !f(k, v) {
 			return
 		}
@@ -116,9 +133,7 @@ func (h *hashValue) random(k *Keyspace) ([]byte, []byte) {
 		f, v := h.big.Random(k.rng.IntN)
 		return []byte(f), []byte(v)
 	}
-	off := h.small.Offset(2 * k.rng.IntN(h.len()))
-	f, next := h.small.At(off)
-	v, _ := h.small.At(next)
+	f, v, _ := h.small.at(h.small.offset(k.rng.IntN(h.len())))
 	return f, v
 }
 
@@ -126,7 +141,7 @@ func (h *hashValue) convert() {
 	d := &dict.Dict[string]{}
 	var vals int64
 	h.each(func(f, v []byte) bool { d.Set(f, string(v)); vals += int64(len(v)); return true })
-	h.big, h.small, h.vals = d, pack.Pack{}, vals
+	h.big, h.small, h.vals = d, hpack{}, vals
 }
 
 // hashOf finds key's hash: nil when missing, errWrongType for another type.
@@ -161,6 +176,7 @@ func CmdHSet(k *Keyspace, c *Ctx, args [][]byte) error {
 	if err != nil {
 		return err
 	}
+	h.reserve(args[2:], &k.enc)
 	var added int64
 	for j := 2; j < len(args); j += 2 {
 		if h.set(args[j], args[j+1], &k.enc) {
@@ -565,7 +581,7 @@ func rangeArg(b []byte, lo, hi int64) (int64, error) {
 }
 
 func (h *hashValue) clone() value {
-	c := &hashValue{small: h.small.Clone(), vals: h.vals}
+	c := &hashValue{small: h.small.clone(), vals: h.vals}
 	if h.big != nil {
 		c.big = h.big.Clone()
 	}

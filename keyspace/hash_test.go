@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -48,5 +49,92 @@ func TestHashValueCountsValueBytes(t *testing.T) {
 	}
 	if h.big == nil {
 		t.Fatal("the hash never grew past its pack")
+	}
+}
+
+// A command that adds many fields grows a small hash's pack once, to its
+// size class, not once per class on the way (each step would leave the
+// last pack as garbage between other keys' packs); fields it already holds
+// reserve nothing.
+func TestHashReserveGrowsOnce(t *testing.T) {
+	enc := DefaultEncodings()
+	var pairs [][]byte
+	for j := range 100 {
+		pairs = append(pairs, []byte("field:"+strconv.Itoa(j)), []byte("value:"+strconv.Itoa(j*977)))
+	}
+	var h *hashValue
+	allocs := testing.AllocsPerRun(10, func() {
+		h = &hashValue{}
+		h.reserve(pairs, &enc)
+		for j := 0; j < len(pairs); j += 2 {
+			h.set(pairs[j], pairs[j+1], &enc)
+		}
+	})
+	if allocs > 4 { // the hashValue and its pack (and one more under -race)
+		t.Errorf("HSET of 100 fields: %.0f allocations", allocs)
+	}
+	if size, used := h.small.size(), h.small.end(); size > used+used/8+16 {
+		t.Errorf("pack holds %d bytes for %d", size, used)
+	}
+	before := h.small.size()
+	h.reserve(pairs, &enc)
+	if h.small.size() != before {
+		t.Errorf("reserving for fields already there grew the pack from %d to %d", before, h.small.size())
+	}
+}
+
+// An hpack driven by random adds, value changes and removes holds what a
+// model holds, in order, whichever header form its pairs take (lengths
+// under 16, the 15/15 pair that takes the long form, past 127).
+func TestHPackMatchesAModel(t *testing.T) {
+	for seed := uint64(1); seed <= 4; seed++ {
+		rng := rand.New(rand.NewPCG(seed, 13))
+		lengths := []int{0, 1, 7, 14, 15, 16, 17, 127, 128, 300}
+		str := func() []byte {
+			b := make([]byte, lengths[rng.IntN(len(lengths))])
+			for i := range b {
+				b[i] = byte('a' + rng.IntN(3))
+			}
+			return b
+		}
+		var p hpack
+		type pair struct{ f, v string }
+		var model []pair
+		for step := 0; step < 4000; step++ {
+			f := "f" + strconv.Itoa(rng.IntN(60))
+			if rng.IntN(4) == 0 {
+				f = string(str()) // of every length, now and then
+			}
+			i := slices.IndexFunc(model, func(x pair) bool { return x.f == f })
+			off := p.find([]byte(f))
+			if (i >= 0) != (off >= 0) || i >= 0 && p.offset(i) != off {
+				t.Fatalf("seed %d step %d: find(%q) = %d, model index %d", seed, step, f, off, i)
+			}
+			switch v := string(str()); {
+			case i < 0:
+				p.add([]byte(f), []byte(v))
+				model = append(model, pair{f, v})
+			case rng.IntN(2) == 0:
+				p.setValue(off, []byte(v))
+				model[i].v = v
+			default:
+				p.remove(off)
+				model = slices.Delete(model, i, i+1)
+			}
+			if p.len() != len(model) {
+				t.Fatalf("seed %d step %d: len %d, model %d", seed, step, p.len(), len(model))
+			}
+			j := 0
+			for off := 0; off < p.end(); j++ {
+				var f, v []byte
+				f, v, off = p.at(off)
+				if string(f) != model[j].f || string(v) != model[j].v {
+					t.Fatalf("seed %d step %d: pair %d is %q %q, model %q %q", seed, step, j, f, v, model[j].f, model[j].v)
+				}
+			}
+		}
+	}
+	if pairSize(15, 15) != 1+1+1+30 || pairSize(15, 14) != 1+29 || pairSize(16, 0) != 3+16 {
+		t.Fatalf("pair sizes %d %d %d", pairSize(15, 15), pairSize(15, 14), pairSize(16, 0))
 	}
 }

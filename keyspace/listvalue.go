@@ -50,10 +50,27 @@ func (l *listValue) size() int64 { return l.bytes + int64(len(l.chunks))*chunkHe
 // fits reports whether chunk p may take one more element of n bytes.
 func (l *listValue) fits(p *pack.Pack, n int) bool {
 	if l.fill >= 0 {
-		return p.Len() < max(l.fill, 1) && p.End()+n <= 8192
+		return p.Len() < max(l.fill, 1) && p.End()+n <= l.limit()
 	}
-	limit := 4096 << min(-l.fill-1, 4)
-	return p.End()+n+2 <= limit
+	return p.End()+n+2 <= l.limit()
+}
+
+// limit is the bytes a chunk holds at most (fits' bound).
+func (l *listValue) limit() int {
+	if l.fill >= 0 {
+		return 8192
+	}
+	return 4096 << min(-l.fill-1, 4)
+}
+
+// grow makes room in chunk p for an element of n bytes, doubling the chunk
+// (up to its limit) rather than growing it a size class at a time as a
+// pack grows: pushes are what a list's end chunks take, one after another,
+// and only those two chunks are ever part full.
+func (l *listValue) grow(p *pack.Pack, n int) {
+	if need := pack.EntrySize(n); p.Size()-p.End() < need {
+		p.Grow(max(need, min(p.End(), l.limit()-p.End())))
+	}
 }
 
 // resized accounts for a chunk whose size may have changed from old.
@@ -66,6 +83,7 @@ func (l *listValue) pushFront(v []byte) {
 	}
 	p := l.chunks[0]
 	old := p.Size()
+	l.grow(p, len(v))
 	p.Insert(0, v)
 	l.resized(p, old)
 	l.n++
@@ -80,6 +98,7 @@ func (l *listValue) pushBack(v []byte) {
 		l.tail = append(l.tail, p.End())
 	}
 	old := p.Size()
+	l.grow(p, len(v))
 	p.Append(v)
 	l.resized(p, old)
 	l.n++

@@ -338,6 +338,9 @@ pairs:
 		z = &zsetValue{}
 		o, i = k.create(c, args[1], kindZSet, z)
 	}
+	if z != nil && !xx {
+		z.reserve(args[idx:], scores, &k.enc)
+	}
 	for j := 0; z != nil && j < n; j++ {
 		member := args[idx+2*j+1]
 		score = scores[j]
@@ -361,11 +364,11 @@ pairs:
 			}
 			processed++
 			if score != cur {
-				z.put(member, score, &k.enc)
+				z.putKnown(member, score, &k.enc, false)
 				updated++
 			}
 		default:
-			z.put(member, score, &k.enc)
+			z.putKnown(member, score, &k.enc, true)
 			added++
 			processed++
 		}
@@ -637,6 +640,26 @@ func (z *zsetValue) selectRange(o zrangeOpts) (from, to, n int) {
 	// along the reported order (genericZrangebyscoreCommand).
 	var lo, hi int
 	switch {
+	case o.kind == zrScore && !o.rev && o.limit >= 0 && o.offset >= 0 && z.tree == nil:
+		// A pack walks forwards only, so finding the range's end
+		// walked the rest of the set: LIMIT bounds the walk, as
+		// Redis's stops at its count.
+		lo, hi = 0, -1
+		if r := o.score; !(r.min > r.max || r.min == r.max && (r.minex || r.maxex)) {
+			lo = z.firstScoreRank(r.gteMin)
+			hi = lo - 1
+			span := int64(size) // offset+limit, without overflowing
+			if o.offset < span && o.limit < span {
+				span = o.offset + o.limit
+			}
+			z.each(lo, int(min(int64(size-1), int64(lo)+span-1)), false, func(_ []byte, s float64) bool {
+				if r.lteMax(s) {
+					hi++
+					return true
+				}
+				return false
+			})
+		}
 	case o.kind == zrScore:
 		lo, hi = z.scoreRanks(o.score)
 	case o.rev:
@@ -742,9 +765,11 @@ func newZSetOf(items []zitem, enc *Encodings) *zsetValue {
 	}
 	z := &zsetValue{}
 	if small {
+		var buf [9]byte
+		base := int64(0)
 		for _, it := range items {
-			z.small.Append([]byte(it.member))
-			z.small.Append(packScore(it.score))
+			z.small.AppendJoined([]byte(it.member), packScore(&buf, it.score, base))
+			base = baseOf(it.score)
 		}
 		return z
 	}

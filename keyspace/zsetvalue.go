@@ -3,6 +3,7 @@ package keyspace
 import (
 	"encoding/binary"
 	"math"
+	"slices"
 	"unsafe"
 
 	"github.com/tidwall/btree"
@@ -71,31 +72,130 @@ func (z *zsetValue) remap(remap []uint32) {
 	})
 }
 
-// packScore is a score as a pack holds it. Redis's listpack keeps an
-// integral score as an integer, which loses the sign of -0: so does this.
-// An integral score below 2^53 in magnitude is its shortest two's
-// complement, big-endian, in 0 to 7 bytes (0 is no bytes); any other is
-// its float64's 8 bytes.
-func packScore(f float64) []byte {
-	if f == 0 {
-		return nil
-	}
-	if f == math.Trunc(f) && math.Abs(f) < 1<<53 {
-		n := int64(f)
-		w := 1
-		for w < 7 && (n < -1<<(8*w-1) || n >= 1<<(8*w-1)) {
-			w++
+// A small set's pack holds one entry per member, in order: the member's
+// bytes, then its score, written to be read from the entry's end, so that
+// a member costs one entry header, as a listpack element costs its header
+// and backlen. An integral score below 2^53 in magnitude is kept as the
+// difference d from the score before it (from 0 for the first member, or
+// after a member whose score is not such an integer), as zigzag(d)+1 in a
+// varint read backwards: the last byte holds the lowest 7 bits, and its top
+// bit says whether a byte with the next ones comes before it. Scores in
+// order are close, so most take a byte or two (a sliding window's ms
+// timestamps: 1 to 3 instead of 6). Any other score is its float64's 8
+// bytes and a 0 byte, which no varint of zigzag(d)+1 ends with. Redis's
+// listpack keeps an integral score as an integer, which loses the sign of
+// -0: so does this.
+
+// integral reports whether f is kept as an integer.
+func integral(f float64) bool { return f == math.Trunc(f) && math.Abs(f) < 1<<53 }
+
+// packScore returns score, following a member whose integer base is base
+// (its score, or 0), as an entry's suffix, in buf.
+func packScore(buf *[9]byte, score float64, base int64) []byte {
+	if integral(score) {
+		d := int64(score) - base
+		v := uint64(d<<1^d>>63) + 1
+		i := len(buf)
+		for {
+			i--
+			buf[i] = byte(v&0x7f) | 0x80
+			if v >>= 7; v == 0 {
+				break
+			}
 		}
-		b := make([]byte, w)
-		for i := w - 1; i >= 0; i-- {
-			b[i] = byte(n)
-			n >>= 8
-		}
-		return b
+		buf[i] &= 0x7f // the first byte: none of the score's before it
+		return buf[i:]
 	}
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], math.Float64bits(f))
-	return b[:]
+	binary.BigEndian.PutUint64(buf[:8], math.Float64bits(score))
+	buf[8] = 0
+	return buf[:]
+}
+
+// splitEntry returns an entry's member, and its score given the integer
+// base of the member before it; base becomes this member's.
+func splitEntry(e []byte, base *int64) ([]byte, float64) {
+	n := len(e) - 1
+	if c := e[n]; c < 0x80 && c != 0 { // the usual: a byte
+		v := uint64(c) - 1
+		*base += int64(v>>1) ^ -int64(v&1)
+		return e[:n:n], float64(*base)
+	}
+	if e[n] == 0 {
+		*base = 0
+		return e[: n-8 : n-8], math.Float64frombits(binary.BigEndian.Uint64(e[n-8:]))
+	}
+	var v uint64
+	shift := uint(0)
+	for ; ; n-- {
+		v |= uint64(e[n]&0x7f) << shift
+		shift += 7
+		if e[n]&0x80 == 0 {
+			break
+		}
+	}
+	v--
+	*base += int64(v>>1) ^ -int64(v&1)
+	return e[:n:n], float64(*base)
+}
+
+// memberLen returns the length of an entry's member.
+func memberLen(e []byte) int {
+	n := len(e) - 1
+	if c := e[n]; c < 0x80 && c != 0 {
+		return n
+	}
+	return memberLenLong(e)
+}
+
+func memberLenLong(e []byte) int {
+	n := len(e) - 1
+	if e[n] == 0 {
+		return n - 8
+	}
+	for e[n]&0x80 != 0 {
+		n--
+	}
+	return n
+}
+
+// zwalk walks a small set's pack in order. It keeps offsets, not slices,
+// so that a step writes no pointer (and pays no write barrier).
+type zwalk struct {
+	off, next int // the current entry's offset, the next one's
+	m0, m1    int // the current member's bytes in the pack
+	base      int64
+	score     float64
+}
+
+// step moves to the next entry; false at the end.
+func (w *zwalk) step(p *pack.Pack) bool {
+	if w.next >= p.End() {
+		return false
+	}
+	e, next := p.At(w.next)
+	w.off, w.next, w.m0 = w.next, next, next-len(e)
+	if c := e[len(e)-1]; c < 0x80 && c != 0 { // the usual: a byte
+		v := uint64(c) - 1
+		w.base += int64(v>>1) ^ -int64(v&1)
+		w.m1, w.score = next-1, float64(w.base)
+		return true
+	}
+	m, score := splitEntry(e, &w.base)
+	w.m1, w.score = w.m0+len(m), score
+	return true
+}
+
+// member is the current member's bytes, the pack's.
+func (w *zwalk) member(p *pack.Pack) []byte { return p.Bytes(w.m0, w.m1) }
+
+// rewrite re-encodes the entry at off, whose member and score are as
+// given, after a member whose integer base is base: its neighbour before
+// it changed.
+func (z *zsetValue) rewrite(off int, member []byte, score float64, base int64) {
+	var buf [9]byte
+	var scratch [80]byte
+	e := append(scratch[:0], member...) // member is the pack's: Replace moves it
+	z.small.Replace(off, append(e, packScore(&buf, score, base)...))
 }
 
 // transient views b as a string without copying it, for a comparison that
@@ -103,26 +203,23 @@ func packScore(f float64) []byte {
 // a pack with string(m) allocated once per member compared.)
 func transient(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
 
-func unpackScore(b []byte) float64 {
-	if len(b) == 8 {
-		return math.Float64frombits(binary.BigEndian.Uint64(b))
-	}
-	var n int64
-	for i, c := range b {
-		if i == 0 {
-			n = int64(int8(c))
-		} else {
-			n = n<<8 | int64(c)
+// find returns the offset of member's entry in a small set, or -1.
+func (z *zsetValue) find(member []byte) int {
+	for off := 0; off < z.small.End(); {
+		e, next := z.small.At(off)
+		if n := memberLen(e); n == len(member) && string(e[:n]) == string(member) {
+			return off
 		}
+		off = next
 	}
-	return float64(n)
+	return -1
 }
 
 func (z *zsetValue) len() int {
 	if z.tree != nil {
 		return z.tree.Len()
 	}
-	return z.small.Len() / 2
+	return z.small.Len()
 }
 
 // zitemBytes is what the index holds per member beside the dict's entry:
@@ -141,21 +238,29 @@ func (z *zsetValue) score(member []byte) (float64, bool) {
 	if z.tree != nil {
 		return z.dict.Get(member)
 	}
-	if off := z.small.Find(member, 2); off >= 0 {
-		_, next := z.small.At(off)
-		s, _ := z.small.At(next)
-		return unpackScore(s), true
+	// A member's score depends on the ones before it: find it by its
+	// bytes alone first, then decode the scores up to it.
+	off := z.find(member)
+	if off < 0 {
+		return 0, false
 	}
-	return 0, false
+	w := zwalk{}
+	for w.step(&z.small) && w.off < off {
+	}
+	return w.score, true
 }
 
 // put sets member's score (inserting it, or moving it), converting the set
 // when it outgrows enc.
 func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
-	if z.tree == nil {
-		if _, exists := z.score(member); !exists && (z.len()+1 > enc.ZSetMaxListpackEntries || len(member) > enc.ZSetMaxListpackValue) {
-			z.convert()
-		}
+	z.putKnown(member, score, enc, z.tree == nil && z.find(member) < 0)
+}
+
+// putKnown is put told whether member is new to a small set (ZADD has
+// looked it up already; a search of a pack is a walk).
+func (z *zsetValue) putKnown(member []byte, score float64, enc *Encodings, isNew bool) {
+	if z.tree == nil && isNew && (z.len()+1 > enc.ZSetMaxListpackEntries || len(member) > enc.ZSetMaxListpackValue) {
+		z.convert()
 	}
 	if z.tree != nil {
 		if i, ok := z.dict.Find(member); ok {
@@ -172,21 +277,78 @@ func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 		z.tree.Set(mkznode(score, i))
 		return
 	}
-	z.del(member)
-	// Insert before the first pair that orders after (score, member).
+	if !isNew {
+		if off := z.find(member); off >= 0 {
+			z.delAt(off)
+		}
+	}
+	// Insert before the first member that orders after (score, member),
+	// and re-encode that one after the new one.
 	it := zitem{score, transient(member)}
-	off := 0
-	for off < z.small.End() {
-		m, next := z.small.At(off)
-		s, after := z.small.At(next)
-		if zless(it, zitem{unpackScore(s), transient(m)}) {
+	w := zwalk{}
+	base, found := int64(0), false
+	for {
+		base = w.base
+		if found = w.step(&z.small); !found || zless(it, zitem{w.score, transient(w.member(&z.small))}) {
 			break
 		}
-		off = after
 	}
-	z.small.Insert(off, member)
-	_, next := z.small.At(off)
-	z.small.Insert(next, packScore(score))
+	off := z.small.End()
+	var scratch [80]byte
+	var next []byte
+	if found {
+		off = w.off
+		next = append(scratch[:0], w.member(&z.small)...) // the pack's bytes move
+	}
+	var buf [9]byte
+	z.small.InsertJoined(off, member, packScore(&buf, score, base))
+	if found {
+		_, after := z.small.At(off)
+		z.rewrite(after, next, w.score, baseOf(score))
+	}
+}
+
+// baseOf is the integer base a member of this score gives the next one.
+func baseOf(score float64) int64 {
+	if integral(score) {
+		return int64(score)
+	}
+	return 0
+}
+
+// reserve grows a small set's pack once for the members among pairs
+// (score, member ...; scores parsed) that it does not hold yet, when they
+// keep it small.
+func (z *zsetValue) reserve(pairs [][]byte, scores []float64, enc *Encodings) {
+	if z.tree != nil || len(scores) < 2 || len(scores) > enc.ZSetMaxListpackEntries {
+		return // (too many to stay small: not worth a search each)
+	}
+	// The new members' scores, in order, each after the one before: the
+	// bytes they take if they land together, as in a new set.
+	news := make([]float64, 0, len(scores))
+	need, n := 0, z.len()
+	for j, s := range scores {
+		m := pairs[2*j+1]
+		if len(m) > enc.ZSetMaxListpackValue {
+			return
+		}
+		if z.find(m) < 0 {
+			need += pack.EntrySize(len(m))
+			news = append(news, s)
+			n++
+		}
+	}
+	if n > enc.ZSetMaxListpackEntries {
+		return
+	}
+	slices.Sort(news)
+	var buf [9]byte
+	base := int64(0)
+	for _, s := range news {
+		need += len(packScore(&buf, s, base))
+		base = baseOf(s)
+	}
+	z.small.Grow(need)
 }
 
 // del removes member and reports whether it was there.
@@ -200,11 +362,30 @@ func (z *zsetValue) del(member []byte) bool {
 		z.dict.DeleteMoving(member, z.remap)
 		return true
 	}
-	if off := z.small.Find(member, 2); off >= 0 {
-		z.small.Delete(off, 2)
-		return true
+	off := z.find(member)
+	if off < 0 {
+		return false
 	}
-	return false
+	z.delAt(off)
+	return true
+}
+
+// delAt removes a small set's entry at off, re-encoding the next one.
+func (z *zsetValue) delAt(off int) {
+	w := zwalk{}
+	for w.next < off {
+		w.step(&z.small)
+	}
+	base := w.base // after the entry before off
+	w.step(&z.small)
+	if !w.step(&z.small) {
+		z.small.Delete(off, 1)
+		return
+	}
+	var scratch [80]byte
+	next := append(scratch[:0], w.member(&z.small)...)
+	z.small.Delete(off, 1)
+	z.rewrite(off, next, w.score, base)
 }
 
 // newZTree is an empty index whose items' members are d's.
@@ -240,9 +421,10 @@ func (z *zsetValue) at(i int) ([]byte, float64) {
 		it := z.itemAt(i)
 		return []byte(it.member), it.score
 	}
-	m, next := z.small.At(z.small.Offset(2 * i))
-	s, _ := z.small.At(next)
-	return m, unpackScore(s)
+	w := zwalk{}
+	for ; i >= 0 && w.step(&z.small); i-- {
+	}
+	return w.member(&z.small), w.score
 }
 
 // firstRank returns the lowest rank whose member satisfies pred, or len
@@ -253,13 +435,10 @@ func (z *zsetValue) firstRank(pred func(zitem) bool) int {
 		return z.firstNode(func(n znode) bool { return pred(z.item(n)) })
 	}
 	i := 0
-	for off := 0; off < z.small.End(); i++ {
-		m, next := z.small.At(off)
-		s, after := z.small.At(next)
-		if pred(zitem{unpackScore(s), transient(m)}) {
+	for w := (zwalk{}); w.step(&z.small); i++ {
+		if pred(zitem{w.score, transient(w.member(&z.small))}) {
 			return i
 		}
-		off = after
 	}
 	return i
 }
@@ -284,7 +463,13 @@ func (z *zsetValue) firstScoreRank(pred func(float64) bool) int {
 	if z.tree != nil {
 		return z.firstNode(func(n znode) bool { return pred(n.score()) })
 	}
-	return z.firstRank(func(it zitem) bool { return pred(it.score) })
+	i := 0
+	for w := (zwalk{}); w.step(&z.small); i++ {
+		if pred(w.score) {
+			break
+		}
+	}
+	return i
 }
 
 // rank returns member's rank (0 is the lowest).
@@ -327,30 +512,30 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 		}
 		return
 	}
+	w := zwalk{}
+	for i := 0; i < from && w.step(&z.small); i++ {
+	}
 	if !reverse {
-		off := z.small.Offset(2 * from)
-		for i := from; i <= to; i++ {
-			var m, s []byte
-			m, off = z.small.At(off)
-			s, off = z.small.At(off)
-			if !f(m, unpackScore(s)) {
+		for i := from; i <= to && w.step(&z.small); i++ {
+			if !f(w.member(&z.small), w.score) {
 				return
 			}
 		}
 		return
 	}
-	// A pack walks forwards only: collect the offsets, then go back.
-	offs := make([]int, 0, to-from+1)
-	off := z.small.Offset(2 * from)
-	for i := from; i <= to; i++ {
-		offs = append(offs, off)
-		_, off = z.small.At(off)
-		_, off = z.small.At(off)
+	// A pack walks forwards only: collect the offsets and scores, then go
+	// back.
+	type at struct {
+		off, mlen int
+		score     float64
 	}
-	for i := len(offs) - 1; i >= 0; i-- {
-		m, next := z.small.At(offs[i])
-		s, _ := z.small.At(next)
-		if !f(m, unpackScore(s)) {
+	ats := make([]at, 0, to-from+1)
+	for i := from; i <= to && w.step(&z.small); i++ {
+		ats = append(ats, at{w.off, w.m1 - w.m0, w.score})
+	}
+	for i := len(ats) - 1; i >= 0; i-- {
+		e, _ := z.small.At(ats[i].off)
+		if !f(e[:ats[i].mlen:ats[i].mlen], ats[i].score) {
 			return
 		}
 	}
@@ -380,9 +565,11 @@ func (z *zsetValue) shrinkIfSmall(enc *Encodings) {
 		return
 	}
 	var p pack.Pack
+	var buf [9]byte
+	base := int64(0)
 	z.tree.Scan(func(it znode) bool {
-		p.Append([]byte(z.dict.Key(it.slot)))
-		p.Append(packScore(it.score()))
+		p.AppendJoined([]byte(z.dict.Key(it.slot)), packScore(&buf, it.score(), base))
+		base = baseOf(it.score())
 		return true
 	})
 	z.small, z.tree, z.dict = p, nil, nil

@@ -5,14 +5,25 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 )
 
 // A large sorted set driven by random adds, moves and deletes (many ties,
 // -0 and 0, enough deletes to compact its dict, clones along the way)
-// holds what a model holds, in Redis's order.
+// holds what a model holds, in Redis's order; and so does a small one,
+// packed throughout (thresholds out of reach).
 func TestZSetValueMatchesAModel(t *testing.T) {
+	for _, small := range []bool{false, true} {
+		t.Run(map[bool]string{false: "large", true: "small"}[small], func(t *testing.T) { testZSetValueModel(t, small) })
+	}
+}
+
+func testZSetValueModel(t *testing.T, small bool) {
 	enc := DefaultEncodings()
+	if small {
+		enc.ZSetMaxListpackEntries = 1 << 20
+	}
 	for seed := uint64(1); seed <= 3; seed++ {
 		rng := rand.New(rand.NewPCG(seed, 11))
 		z := &zsetValue{}
@@ -44,9 +55,33 @@ func TestZSetValueMatchesAModel(t *testing.T) {
 				if r, ok := z.rank(m); !ok || r != i {
 					t.Fatalf("seed %d step %d: rank(%q) = %d, %v; want %d", seed, step, m, r, ok, i)
 				}
+				if sc, ok := z.score(m); !ok || math.Float64bits(sc) != math.Float64bits(s) {
+					t.Fatalf("seed %d step %d: score(%q) = %v, %v; want %v", seed, step, m, sc, ok, s)
+				}
 				i++
 				return true
 			})
+			if len(want) == 0 {
+				return
+			}
+			// Backwards over a middle range, and rank by rank.
+			from, to := len(want)/4, len(want)-1-len(want)/4
+			j := to
+			z.each(from, to, true, func(m []byte, s float64) bool {
+				if string(m) != want[j].member || math.Float64bits(s) != math.Float64bits(want[j].score) {
+					t.Fatalf("seed %d step %d: backwards, rank %d is %q %v, want %q %v", seed, step, j, m, s, want[j].member, want[j].score)
+				}
+				j--
+				return true
+			})
+			if j != from-1 {
+				t.Fatalf("seed %d step %d: backwards from %d to %d stopped at %d", seed, step, to, from, j)
+			}
+			for _, r := range []int{0, from, to, len(want) - 1} {
+				if m, s := z.at(r); string(m) != want[r].member || math.Float64bits(s) != math.Float64bits(want[r].score) {
+					t.Fatalf("seed %d step %d: at(%d) is %q %v, want %q %v", seed, step, r, m, s, want[r].member, want[r].score)
+				}
+			}
 		}
 		for step := 0; step < 20000; step++ {
 			m := "m" + strconv.Itoa(rng.IntN(1500))
@@ -59,6 +94,12 @@ func TestZSetValueMatchesAModel(t *testing.T) {
 				delete(model, m)
 			default:
 				s := float64(rng.IntN(20) - 10)
+				switch rng.IntN(10) {
+				case 0:
+					s += 0.5 // a float in a pack
+				case 1:
+					s *= 1e12 // a wide integer
+				}
 				if s == 0 && rng.IntN(2) == 0 {
 					s = math.Copysign(0, -1)
 				}
@@ -98,26 +139,122 @@ func maps(m map[string]float64) map[string]float64 {
 	return c
 }
 
-// A pack's score reads back as it was written (-0 as 0), in as few bytes
-// as an integral score needs.
+// A small set's entry reads back as it was written (-0 as 0), whatever
+// the member's bytes, its score in as few bytes as an integral score
+// needs.
 func TestPackScoreRoundTrip(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 5))
-	scores := []float64{0, math.Copysign(0, -1), 1, -1, 127, 128, -128, -129, 255, 256, 32767, 32768, -32769,
+	scores := []float64{0, math.Copysign(0, -1), 1, -1, 63, 64, -64, -65, 127, 128, -128, -129, 255, 256, 8191, 8192, -8192, -8193, 32767, 32768, -32769,
 		1<<53 - 1, -(1<<53 - 1), 1 << 53, -(1 << 53), 1e300, -1e300, 0.5, -2.25, math.Inf(1), math.Inf(-1),
-		math.SmallestNonzeroFloat64, math.MaxFloat64, 1 << 62, -(1 << 63)}
+		math.SmallestNonzeroFloat64, math.MaxFloat64, 1 << 62, -(1 << 63), 1764000000000}
 	for i := 0; i < 10000; i++ {
-		scores = append(scores, float64(rng.Int64N(1<<54)-1<<53), rng.NormFloat64()*1e6, math.Float64frombits(rng.Uint64()))
+		scores = append(scores, float64(rng.Int64N(1<<54)-1<<53), float64(rng.Int64N(1<<20)-1<<19), rng.NormFloat64()*1e6, math.Float64frombits(rng.Uint64()))
 	}
-	for _, f := range scores {
+	members := [][]byte{nil, {0}, {0x80}, {0xff, 0}, []byte("member:1"), {0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}
+	for i, f := range scores {
 		if math.IsNaN(f) {
 			continue
 		}
-		b := packScore(f)
-		if got := unpackScore(b); math.Float64bits(got) != math.Float64bits(f+0) {
-			t.Fatalf("%v packs as %x, reads back as %v", f, b, got)
+		member := members[i%len(members)]
+		if i%7 == 0 {
+			member = make([]byte, rng.IntN(20))
+			for j := range member {
+				member[j] = byte(rng.IntN(256))
+			}
 		}
-		if f == math.Trunc(f) && math.Abs(f) < 1<<15 && len(b) > 2 {
+		var buf [9]byte
+		b := packScore(&buf, f, 0)
+		base := int64(0)
+		m, got := splitEntry(append(append([]byte(nil), member...), b...), &base)
+		if math.Float64bits(got) != math.Float64bits(f+0) || string(m) != string(member) || base != baseOf(f) {
+			t.Fatalf("%q %v packs as %x, reads back as %q %v (base %d)", member, f, b, m, got, base)
+		}
+		// After another integral score, as the difference from it.
+		prev := float64(rng.Int64N(1<<54) - 1<<53)
+		if i%3 == 0 {
+			prev = f + float64(rng.IntN(1000))
+		}
+		if integral(prev) {
+			d := packScore(&buf, f, baseOf(prev))
+			base := baseOf(prev)
+			if m, got := splitEntry(append(append([]byte(nil), member...), d...), &base); math.Float64bits(got) != math.Float64bits(f+0) || string(m) != string(member) || base != baseOf(f) {
+				t.Fatalf("%q %v after %v packs as %x, reads back as %q %v", member, f, prev, d, m, got)
+			}
+			if integral(f) && math.Abs(f-prev) < 64 && len(d) > 1 {
+				t.Fatalf("%v after %v packs in %d bytes", f, prev, len(d))
+			}
+		}
+		if f == math.Trunc(f) && math.Abs(f) < 8192 && len(b) > 2 || f == math.Trunc(f) && math.Abs(f) < 1<<40 && len(b) > 6 || len(b) > 9 {
 			t.Fatalf("%v packs in %d bytes", f, len(b))
+		}
+	}
+}
+
+// ZADD of many members grows a small set's pack once (see
+// TestHashReserveGrowsOnce); members already there reserve nothing.
+func TestZSetReserveGrowsOnce(t *testing.T) {
+	enc := DefaultEncodings()
+	var pairs [][]byte
+	var scores []float64
+	for j := range 100 {
+		scores = append(scores, float64(j*7919))
+		pairs = append(pairs, []byte(strconv.Itoa(j*7919)), []byte("member:"+strconv.Itoa(j)))
+	}
+	var z *zsetValue
+	allocs := testing.AllocsPerRun(10, func() {
+		z = &zsetValue{}
+		z.reserve(pairs, scores, &enc)
+		for j, s := range scores {
+			z.put(pairs[2*j+1], s, &enc)
+		}
+	})
+	if allocs > 4 {
+		t.Errorf("ZADD of 100 members: %.0f allocations", allocs)
+	}
+	if size, used := z.small.Size(), z.small.End(); size > used+used/8+16 {
+		t.Errorf("pack holds %d bytes for %d", size, used)
+	}
+	before := z.small.Size()
+	z.reserve(pairs, scores, &enc)
+	if z.small.Size() != before {
+		t.Errorf("reserving for members already there grew the pack from %d to %d", before, z.small.Size())
+	}
+}
+
+// ZRANGEBYSCORE with LIMIT on a packed set stops its walk at the limit; it
+// answers as the same set converted to its index does, huge offsets and
+// counts included.
+func TestZRangeByScoreLimitPackedAsIndexed(t *testing.T) {
+	h := newKSTest(t)
+	rng := rand.New(rand.NewPCG(21, 4))
+	for j := range 100 {
+		s := strconv.Itoa(rng.IntN(40) - 20)
+		h.run("ZADD", "small", s, "m"+strconv.Itoa(j))
+		h.run("ZADD", "big", s, "m"+strconv.Itoa(j))
+	}
+	h.run("ZADD", "big", "0", strings.Repeat("x", 100)) // past zset-max-listpack-value: converted
+	h.run("ZREM", "big", strings.Repeat("x", 100))
+	h.k.DoFunc(func() {
+		for _, key := range []string{"small", "big"} {
+			i, _ := h.k.dbs[0].lookup([]byte(key))
+			if z := h.k.dbs[0].slots[i].obj.v.(*zsetValue); (z.tree != nil) != (key == "big") {
+				t.Errorf("%s: indexed %v", key, z.tree != nil)
+			}
+		}
+	})
+	bounds := []string{"-inf", "+inf", "(0", "5", "(-3", "-20", "19", "(19"}
+	counts := []string{"0", "1", "3", "-1", "1000", "9223372036854775807"}
+	offsets := []string{"0", "1", "7", "99", "100", "9223372036854775807"}
+	for i := 0; i < 2000; i++ {
+		args := []string{"ZRANGEBYSCORE", "", bounds[rng.IntN(len(bounds))], bounds[rng.IntN(len(bounds))], "LIMIT", offsets[rng.IntN(len(offsets))], counts[rng.IntN(len(counts))]}
+		if rng.IntN(2) == 0 {
+			args = append(args, "WITHSCORES")
+		}
+		args[1] = "small"
+		small := h.run(args...)
+		args[1] = "big"
+		if big := h.run(args...); small != big {
+			t.Fatalf("%q: packed %q, indexed %q", args[2:], small, big)
 		}
 	}
 }

@@ -67,6 +67,10 @@ func run(args []string) int {
 		// million lock keys at or below redis-server's (see README,
 		// Performance) for a few percent more CPU spent collecting.
 		debug.SetGCPercent(50)
+		// And an idle server gives its garbage back (gc.go).
+		stop := make(chan struct{})
+		defer close(stop)
+		go releaseWhenIdle(stop)
 	}
 	cfg := opts.server
 	if file != "" {

@@ -15,7 +15,8 @@ func TestPackMatchesASlice(t *testing.T) {
 		var model [][]byte
 		for step := 0; step < 5000; step++ {
 			v := bytes.Repeat([]byte{byte('a' + rng.IntN(26))}, rng.IntN(300))
-			switch op := rng.IntN(4); {
+			before := p.Size()
+			switch op := rng.IntN(8); {
 			case op == 0 || len(model) == 0:
 				p.Append(v)
 				model = append(model, v)
@@ -23,6 +24,24 @@ func TestPackMatchesASlice(t *testing.T) {
 				i := rng.IntN(len(model) + 1)
 				p.Insert(p.Offset(i), v)
 				model = append(model[:i], append([][]byte{v}, model[i:]...)...)
+			case op == 4:
+				w := v[:rng.IntN(len(v)+1)]
+				p.AppendPair(v, w)
+				model = append(model, v, w)
+			case op == 5:
+				w := v[:rng.IntN(len(v)+1)]
+				i := rng.IntN(len(model) + 1)
+				p.InsertPair(p.Offset(i), v, w)
+				model = append(model[:i], append([][]byte{v, w}, model[i:]...)...)
+			case op == 6:
+				w := v[:rng.IntN(len(v)+1)]
+				p.AppendJoined(v, w)
+				model = append(model, append(append([]byte(nil), v...), w...))
+			case op == 7:
+				w := v[:rng.IntN(len(v)+1)]
+				i := rng.IntN(len(model) + 1)
+				p.InsertJoined(p.Offset(i), v, w)
+				model = append(model[:i], append([][]byte{append(append([]byte(nil), v...), w...)}, model[i:]...)...)
 			case op == 2:
 				i := rng.IntN(len(model))
 				p.Replace(p.Offset(i), v)
@@ -35,6 +54,12 @@ func TestPackMatchesASlice(t *testing.T) {
 			}
 			if p.Len() != len(model) {
 				t.Fatalf("seed %d step %d: Len %d, model %d", seed, step, p.Len(), len(model))
+			}
+			// A pack that grew holds no more than its size class: Go's
+			// classes are at most an eighth apart up to 32 KiB, whole
+			// pages past it.
+			if grew := p.Size() > before; grew && p.Size() > p.End()+p.End()/8+16 && p.Size() > p.End()+8192 {
+				t.Fatalf("seed %d step %d: %d bytes held for %d", seed, step, p.Size(), p.End())
 			}
 			i := 0
 			for off := 0; off < p.End(); i++ {
