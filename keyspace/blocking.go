@@ -107,16 +107,3 @@ func (k *Keyspace) ZPopWithKey(c *Ctx, key []byte, maxEnd bool, count int64, mul
 	}
 	return k.zpop(c, [][]byte{key}, maxEnd, -1, true, false, false)
 }
-
-// ParseMPop parses the numkeys, keys, end and COUNT of BLMPOP (LEFT|RIGHT)
-// or BZMPOP (MIN|MAX, when zset) from args[at] on: the keys, whether the
-// second end (RIGHT, MAX) was named, and the count.
-func ParseMPop(args [][]byte, at int, zset bool) ([][]byte, bool, int64, error) {
-	if zset {
-		return parseMPop(args, at, "min", "max")
-	}
-	return parseMPop(args, at, "left", "right")
-}
-
-// ListEnd parses LEFT (true) or RIGHT, as BLMOVE's arguments.
-func ListEnd(b []byte) (bool, error) { return listEnd(b) }

@@ -3,6 +3,7 @@ package keyspace
 import (
 	"bytes"
 
+	"github.com/minilock/minilock/internal/cmdargs"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -268,7 +269,7 @@ func CmdRPop(k *Keyspace, c *Ctx, args [][]byte) error { return k.pop(c, args, f
 
 // LMPOP numkeys key [key ...] LEFT|RIGHT [COUNT count]
 func CmdLMPop(k *Keyspace, c *Ctx, args [][]byte) error {
-	keys, right, count, err := parseMPop(args, 1, "left", "right")
+	keys, right, count, err := cmdargs.MPop(args, 1, "left", "right")
 	if err != nil {
 		return err
 	}
@@ -480,11 +481,11 @@ func CmdLRem(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // LMOVE source destination LEFT|RIGHT LEFT|RIGHT
 func CmdLMove(k *Keyspace, c *Ctx, args [][]byte) error {
-	from, err := listEnd(args[3])
+	from, err := cmdargs.ListEnd(args[3])
 	if err != nil {
 		return err
 	}
-	to, err := listEnd(args[4])
+	to, err := cmdargs.ListEnd(args[4])
 	if err != nil {
 		return err
 	}
@@ -494,17 +495,6 @@ func CmdLMove(k *Keyspace, c *Ctx, args [][]byte) error {
 // RPOPLPUSH source destination
 func CmdRPopLPush(k *Keyspace, c *Ctx, args [][]byte) error {
 	return k.Move(c, args[1], args[2], false, true)
-}
-
-// listEnd parses LEFT (true) or RIGHT (false).
-func listEnd(b []byte) (bool, error) {
-	switch {
-	case equalFold(b, "left"):
-		return true, nil
-	case equalFold(b, "right"):
-		return false, nil
-	}
-	return false, resp.ErrSyntax
 }
 
 // Move pops an element from one end of src and pushes it at one end of dst

@@ -1,6 +1,7 @@
 package keyspace
 
 import (
+	"github.com/minilock/minilock/internal/cmdargs"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -137,18 +138,4 @@ func (k *Keyspace) changedNotify(c *Ctx, key []byte, i uint32, o *object, class 
 	}
 }
 
-func equalFold(b []byte, lower string) bool {
-	if len(b) != len(lower) {
-		return false
-	}
-	for i := range b {
-		c := b[i]
-		if 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
-		}
-		if c != lower[i] {
-			return false
-		}
-	}
-	return true
-}
+func equalFold(b []byte, lower string) bool { return cmdargs.EqualFold(b, lower) }

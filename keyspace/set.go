@@ -3,6 +3,7 @@ package keyspace
 import (
 	"math"
 
+	"github.com/minilock/minilock/internal/cmdargs"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -431,7 +432,7 @@ func CmdSDiffStore(k *Keyspace, c *Ctx, args [][]byte) error {
 }
 
 var (
-	errNumKeysPositive = resp.NewError("numkeys should be greater than 0")
+	errNumKeysPositive = cmdargs.ErrNumKeysPositive
 	errNumKeysTooMany  = resp.NewError("Number of keys can't be greater than number of args")
 	errLimitNegative   = resp.NewError("LIMIT can't be negative")
 )

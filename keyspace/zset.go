@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/minilock/minilock/internal/cmdargs"
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
 )
@@ -21,7 +22,6 @@ var (
 	errLimitRank     = resp.NewError("syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")
 	errScoresLex     = resp.NewError("syntax error, WITHSCORES not supported in combination with BYLEX")
 	errWeightFloat   = resp.NewError("weight value is not a float")
-	errCountPositive = resp.NewError("count should be greater than 0")
 )
 
 // zsetOf finds key's sorted set: nil when missing, errWrongType for
@@ -970,50 +970,11 @@ func (k *Keyspace) zpopCmd(c *Ctx, args [][]byte, maxEnd bool) error {
 
 // ZMPOP numkeys key [key ...] MIN|MAX [COUNT count]
 func CmdZMPop(k *Keyspace, c *Ctx, args [][]byte) error {
-	keys, maxEnd, count, err := parseMPop(args, 1, "min", "max")
+	keys, maxEnd, count, err := cmdargs.MPop(args, 1, "min", "max")
 	if err != nil {
 		return err
 	}
 	return k.zpop(c, keys, maxEnd, count, true, true, true)
-}
-
-// parseMPop parses [LZ]MPOP's numkeys key ... <left> | <right> [COUNT n]
-// from numkeys at args[at]: the keys, whether the second word was given,
-// and the count (1 when not given).
-func parseMPop(args [][]byte, at int, first, second string) ([][]byte, bool, int64, error) {
-	numkeys, err := intArg(args[at])
-	if err != nil || numkeys < 1 {
-		return nil, false, 0, errNumKeysPositive
-	}
-	where := at + 1 + int(min(numkeys, int64(len(args))))
-	if numkeys >= int64(len(args)) || where >= len(args) {
-		return nil, false, 0, resp.ErrSyntax
-	}
-	var second2 bool
-	switch {
-	case equalFold(args[where], first):
-	case equalFold(args[where], second):
-		second2 = true
-	default:
-		return nil, false, 0, resp.ErrSyntax
-	}
-	count := int64(-1)
-	for j := where + 1; j < len(args); j++ {
-		if count == -1 && equalFold(args[j], "count") && j+1 < len(args) {
-			j++
-			n, err := intArg(args[j])
-			if err != nil || n < 1 {
-				return nil, false, 0, errCountPositive
-			}
-			count = n
-			continue
-		}
-		return nil, false, 0, resp.ErrSyntax
-	}
-	if count == -1 {
-		count = 1
-	}
-	return args[at+1 : where], second2, count, nil
 }
 
 // zsource is one input of ZUNION, ZINTER and ZDIFF: a sorted set, a set

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/minilock/minilock/internal/cmdargs"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
 )
@@ -287,7 +288,7 @@ func cmdBLMPop(x *call, args [][]byte) error { return bmpop(x, args, false) }
 func cmdBZMPop(x *call, args [][]byte) error { return bmpop(x, args, true) }
 
 func bmpop(x *call, args [][]byte, zset bool) error {
-	keys, second, count, err := keyspace.ParseMPop(args, 2, zset)
+	keys, second, count, err := parseMPop(args, zset)
 	if err != nil {
 		return err
 	}
@@ -310,11 +311,11 @@ func bmpop(x *call, args [][]byte, zset bool) error {
 
 // BLMOVE source destination LEFT|RIGHT LEFT|RIGHT timeout
 func cmdBLMove(x *call, args [][]byte) error {
-	from, err := keyspace.ListEnd(args[3])
+	from, err := cmdargs.ListEnd(args[3])
 	if err != nil {
 		return err
 	}
-	to, err := keyspace.ListEnd(args[4])
+	to, err := cmdargs.ListEnd(args[4])
 	if err != nil {
 		return err
 	}
@@ -491,4 +492,13 @@ func (c *client) ownRest() {
 		}
 		c.batch[j].Args = own
 	}
+}
+
+// parseMPop parses BLMPOP's (LEFT|RIGHT) or BZMPOP's (MIN|MAX, when zset)
+// numkeys, keys, end and COUNT, after the timeout.
+func parseMPop(args [][]byte, zset bool) ([][]byte, bool, int64, error) {
+	if zset {
+		return cmdargs.MPop(args, 2, "min", "max")
+	}
+	return cmdargs.MPop(args, 2, "left", "right")
 }
