@@ -30,20 +30,17 @@ var invFact = func() (t [28]dd) {
 	return t
 }()
 
-// expParts splits exp(x) = 2^k * (1+u) with u kept to about 100 bits
-// relative to itself (so that log can use exp(x)-1 near x = 0). x is a
-// double-double with |x.hi| < 750.
-func expParts(x dd) (int, dd) {
+// expPartsSlow splits exp(x) = 2^k * (1+u) with u kept to about 100 bits
+// relative to itself, by squaring: exp(r) = exp(r/2^10)^(2^10). It only
+// builds expTable.
+func expPartsSlow(x dd) (int, dd) {
 	k := math.Round(x.hi * invLn2)
 	r := sub(x, twoProd(k, ln2a))
 	r = sub(r, twoProd(k, ln2b))
 	r = sub(r, dd{k * ln2c, 0})
-	// exp(r) = exp(r/2^10)^(2^10); the series for r/2^10 (|r| < 2^-11)
-	// needs 9 terms, each squaring doubles the relative error.
+	// The series for r/2^10 (|r| < 2^-11) needs 9 terms; each squaring
+	// doubles the relative error.
 	const halvings = 10
-	if math.Abs(r.hi) < 0x1p-900 {
-		return int(k), r // exp(r)-1 = r to far below a double's precision
-	}
 	r = scale(r, -halvings)
 	u := invFact[9]
 	for n := 8; n >= 1; n-- {
@@ -55,6 +52,54 @@ func expParts(x dd) (int, dd) {
 		u = add(scale(u, 1), mul(u, u))
 	}
 	return int(k), u
+}
+
+// expTable[j] is 2^(j/expN) - 1 as a double-double.
+const expN = 256
+
+var expTable = func() (t [expN]dd) {
+	for j := range t {
+		// j/N * ln2 in double-double
+		a := add(twoProd(float64(j)/expN, ln2a), dd{float64(j) / expN * ln2b, 0})
+		k, u := expPartsSlow(a)
+		if k == 1 { // 2(1+u) - 1
+			u = add(dd{1, 0}, scale(u, 1))
+		}
+		t[j] = u
+	}
+	return t
+}()
+
+// expParts splits exp(x) = 2^k * (1+u), u to about 2^-95 relative to
+// itself (so that log can use exp(x)-1 near x = 0). x is a double-double
+// with |x.hi| < 750. x = (k*N + j) ln2/N + r with |r| <= ln2/(2N), and
+// exp(r)-1 is a series whose high terms need double-double and whose low
+// ones do not.
+func expParts(x dd) (int, dd) {
+	if math.Abs(x.hi) < 0x1p-900 {
+		return 0, x // exp(x)-1 = x to far below a double's precision
+	}
+	kn := math.Round(x.hi * (invLn2 * expN))
+	r := sub(x, twoProd(kn, ln2a/expN))
+	r = sub(r, twoProd(kn, ln2b/expN))
+	r.lo -= kn * (ln2c / expN)
+	// |r| < 1.4e-3: terms from r^4/24 (< 2^-40) on are computed in
+	// double, r^8/8! is below 2^-90.
+	h := r.hi
+	p := h * (1.0/24 + h*(1.0/120+h*(1.0/720+h*(1.0/5040+h*(1.0/40320)))))
+	t := add(invFact[3], dd{p, 0})
+	t = add(mul(t, r), invFact[2])
+	t = add(mul(t, r), dd{1, 0})
+	u := mul(t, r)
+	ki := int(kn)
+	j := ki & (expN - 1)
+	k := (ki - j) / expN
+	if j != 0 {
+		// (1+T)(1+u) - 1 = T + u + T*u
+		T := expTable[j]
+		u = add(T, add(u, mul(T, u)))
+	}
+	return k, u
 }
 
 // roundScaled is the double nearest (1+u)*2^k, rounded once even when
@@ -109,23 +154,26 @@ func Exp(x float64) float64 {
 	return expDD(dd{x, 0})
 }
 
-// logDD is log(x) for a positive finite x, to about 100 bits: Go's
-// log then one Newton step using exp.
+// logDD is log(x) for a positive finite x, to about 2^-95: Go's log,
+// then one Newton step using exp.
 func logDD(x float64) dd {
 	adj := 0
 	if x < 0x1p-1022 {
+		// Go's amd64 math.Log is far off for subnormal numbers.
 		x *= 0x1p54
 		adj = -54
 	}
 	y0 := math.Log(x)
 	k, u := expParts(dd{y0, 0})
 	// x/exp(y0) - 1 = (x*2^-k - 1 - u) / (1+u); x*2^-k is within a few
-	// ulps of 1+u, so x*2^-k - 1 is exact.
+	// ulps of 1+u, so x*2^-k - 1 is exact, and so is most of the
+	// subtraction of u. The quotient t is within an ulp or two of y0,
+	// so a double is plenty for it.
 	m := math.Ldexp(x, -k)
-	t := div(sub(dd{m - 1, 0}, u), add(dd{1, 0}, u))
-	// log(1+t) = t - t^2/2 + t^3/3 ..., |t| < 2^-40
-	lt := sub(t, scale(mul(t, t), -1))
-	r := add(dd{y0, 0}, lt)
+	d := sub(dd{m - 1, 0}, u)
+	t := (d.hi + d.lo) / (1 + u.hi)
+	// log(1+t) = t - t^2/2 + ...
+	r := twoSum(y0, t-t*t/2)
 	if adj != 0 {
 		a := float64(adj)
 		r = add(r, add(twoProd(a, ln2a), twoProd(a, ln2b)))
