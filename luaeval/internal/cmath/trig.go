@@ -97,25 +97,36 @@ func reduce(x float64) (int, dd) {
 	return int(m.Int64()), dd{hi, lo}
 }
 
-// sinDD and cosDD are Taylor series for |r| <= pi/4, to about 2^-100.
-func sinDD(r dd) dd {
-	r2 := mul(r, r)
-	s := invFact[27]
-	for n := 25; n >= 3; n -= 2 {
-		s = add(mul(neg(s), r2), invFact[n])
+// altSeries is sum_{n=0}^{top} (-1)^n z^n / (2n+off)! for z = r^2 with
+// |r| <= pi/4: the terms from n = lowDD on are below 2^-36 and summed in
+// double, the first ones in double-double (error about 2^-90).
+func altSeries(z dd, off, lowDD, top int) dd {
+	sd := 0.0
+	for n := top; n >= lowDD; n-- {
+		c := invFact[2*n+off].hi
+		if n%2 == 1 {
+			c = -c
+		}
+		sd = c + z.hi*sd
 	}
-	s = add(mul(neg(s), r2), dd{1, 0})
-	return mul(s, r)
+	s := mul(z, dd{sd, 0})
+	for n := lowDD - 1; n >= 0; n-- {
+		c := invFact[2*n+off]
+		if n%2 == 1 {
+			c = neg(c)
+		}
+		s = add(c, s)
+		if n > 0 {
+			s = mul(z, s)
+		}
+	}
+	return s
 }
 
-func cosDD(r dd) dd {
-	r2 := mul(r, r)
-	c := invFact[26]
-	for n := 24; n >= 2; n -= 2 {
-		c = add(mul(neg(c), r2), invFact[n])
-	}
-	return add(mul(neg(c), r2), dd{1, 0})
-}
+// sinDD and cosDD are Taylor series for |r| <= pi/4.
+func sinDD(r dd) dd { return mul(r, altSeries(mul(r, r), 1, 6, 13)) }
+
+func cosDD(r dd) dd { return altSeries(mul(r, r), 0, 7, 13) }
 
 // sincosDD is sin and cos of any finite x.
 func sincosDD(x float64) (dd, dd) {
@@ -230,8 +241,10 @@ func atan2DD(y, x dd) float64 {
 	t0 := math.Atan2(y.hi, x.hi)
 	s, c := sincosDD(t0)
 	num := sub(mul(y, c), mul(x, s))
-	den := add(mul(x, c), mul(y, s))
-	return add(dd{t0, 0}, div(num, den)).round()
+	// The correction is within an ulp or two of t0: a double is plenty
+	// for it, and for the denominator.
+	den := x.hi*c.hi + y.hi*s.hi
+	return twoSum(t0, (num.hi+num.lo)/den).round()
 }
 
 // Atan2 is glibc's atan2: C99's special cases, correctly rounded
