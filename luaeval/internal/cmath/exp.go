@@ -6,7 +6,7 @@ import (
 	"math/bits"
 )
 
-// ln 2 and pi/2 in three parts each (computed with 400-bit arithmetic).
+// ln 2 in three parts and 1/ln 2 (computed with 400-bit arithmetic).
 const (
 	ln2a   = 0x1.62e42fefa39efp-1
 	ln2b   = 0x1.abc9e3b39803fp-56
