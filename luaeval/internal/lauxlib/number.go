@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/minilock/minilock/internal/redisstr"
+	"github.com/minilock/minilock/luaeval/internal/cmath"
 )
 
 // FormatNumber is Lua 5.1's number to string conversion (LUAI_NUMFFORMAT
@@ -89,9 +90,10 @@ func CNaN(r, x, y float64) float64 {
 // Pow is glibc's pow as Lua 5.1 calls it (luai_numpow), NaNs included: a
 // NaN base comes back as x*x, negated for an odd integer exponent of a
 // negative-signed NaN; a NaN exponent as x+y; a negative base to a
-// fraction as the x86 default NaN. Go's Pow returns a positive NaN.
+// fraction as the x86 default NaN. Go's Pow returns a positive NaN. The
+// numbers are glibc's too (cmath.Pow), not Go's.
 func Pow(x, y float64) float64 {
-	r := math.Pow(x, y)
+	r := cmath.Pow(x, y)
 	switch {
 	case r == r:
 		return r

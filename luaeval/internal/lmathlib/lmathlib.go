@@ -1,5 +1,6 @@
 // Package lmathlib is what minilock changes in gopher-lua's math table to
-// make it Lua 5.1's as Redis 7.0 ships it (lmathlib.c): math.huge, every
+// make it Lua 5.1's as Redis 7.0 ships it (lmathlib.c): glibc's results
+// for the transcendental functions (package cmath), math.huge, every
 // function checking its numbers with luaL_checknumber (numeric strings,
 // "1e500" as inf) and giving NaNs the signs glibc gives them, fmod and its
 // 5.0 name mod, modf as C's, min and max with Lua 5.1's checks, and Redis's
@@ -12,6 +13,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/cmath"
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
@@ -21,16 +23,16 @@ import (
 func Open(L *lua.LState, t *lua.LTable, r *Rand) {
 	t.RawSetString("huge", lua.LNumber(math.Inf(1)))
 	for name, f := range map[string]func(float64) float64{
-		"ceil": glibcNaN(math.Ceil), "cos": glibcNaN(math.Cos), "cosh": glibcNaN(math.Cosh),
-		"exp": glibcNaN(math.Exp), "floor": glibcNaN(math.Floor), "log": glibcNaN(math.Log),
-		"sin": glibcNaN(math.Sin), "sinh": glibcNaN(math.Sinh), "sqrt": glibcNaN(math.Sqrt),
-		"tan": glibcNaN(math.Tan), "tanh": glibcNaN(math.Tanh), "atan": glibcNaN(math.Atan),
+		"ceil": glibcNaN(math.Ceil), "cos": glibcNaN(cmath.Cos), "cosh": glibcNaN(cmath.Cosh),
+		"exp": glibcNaN(cmath.Exp), "floor": glibcNaN(math.Floor), "log": glibcNaN(cmath.Log),
+		"sin": glibcNaN(cmath.Sin), "sinh": glibcNaN(cmath.Sinh), "sqrt": glibcNaN(math.Sqrt),
+		"tan": glibcNaN(cmath.Tan), "tanh": glibcNaN(cmath.Tanh), "atan": glibcNaN(cmath.Atan),
 		"deg": func(x float64) float64 { return x / (math.Pi / 180) },
 		"rad": func(x float64) float64 { return x * (math.Pi / 180) },
 		// glibc answers these domain errors with a positive NaN.
-		"acos":  positiveNaN(math.Acos),
-		"asin":  positiveNaN(math.Asin),
-		"log10": positiveNaN(math.Log10),
+		"acos":  positiveNaN(cmath.Acos),
+		"asin":  positiveNaN(cmath.Asin),
+		"log10": positiveNaN(cmath.Log10),
 		// fabs clears the sign of a NaN too.
 		"abs": math.Abs,
 	} {
@@ -43,11 +45,12 @@ func Open(L *lua.LState, t *lua.LTable, r *Rand) {
 		"fmod":       mathFmod,
 		"min":        mathMinMax(false),
 		"max":        mathMinMax(true),
-		"atan2":      math2(func(y, x float64) float64 { return lauxlib.CNaN(math.Atan2(y, x), y, x) }),
-		"pow":        math2(lauxlib.Pow),
-		"modf":       mathModf,
-		"frexp":      mathFrexp,
-		"ldexp":      mathLdexp,
+		// glibc's atan2 of two NaNs returns x's (the second argument).
+		"atan2": math2(func(y, x float64) float64 { return lauxlib.CNaN(cmath.Atan2(y, x), x, y) }),
+		"pow":   math2(lauxlib.Pow),
+		"modf":  mathModf,
+		"frexp": mathFrexp,
+		"ldexp": mathLdexp,
 	} {
 		t.RawSetString(k, L.NewFunction(f))
 	}

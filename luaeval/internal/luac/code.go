@@ -4,6 +4,8 @@ import (
 	"math"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // The code generator: lcode.c, emitting gopher-lua's opcode numbers (Lua
@@ -739,7 +741,8 @@ func constFolding(op int, e1, e2 *expdesc) bool {
 		}
 		r = v1 - math.Floor(v1/v2)*v2
 	case lua.OP_POW:
-		r = math.Pow(v1, v2)
+		r = lauxlib.Pow(v1, v2) // glibc's pow, as at run time
+
 	case lua.OP_UNM:
 		r = -v1
 	default: // OP_LEN: no constant folding for 'len'
