@@ -181,7 +181,11 @@ var connCases = []diffCase{
 	tc("unknown command many args", cmd(strings.Split("FOO"+strings.Repeat(" x", 100), " ")...)),
 	tc("unknown command binary args", cmd("FOO", "a\r\nb", "c\nd\re"), cmd("FOO", "a\x00b", "c"), cmd("FOO", "\xff\xfe")),
 	tc("unknown command long name", cmd(strings.Repeat("F", 200), "a"), cmd("F\r\nO", "x"), cmd("F\x00O", "x")),
-	tc("unknown command near names", cmd("GET\x00", "k"), cmd("GETT", "k"), cmd("", "k"), cmd("CLIENT|ID")),
+	// Not "GET\x00": Redis finds a command by a seeded hash of all its
+	// bytes and then compares with strcasecmp, which stops at the NUL, so
+	// "GET\x00" is GET in the few processes whose seed puts both in one
+	// bucket. "GE\x00T" is unknown whatever the seed.
+	tc("unknown command near names", cmd("GE\x00T", "k"), cmd("GETT", "k"), cmd("", "k"), cmd("CLIENT|ID")),
 	tc("unknown command empty arg", cmd("FOO", ""), cmd("FOO", "", "")),
 	tc("unknown command keeps connection", c("FOO"), c("PING")),
 	tc("wrong arity", c("GET"), c("get a b"), c("SET k"), c("MGET"), c("DEL"), c("TTL"), c("EXPIRE k")),
