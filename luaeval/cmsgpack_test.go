@@ -544,7 +544,9 @@ func TestCmsgpackMemoryAndKill(t *testing.T) {
 		}
 		t0 := time.Now()
 		got := waitReply(t, ch, 5*time.Second)
-		if d := time.Since(t0); d > 100*time.Millisecond || !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL...") {
+		// Seconds, not the milliseconds it takes: the point is that the
+		// packing polls the kill flag, on a machine that may be loaded.
+		if d := time.Since(t0); d > 2*time.Second || !strings.HasPrefix(got, "-ERR Script killed by user with SCRIPT KILL...") {
 			t.Errorf("%s: %q %v after SCRIPT KILL", s, trunc(got), d)
 		}
 	}
