@@ -33,6 +33,9 @@ type feed struct {
 	draining  bool          // write what is pending, then stop
 	drained   chan struct{} // closed when run returns
 	wake      chan struct{}
+	// queued, on the event loop, tells the loop that pending has bytes to
+	// write; such a feed has no goroutine (see flushTo).
+	queued func()
 }
 
 // Output buffer limits (Redis's client-output-buffer-limit classes). A
@@ -49,6 +52,29 @@ func newFeed(conn net.Conn, hard, soft int, softFor time.Duration) *feed {
 	f := &feed{conn: conn, hard: hard, soft: soft, softFor: softFor, wake: make(chan struct{}, 1), drained: make(chan struct{})}
 	go f.run()
 	return f
+}
+
+// newLoopFeed is a feed the event loop writes (flushTo) instead of a
+// goroutine of its own; queued tells the loop it has bytes to write.
+func newLoopFeed(conn net.Conn, hard, soft int, softFor time.Duration, queued func()) *feed {
+	return &feed{conn: conn, hard: hard, soft: soft, softFor: softFor, wake: make(chan struct{}, 1), drained: make(chan struct{}), queued: queued}
+}
+
+// flushTo writes what is pending with write, which must not block (the
+// event loop's non-blocking socket write), keeps what it could not write,
+// and returns how much that is. Owner goroutine only.
+func (f *feed) flushTo(write func([]byte) (int, error)) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped || len(f.pending) == 0 {
+		return 0, nil
+	}
+	n, err := write(f.pending)
+	f.pending = f.pending[:copy(f.pending, f.pending[n:])]
+	if len(f.pending) == 0 && cap(f.pending) > maxIdleBuffer {
+		f.pending = nil
+	}
+	return len(f.pending), err
 }
 
 // push queues b (copied) for the socket. Owner goroutine only; never blocks.
@@ -71,6 +97,10 @@ func (f *feed) push(b []byte) {
 	}
 	f.pending = append(f.pending, b...)
 	f.mu.Unlock()
+	if f.queued != nil {
+		f.queued()
+		return
+	}
 	f.signal()
 }
 
