@@ -149,9 +149,7 @@ func (c *control) killed() bool { return c.state.Load() == stKilled }
 // every thousand tokens: a compile counts as running, so once busy it lets
 // Config.WhileBusy serve other clients too.
 func (c *control) interrupted() error {
-	if c.busyFlag.Load() && c.e.cfg.WhileBusy != nil {
-		c.e.cfg.WhileBusy()
-	}
+	c.whileBusy()
 	if c.killed() {
 		return errScriptKilled
 	}
@@ -362,10 +360,21 @@ const busyServeEvery = 1 << 14
 // this very instruction.
 func (r runCtx) Done() <-chan struct{} {
 	c := r.c
-	if c.ticks++; c.ticks%busyServeEvery == 0 && c.busyFlag.Load() && c.e.cfg.WhileBusy != nil {
-		c.e.cfg.WhileBusy()
+	if c.ticks++; c.ticks%busyServeEvery == 0 {
+		c.whileBusy()
 	}
 	return c.killCh
+}
+
+// whileBusy calls Config.WhileBusy if the run is busy. Owner goroutine:
+// the VM (Done), the compiler (interrupted) and Go library code that
+// checks its budget as it goes (Alloc, Stopped: cmsgpack, cjson, reply
+// conversion), so a long stretch without Lua instructions still lets
+// other clients be answered.
+func (c *control) whileBusy() {
+	if c.busyFlag.Load() && c.e.cfg.WhileBusy != nil {
+		c.e.cfg.WhileBusy()
+	}
 }
 
 func (r runCtx) Err() error {
@@ -384,6 +393,7 @@ var (
 // not pass MaxStringBytes, and the run's heap growth as last sampled, plus
 // n, may not pass MemoryLimit.
 func (r runCtx) Alloc(n int) bool {
+	r.c.whileBusy()
 	if n > r.c.e.cfg.MaxStringBytes {
 		return false
 	}
@@ -391,7 +401,10 @@ func (r runCtx) Alloc(n int) bool {
 }
 
 // Stopped is lauxlib.Budget's: the kill error once the run was stopped.
-func (r runCtx) Stopped() error { return r.Err() }
+func (r runCtx) Stopped() error {
+	r.c.whileBusy()
+	return r.Err()
+}
 
 // CCalls is lauxlib.Budget's: thread L's count of nested C-boundary calls
 // in this run. Owner goroutine only.

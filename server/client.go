@@ -87,8 +87,10 @@ type client struct {
 	// had sent but not run yet does not run.
 	killed atomic.Bool
 	// lc is the connection's state on the event loop (eventloop_linux.go);
-	// nil on the goroutine edge.
-	lc *loopConn
+	// nil on the goroutine edge. There w.B is the output buffer, and its
+	// first sent bytes are written already.
+	lc   *loopConn
+	sent int
 }
 
 func newClient(s *Server, conn *guardConn) *client {
@@ -370,7 +372,7 @@ func (c *client) runBatch() {
 		if c.closeNow {
 			break // QUIT: what was pipelined after it is not executed
 		}
-		if len(c.w.B) >= replyChunk {
+		if len(c.w.B)-c.sent >= replyChunk {
 			break
 		}
 	}
@@ -392,9 +394,11 @@ func (c *client) startFeed(hard, soft int, softFor time.Duration) {
 // one, so they keep their place among the messages the owner queues for c.
 // Owner goroutine only.
 func (c *client) flushToFeed() {
-	if c.feed != nil && len(c.w.B) > 0 {
-		c.feed.push(c.w.B)
-		c.w.B = c.w.B[:0]
+	if c.feed != nil && len(c.w.B) > c.sent {
+		c.feed.push(c.w.B[c.sent:])
+	}
+	if c.feed != nil {
+		c.w.B, c.sent = c.w.B[:0], 0
 	}
 }
 

@@ -329,7 +329,6 @@ func (l *eventLoop) event(lc *loopConn, events uint32) {
 
 // read takes one read's commands from lc and runs them.
 func (l *eventLoop) read(lc *loopConn) {
-	lc.lastRead = time.Now()
 	cmds, ok, err := lc.c.conn.TryCommands(true)
 	l.serve(lc, cmds, ok, err)
 }
@@ -353,6 +352,9 @@ func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
 		if !ok {
 			return
 		}
+		// As the goroutine edge's read deadline, the idle clock times
+		// whole commands: bytes trickling in do not reset it.
+		lc.lastRead = time.Now()
 		if s.closing.Load() {
 			lc.Close()
 			return
@@ -420,6 +422,7 @@ func (l *eventLoop) run(lc *loopConn) bool {
 		}
 	}
 	lc.inBatch = false
+	lc.lastRead = time.Now()
 	c.endBatch()
 	l.outputQueued(lc)
 	if c.closeNow {
@@ -590,12 +593,20 @@ func (l *eventLoop) write(lc *loopConn) {
 		c.flushToFeed()
 		before = c.feed.size()
 		left, err = c.feed.flushTo(lc.writeNow)
-	} else if len(c.w.B) > 0 {
-		before = len(c.w.B)
+	} else if len(c.w.B) > c.sent {
+		before = len(c.w.B) - c.sent
 		var n int
-		n, err = lc.writeNow(c.w.B)
-		c.w.B = c.w.B[:copy(c.w.B, c.w.B[n:])]
-		left = len(c.w.B)
+		n, err = lc.writeNow(c.w.B[c.sent:])
+		c.sent += n
+		switch {
+		case c.sent == len(c.w.B):
+			c.w.B, c.sent = c.w.B[:0], 0
+		case c.sent > len(c.w.B)/2 && !lc.running():
+			// As feed.flushTo: past half, move the rest down; never
+			// under a command that is appending to it.
+			c.w.B, c.sent = c.w.B[:copy(c.w.B, c.w.B[c.sent:])], 0
+		}
+		left = len(c.w.B) - c.sent
 	}
 	if before > 0 {
 		l.s.ops.writes.Add(1)
@@ -729,7 +740,7 @@ type loopConn struct {
 	pauseOver  chan struct{}
 	pauseUntil time.Time
 	stallSince time.Time
-	lastRead   time.Time
+	lastRead   time.Time // the idle clock: the last command read or finished
 }
 
 // reading reports whether the loop takes lc's input now.
@@ -747,8 +758,12 @@ func (lc *loopConn) pending() int {
 	if lc.c.feed != nil {
 		return lc.c.feed.size()
 	}
-	return len(lc.c.w.B)
+	return len(lc.c.w.B) - lc.c.sent
 }
+
+// running reports whether lc's command is on the stack (a script past the
+// busy threshold, whose caller's reply buffer is in use).
+func (lc *loopConn) running() bool { return lc == lc.l.current }
 
 // outputQueued tells the loop lc has output (the feed's hook).
 func (lc *loopConn) outputQueued() { lc.l.outputQueued(lc) }

@@ -34,8 +34,10 @@ type feed struct {
 	drained   chan struct{} // closed when run returns
 	wake      chan struct{}
 	// queued, on the event loop, tells the loop that pending has bytes to
-	// write; such a feed has no goroutine (see flushTo).
+	// write; such a feed has no goroutine (see flushTo), and the first
+	// sent bytes of pending are written already.
 	queued func()
+	sent   int
 }
 
 // Output buffer limits (Redis's client-output-buffer-limit classes). A
@@ -66,15 +68,23 @@ func newLoopFeed(conn net.Conn, hard, soft int, softFor time.Duration, queued fu
 func (f *feed) flushTo(write func([]byte) (int, error)) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.stopped || len(f.pending) == 0 {
+	if f.stopped || len(f.pending) == f.sent {
 		return 0, nil
 	}
-	n, err := write(f.pending)
-	f.pending = f.pending[:copy(f.pending, f.pending[n:])]
-	if len(f.pending) == 0 && cap(f.pending) > maxIdleBuffer {
-		f.pending = nil
+	n, err := write(f.pending[f.sent:])
+	f.sent += n
+	switch {
+	case f.sent == len(f.pending):
+		f.pending, f.sent = f.pending[:0], 0
+		if cap(f.pending) > maxIdleBuffer {
+			f.pending = nil
+		}
+	case f.sent > len(f.pending)/2:
+		// Moving the rest down only past half keeps a big backlog
+		// written in small pieces linear, not quadratic.
+		f.pending, f.sent = f.pending[:copy(f.pending, f.pending[f.sent:])], 0
 	}
-	return len(f.pending), err
+	return len(f.pending) - f.sent, err
 }
 
 // push queues b (copied) for the socket. Owner goroutine only; never blocks.
@@ -87,9 +97,9 @@ func (f *feed) push(b []byte) {
 		f.mu.Unlock()
 		return
 	}
-	if f.overLimit(len(f.pending) + f.inflight + len(b)) {
+	if f.overLimit(len(f.pending) - f.sent + f.inflight + len(b)) {
 		f.stopped = true
-		f.pending = nil
+		f.pending, f.sent = nil, 0
 		f.mu.Unlock()
 		f.conn.Close() // the connection's goroutine notices and cleans up
 		f.signal()
@@ -124,13 +134,13 @@ func (f *feed) overLimit(n int) bool {
 func (f *feed) size() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.pending) + f.inflight
+	return len(f.pending) - f.sent + f.inflight
 }
 
 func (f *feed) stop() {
 	f.mu.Lock()
 	f.stopped = true
-	f.pending = nil
+	f.pending, f.sent = nil, 0
 	f.mu.Unlock()
 	f.signal()
 }
