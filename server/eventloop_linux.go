@@ -350,6 +350,7 @@ func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
 			return
 		}
 		if !ok {
+			c.conn.release() // back to waiting for input
 			return
 		}
 		// As the goroutine edge's read deadline, the idle clock times
