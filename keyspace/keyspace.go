@@ -39,6 +39,11 @@ type Config struct {
 	// Timers, when set, is a second source of deadlines the owner keeps:
 	// the server's blocked clients.
 	Timers Timers
+	// Poller, when set, is what the owner waits in between jobs instead of
+	// a select on a channel: the server's event loop, which then serves its
+	// sockets on the owner (poller.go). Nil: the owner selects on its job
+	// channel, a timer, clock moves and stop.
+	Poller Poller
 }
 
 // Timers is work due at a time, kept by the owner beside key expiry. Next
@@ -100,6 +105,9 @@ type Keyspace struct {
 	jobs    chan Job
 	stop    chan struct{}
 	stopped chan struct{}
+
+	poller Poller
+	queue  jobQueue // the jobs handed to the owner when there is a poller
 }
 
 // New starts a keyspace and its owner goroutine. Close stops it.
@@ -123,6 +131,7 @@ func New(cfg Config) *Keyspace {
 		dbs:     make([]db, n),
 		clock:   clock,
 		timers:  cfg.Timers,
+		poller:  cfg.Poller,
 		jobs:    make(chan Job),
 		stop:    make(chan struct{}),
 		stopped: make(chan struct{}),
@@ -130,7 +139,11 @@ func New(cfg Config) *Keyspace {
 	for i := range k.dbs {
 		k.dbs[i].init(&k.mem)
 	}
-	go k.run()
+	if k.poller != nil {
+		go k.runPolled()
+	} else {
+		go k.run()
+	}
 	return k
 }
 
@@ -148,6 +161,9 @@ var ErrBusy = errors.New("keyspace: owner busy")
 // ErrBusy when busy fires first, which is how a connection stops waiting for
 // an owner stuck in a long script; busy may be nil.
 func (k *Keyspace) Submit(j Job, busy <-chan struct{}) error {
+	if k.poller != nil {
+		return k.enqueue(j)
+	}
 	select {
 	case k.jobs <- j:
 		return nil
@@ -186,6 +202,9 @@ func (k *Keyspace) Close() {
 	case <-k.stop:
 	default:
 		close(k.stop)
+	}
+	if k.poller != nil {
+		k.poller.Wake()
 	}
 	<-k.stopped
 }

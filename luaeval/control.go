@@ -65,6 +65,7 @@ type control struct {
 	// ccalls counts each thread's nested C-boundary calls (lauxlib.EnterC)
 	// in the current run; owner goroutine only.
 	ccalls    map[*lua.LState]*int
+	ticks     uint32 // instructions run, counted by Done; owner goroutine only
 	tick      time.Duration
 	threshold time.Duration
 	memLimit  int64
@@ -144,8 +145,11 @@ func (c *control) leaveCall(wrote bool) {
 // killed reports whether the current run was stopped.
 func (c *control) killed() bool { return c.state.Load() == stKilled }
 
-// interrupted is killed as the compiler polls it (luac.Options.Interrupt).
+// interrupted is killed as the compiler polls it (luac.Options.Interrupt),
+// every thousand tokens: a compile counts as running, so once busy it lets
+// Config.WhileBusy serve other clients too.
 func (c *control) interrupted() error {
+	c.whileBusy()
 	if c.killed() {
 		return errScriptKilled
 	}
@@ -343,8 +347,36 @@ func (c *control) setBusy(gen uint64) {
 type runCtx struct{ c *control }
 
 func (r runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
-func (r runCtx) Done() <-chan struct{}       { return r.c.killCh }
 func (r runCtx) Value(any) any               { return nil }
+
+// busyServeEvery is how many Lua instructions run between two calls of
+// Config.WhileBusy once a script is busy (a power of two): a fraction of a
+// millisecond, as Redis's hook runs every 100,000 instructions.
+const busyServeEvery = 1 << 14
+
+// Done is polled before every instruction; once the script is busy it
+// also lets Config.WhileBusy serve other clients now and then, before the
+// kill channel is read, so a SCRIPT KILL it served stops the script at
+// this very instruction.
+func (r runCtx) Done() <-chan struct{} {
+	c := r.c
+	if c.ticks++; c.ticks%busyServeEvery == 0 {
+		c.whileBusy()
+	}
+	return c.killCh
+}
+
+// whileBusy calls Config.WhileBusy if the run is busy. Owner goroutine:
+// the VM (Done), the compiler (interrupted) and Go library code that
+// checks its budget as it goes (Alloc, Stopped: cmsgpack, cjson, reply
+// conversion), so a long stretch without Lua instructions still lets
+// other clients be answered.
+func (c *control) whileBusy() {
+	if c.busyFlag.Load() && c.e.cfg.WhileBusy != nil {
+		c.e.cfg.WhileBusy()
+	}
+}
+
 func (r runCtx) Err() error {
 	if r.c.state.Load() == stKilled {
 		return errScriptKilled
@@ -361,6 +393,7 @@ var (
 // not pass MaxStringBytes, and the run's heap growth as last sampled, plus
 // n, may not pass MemoryLimit.
 func (r runCtx) Alloc(n int) bool {
+	r.c.whileBusy()
 	if n > r.c.e.cfg.MaxStringBytes {
 		return false
 	}
@@ -368,7 +401,10 @@ func (r runCtx) Alloc(n int) bool {
 }
 
 // Stopped is lauxlib.Budget's: the kill error once the run was stopped.
-func (r runCtx) Stopped() error { return r.Err() }
+func (r runCtx) Stopped() error {
+	r.c.whileBusy()
+	return r.Err()
+}
 
 // CCalls is lauxlib.Budget's: thread L's count of nested C-boundary calls
 // in this run. Owner goroutine only.

@@ -100,6 +100,12 @@ type Config struct {
 	// reply takes about three times its size in heap, so the default keeps
 	// it within the default MemoryLimit. 64 MiB when 0.
 	MaxReplyBytes int
+	// WhileBusy, when set, is called on the owner goroutine between Lua
+	// instructions (every busyServeEvery of them) while a script runs past
+	// BusyThreshold: the server's event loop answers other clients from it,
+	// as Redis's processEventsWhileBlocked does from the Lua hook. It must
+	// not run a script or touch the data; it may call Kill.
+	WhileBusy func()
 }
 
 const (

@@ -87,6 +87,13 @@ fi
 echo "== go test -race"
 go test -race -count=1 ./...
 
+# The same end-to-end suites on the epoll edge (server.Config.EventLoop),
+# which MINILOCK_EDGE=epoll turns on for every server a test starts.
+if [ "$(uname -s)" = Linux ]; then
+	echo "== go test -race, epoll edge (MINILOCK_EDGE=epoll)"
+	MINILOCK_EDGE=epoll go test -race -count=1 . ./server/ ./e2e/...
+fi
+
 echo "== fuzz smoke (${FUZZTIME:=20000x} each)"
 grep -rl --include='*_test.go' '^func Fuzz' . | while read -r file; do
 	pkg=$(dirname "$file")

@@ -151,6 +151,10 @@ func (b *blockingState) wake(p *parked, reply func(w *resp.Writer)) {
 		c.feed.push(c.bw.B)
 		c.bw.B = c.bw.B[:0]
 	}
+	if c.lc != nil {
+		c.lc.unparked() // the event loop resumes c's pipeline
+		return
+	}
 	c.wake <- struct{}{}
 }
 

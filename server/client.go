@@ -86,6 +86,11 @@ type client struct {
 	// killed is set by CLIENT KILL: the connection is closed, and what it
 	// had sent but not run yet does not run.
 	killed atomic.Bool
+	// lc is the connection's state on the event loop (eventloop_linux.go);
+	// nil on the goroutine edge. There w.B is the output buffer, and its
+	// first sent bytes are written already.
+	lc   *loopConn
+	sent int
 }
 
 func newClient(s *Server, conn *guardConn) *client {
@@ -241,12 +246,19 @@ func (s *Server) handle(c *client, cmds requests) bool {
 	} else if !s.write(c) {
 		c.closeNow = true
 	}
+	c.endBatch()
+	return !c.closeNow && !s.closing.Load()
+}
+
+// endBatch records what the connection holds once a batch is done, and
+// drops buffers too big to keep while idle.
+func (c *client) endBatch() {
 	rbs := int64(cap(c.w.B))
 	if rbs > c.replyPeak.Load() {
 		c.replyPeak.Store(rbs)
 	}
-	if cap(c.w.B) > maxIdleBuffer {
-		c.w.B = nil
+	if cap(c.w.B) > maxIdleBuffer && len(c.w.B) == 0 {
+		c.w.B = nil // the event loop may still have replies to write
 	}
 	clear(c.batch)
 	clear(c.args)
@@ -255,7 +267,6 @@ func (s *Server) handle(c *client, cmds requests) bool {
 	}
 	c.replyCap.Store(int64(cap(c.w.B)))
 	c.heldMem.Store(int64(cap(c.w.B)) + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
-	return !c.closeNow && !s.closing.Load()
 }
 
 // write sends the replies gathered so far, under the write deadline.
@@ -315,16 +326,24 @@ func (s *Server) serveBatch(c *client) {
 }
 
 // Run executes the batch, from c.next on, on the owner goroutine
-// (keyspace.Job). It stops after QUIT, and once the replies pass
-// replyChunk, leaving c.next at the first command not run.
-func (c *client) Run(k *keyspace.Keyspace) {
+// (keyspace.Job), and signals c's goroutine.
+func (c *client) Run(*keyspace.Keyspace) {
+	c.runBatch()
+	c.done <- struct{}{}
+}
+
+// runBatch executes the batch from c.next on: the goroutine edge's Run, and
+// what the event loop calls directly. It stops after QUIT, at a blocking
+// command that parks c, at CLIENT PAUSE, and once the replies pass
+// replyChunk, leaving c.next at the first command not run. Owner goroutine
+// only.
+func (c *client) runBatch() {
 	c.onOwner = true
 	defer func() { c.onOwner = false }() // only the owner reads it
 	c.lastAt = time.Now()
 	c.srv.batchStart()
 	if c.killed.Load() {
 		c.closeNow = true
-		c.done <- struct{}{}
 		return
 	}
 	for c.next < len(c.batch) {
@@ -353,19 +372,20 @@ func (c *client) Run(k *keyspace.Keyspace) {
 		if c.closeNow {
 			break // QUIT: what was pipelined after it is not executed
 		}
-		if len(c.w.B) >= replyChunk {
+		if len(c.w.B)-c.sent >= replyChunk {
 			break
 		}
 	}
 	c.flushToFeed()
 	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(len(c.w.B)))
-	c.done <- struct{}{}
 }
 
 // startFeed gives c a feed with the given limits, unless it has one.
 // Owner goroutine only.
 func (c *client) startFeed(hard, soft int, softFor time.Duration) {
-	if c.feed == nil {
+	if c.feed == nil && c.lc != nil {
+		c.feed = newLoopFeed(c.conn, hard, soft, softFor, c.lc.outputQueued)
+	} else if c.feed == nil {
 		c.feed = newFeed(c.conn, hard, soft, softFor)
 	}
 }
@@ -374,9 +394,11 @@ func (c *client) startFeed(hard, soft int, softFor time.Duration) {
 // one, so they keep their place among the messages the owner queues for c.
 // Owner goroutine only.
 func (c *client) flushToFeed() {
-	if c.feed != nil && len(c.w.B) > 0 {
-		c.feed.push(c.w.B)
-		c.w.B = c.w.B[:0]
+	if c.feed != nil && len(c.w.B) > c.sent {
+		c.feed.push(c.w.B[c.sent:])
+	}
+	if c.feed != nil {
+		c.w.B, c.sent = c.w.B[:0], 0
 	}
 }
 

@@ -33,6 +33,11 @@ type feed struct {
 	draining  bool          // write what is pending, then stop
 	drained   chan struct{} // closed when run returns
 	wake      chan struct{}
+	// queued, on the event loop, tells the loop that pending has bytes to
+	// write; such a feed has no goroutine (see flushTo), and the first
+	// sent bytes of pending are written already.
+	queued func()
+	sent   int
 }
 
 // Output buffer limits (Redis's client-output-buffer-limit classes). A
@@ -51,6 +56,37 @@ func newFeed(conn net.Conn, hard, soft int, softFor time.Duration) *feed {
 	return f
 }
 
+// newLoopFeed is a feed the event loop writes (flushTo) instead of a
+// goroutine of its own; queued tells the loop it has bytes to write.
+func newLoopFeed(conn net.Conn, hard, soft int, softFor time.Duration, queued func()) *feed {
+	return &feed{conn: conn, hard: hard, soft: soft, softFor: softFor, wake: make(chan struct{}, 1), drained: make(chan struct{}), queued: queued}
+}
+
+// flushTo writes what is pending with write, which must not block (the
+// event loop's non-blocking socket write), keeps what it could not write,
+// and returns how much that is. Owner goroutine only.
+func (f *feed) flushTo(write func([]byte) (int, error)) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.stopped || len(f.pending) == f.sent {
+		return 0, nil
+	}
+	n, err := write(f.pending[f.sent:])
+	f.sent += n
+	switch {
+	case f.sent == len(f.pending):
+		f.pending, f.sent = f.pending[:0], 0
+		if cap(f.pending) > maxIdleBuffer {
+			f.pending = nil
+		}
+	case f.sent > len(f.pending)/2:
+		// Moving the rest down only past half keeps a big backlog
+		// written in small pieces linear, not quadratic.
+		f.pending, f.sent = f.pending[:copy(f.pending, f.pending[f.sent:])], 0
+	}
+	return len(f.pending) - f.sent, err
+}
+
 // push queues b (copied) for the socket. Owner goroutine only; never blocks.
 func (f *feed) push(b []byte) {
 	if len(b) == 0 {
@@ -61,9 +97,9 @@ func (f *feed) push(b []byte) {
 		f.mu.Unlock()
 		return
 	}
-	if f.overLimit(len(f.pending) + f.inflight + len(b)) {
+	if f.overLimit(len(f.pending) - f.sent + f.inflight + len(b)) {
 		f.stopped = true
-		f.pending = nil
+		f.pending, f.sent = nil, 0
 		f.mu.Unlock()
 		f.conn.Close() // the connection's goroutine notices and cleans up
 		f.signal()
@@ -71,6 +107,10 @@ func (f *feed) push(b []byte) {
 	}
 	f.pending = append(f.pending, b...)
 	f.mu.Unlock()
+	if f.queued != nil {
+		f.queued()
+		return
+	}
 	f.signal()
 }
 
@@ -94,13 +134,13 @@ func (f *feed) overLimit(n int) bool {
 func (f *feed) size() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.pending) + f.inflight
+	return len(f.pending) - f.sent + f.inflight
 }
 
 func (f *feed) stop() {
 	f.mu.Lock()
 	f.stopped = true
-	f.pending = nil
+	f.pending, f.sent = nil, 0
 	f.mu.Unlock()
 	f.signal()
 }

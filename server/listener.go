@@ -13,6 +13,9 @@ type serverListener struct {
 	limits  guardLimits
 	stop    sync.Once
 	stopped atomic.Bool
+	// onStop, set by the event loop, closes the loop's own descriptor of
+	// the socket.
+	onStop func()
 }
 
 func newServerListener(ln net.Listener, lim guardLimits) *serverListener {
@@ -24,5 +27,8 @@ func (l *serverListener) stopAccepting() {
 	l.stop.Do(func() {
 		l.stopped.Store(true)
 		l.Listener.Close()
+		if l.onStop != nil {
+			l.onStop()
+		}
 	})
 }

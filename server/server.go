@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -120,6 +121,14 @@ type Config struct {
 	// is accepted, as the server starts closing itself; Done tells when it
 	// has. Nil does nothing; the binary exits the process.
 	OnShutdown func()
+	// EventLoop serves the sockets from an epoll event loop run by the
+	// keyspace owner goroutine, as Redis's one thread does
+	// (eventloop_linux.go), instead of a goroutine per connection. Linux
+	// only; elsewhere it is ignored. The environment variable
+	// MINILOCK_EDGE=epoll turns it on for every server the process starts
+	// (MINILOCK_EDGE=goroutine turns it off), so whole test suites can run
+	// on either edge. False (the default) means a goroutine per connection.
+	EventLoop bool
 	// NotifyKeyspaceEvents is redis.conf's notify-keyspace-events: the
 	// classes of keyspace events published on the __keyspace@<db>__ and
 	// __keyevent@<db>__ channels ("KEA", "Ex" ...). Empty means none.
@@ -152,6 +161,7 @@ type Server struct {
 	ops        opsState // INFO's counters, the slow log, settings (stats.go)
 
 	notify notifyState // keyspace notifications (notify.go)
+	loop   *eventLoop  // the epoll edge; nil on the goroutine edge
 
 	closeOnce sync.Once
 }
@@ -179,6 +189,12 @@ func Start(cfg Config) (*Server, error) {
 	}
 	if cfg.Clock == nil {
 		cfg.Clock = expiry.Real{}
+	}
+	switch os.Getenv("MINILOCK_EDGE") {
+	case "epoll":
+		cfg.EventLoop = true
+	case "goroutine":
+		cfg.EventLoop = false
 	}
 	notifyFlags, err := keyspace.ParseNotifyFlags(cfg.NotifyKeyspaceEvents)
 	if err != nil {
@@ -226,9 +242,21 @@ func Start(cfg Config) (*Server, error) {
 		return nil, errors.New("server: no address to listen on")
 	}
 	s.blocking = blockingState{s: s, byKey: map[keyspace.ReadyKey][]*parked{}}
-	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen, Timers: &s.blocking})
+	kcfg := keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen, Timers: &s.blocking}
+	if cfg.EventLoop && eventLoopSupported {
+		if s.loop, err = newEventLoop(s); err != nil {
+			s.closeListeners()
+			return nil, err
+		}
+		kcfg.Poller = s.loop
+	}
+	s.ks = keyspace.New(kcfg)
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
-	s.lua = luaeval.New(luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes})
+	lcfg := luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes}
+	if s.loop != nil {
+		lcfg.WhileBusy = s.loop.whileBusy
+	}
+	s.lua = luaeval.New(lcfg)
 	var perr error
 	s.ks.DoFunc(func() {
 		s.setNotifyFlags(notifyFlags)
@@ -264,6 +292,12 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 // serve accepts ln's connections in the background, each served by
 // serveConn on its own goroutine, until ln stops accepting.
 func (s *Server) serve(ln *serverListener) {
+	if s.loop != nil {
+		if err := s.loop.listen(ln); err != nil {
+			s.log.Error("event loop: listen", "addr", ln.Addr(), "err", err)
+		}
+		return
+	}
 	go func() {
 		for {
 			conn, err := ln.Accept()
@@ -292,6 +326,11 @@ const drainTimeout = 5 * time.Second
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		s.closing.Store(true)
+		if s.loop != nil {
+			// The event loop stops its listeners on the owner: a script
+			// must not hold that up.
+			s.lua.KillForShutdown()
+		}
 		for _, ln := range s.lns {
 			ln.stopAccepting()
 		}
@@ -304,6 +343,9 @@ func (s *Server) Close() error {
 		}
 		s.closeConns()
 		s.ks.Close()
+		if s.loop != nil {
+			s.loop.close()
+		}
 		s.lua.Close()
 		close(s.done)
 	})
@@ -320,6 +362,10 @@ func (s *Server) closeListeners() {
 // notice and forget them. A connection accepted meanwhile closes itself
 // in admit, which finds its listener stopped.
 func (s *Server) closeConns() {
+	if s.loop != nil {
+		s.ks.DoFunc(s.loop.closeAll)
+		return
+	}
 	for _, c := range s.clients.snapshot() {
 		c.conn.Close()
 	}
@@ -367,6 +413,14 @@ func (s *Server) forget(c *client) {
 	s.clients.remove(c)
 	if perr := c.conn.ProtocolError(); perr != nil {
 		s.log.Debug("protocol error", "client", c.addr, "err", perr)
+	}
+	if c.lc != nil {
+		// The event loop forgets its clients on the owner.
+		s.dropParked(c)
+		if c.needsCleanup() {
+			s.cleanup(c)
+		}
+		return
 	}
 	if c.needsCleanup() {
 		// WATCHed keys and MONITOR registrations live on the owner.

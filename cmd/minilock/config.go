@@ -144,6 +144,18 @@ func (o *options) apply(name string, args []string) error {
 				err = errors.New("argument must be 'yes' or 'no'")
 			}
 		}
+	case "event-loop": // minilock's own: which network edge serves the sockets
+		var v string
+		if v, err = one(); err == nil {
+			switch strings.ToLower(v) {
+			case "epoll":
+				o.server.EventLoop = true
+			case "goroutine":
+				o.server.EventLoop = false
+			default:
+				err = errors.New("argument must be 'epoll' or 'goroutine'")
+			}
+		}
 	case "restart-delay":
 		var ms int
 		ms, err = num()

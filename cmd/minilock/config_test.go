@@ -41,6 +41,7 @@ maxclients 50
 timeout 30
 lua-time-limit 200
 loglevel warning
+event-loop epoll
 save ""
 appendonly no
 `
@@ -50,7 +51,7 @@ appendonly no
 	}
 	if o.port != 7001 || o.server.Password != "s3 cret" || o.server.Databases != 4 ||
 		o.server.MaxClients != 50 || o.server.IdleTimeout != 30*time.Second ||
-		o.server.BusyThreshold != 200*time.Millisecond || o.logLevel != slog.LevelWarn {
+		o.server.BusyThreshold != 200*time.Millisecond || o.logLevel != slog.LevelWarn || !o.server.EventLoop {
 		t.Fatalf("parsed %+v", o)
 	}
 	if want := []string{"0.0.0.0:7001", "-[::1]:7001"}; !slices.Equal(o.addrs(), want) {
@@ -67,6 +68,7 @@ func TestParseConfigErrors(t *testing.T) {
 		"maxclients 0",
 		"loglevel loud",
 		"bind",
+		"event-loop kqueue",
 		"no-such-directive 1",
 		`requirepass "unterminated`,
 		"hz abc",

@@ -214,7 +214,7 @@ func kinds(o *options, dir string) ([]kind, error) {
 	for _, name := range strings.Split(o.servers, ",") {
 		name = strings.TrimSpace(name)
 		switch name {
-		case "minilock", "minilock-1p":
+		case "minilock", "minilock-1p", "minilock-epoll", "minilock-goroutine":
 			bin, err := build(o.minilock, dir, "cmd/minilock")
 			if err != nil {
 				return nil, err
@@ -224,6 +224,11 @@ func kinds(o *options, dir string) ([]kind, error) {
 				// The Go scheduler on one thread, as redis-server's
 				// event loop runs on one.
 				k.name, k.env = name, []string{"GOMAXPROCS=1"}
+			}
+			if edge, ok := strings.CutPrefix(name, "minilock-"); ok && edge != "1p" {
+				// One network edge or the other, whatever the harness's
+				// own MINILOCK_EDGE says.
+				k.name, k.env = name, []string{"MINILOCK_EDGE=" + edge}
 			}
 			ks = append(ks, k)
 		case "redis":
@@ -244,7 +249,7 @@ func kinds(o *options, dir string) ([]kind, error) {
 			}
 			ks = append(ks, ceilingKind(bin, strings.TrimPrefix(name, "ceiling-")))
 		default:
-			return nil, fmt.Errorf("unknown server %q (minilock, minilock-1p, redis, miniredis, ceiling-goroutine, ceiling-handoff, ceiling-epoll)", name)
+			return nil, fmt.Errorf("unknown server %q (minilock, minilock-1p, minilock-epoll, minilock-goroutine, redis, miniredis, ceiling-goroutine, ceiling-handoff, ceiling-epoll)", name)
 		}
 	}
 	return ks, nil

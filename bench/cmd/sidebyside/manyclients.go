@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -114,10 +115,10 @@ func manyClients(o *options) error {
 	procs := make([]*proc, len(ks))
 	for i, k := range ks {
 		maxClients := 0
-		switch k.name {
-		case "minilock":
+		switch {
+		case strings.HasPrefix(k.name, "minilock"):
 			maxClients = 2 * (o.idle + o.active)
-		case "redis":
+		case k.name == "redis":
 			maxClients = o.idle + o.active
 		}
 		if procs[i], err = start(k, maxClients); err != nil {

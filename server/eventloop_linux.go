@@ -1,0 +1,869 @@
+package server
+
+// The epoll edge: the keyspace owner goroutine serves the sockets itself,
+// as Redis's one thread does (ae.c, networking.c). It is the keyspace's
+// Poller: between jobs and expiry sweeps the owner calls Wait, which is one
+// iteration of the loop:
+//
+//  1. epoll_wait, level-triggered, for at most the time until the next key
+//     or blocked-client deadline (the keyspace computes it), shorter when
+//     the loop's own timers (idle timeout, stalled writers, CLIENT PAUSE)
+//     are due sooner; the eventfd wakes it when another goroutine queues
+//     work (DoFunc, Close, signals).
+//  2. For each event: accept (up to maxAccepts) on a listener; on a
+//     connection, write what EPOLLOUT lets through, then read once, parse
+//     through the frame guard (every limit of the goroutine edge), and run
+//     the complete commands at once with the same client.runBatch as the
+//     goroutine edge's Job: no hand-off, no goroutine.
+//  3. Resume the pipelines that may go on: clients unparked by a push,
+//     unpaused, or whose output drained below replyChunk.
+//  4. Write every connection that has output, once.
+//
+// Writes wait until the end of the iteration so that all the replies a
+// connection's read produced, and whatever the iteration's PUBLISHes and
+// wake-ups added, leave in one write(2), as Redis's beforeSleep
+// handleClientsWithPendingWrites does. A write that cannot finish keeps its
+// bytes in the connection's buffer and waits for EPOLLOUT; the loop never
+// blocks on a socket. While that buffer holds replyChunk or more the
+// connection's pipeline stops (nothing more is read or run for it), so a
+// client that does not read holds at most replyChunk plus one command's
+// reply; WriteTimeout without progress disconnects it.
+//
+// Connection state belongs to the owner: a connection is closed by marking
+// it and queueing it, and torn down only at a point where no command of
+// its is on the stack (reap).
+
+import (
+	"errors"
+	"io"
+	"net"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// eventLoopSupported tells Start whether Config.EventLoop can be honoured.
+const eventLoopSupported = true
+
+// maxAccepts bounds the connections one listener event accepts, as Redis's
+// MAX_ACCEPTS_PER_CALL, so a connection storm cannot starve the clients
+// already connected.
+const maxAccepts = 1000
+
+// loopTick is how often the loop looks at its own timers (idle clients,
+// stalled writers, pauses) while any are set; Redis's clientsCron runs at
+// hz 10 too.
+const loopTick = 100 * time.Millisecond
+
+type eventLoop struct {
+	s      *Server
+	epfd   int
+	evfd   int
+	events []unix.EpollEvent
+
+	lns   map[int]*serverListener // by the loop's own descriptor
+	conns []*loopConn             // by descriptor
+	gen   int32                   // stamps each registration, against stale events
+
+	ready   []*loopConn // pipelines that may go on
+	dirty   []*loopConn // connections with output to write
+	closing []*loopConn // closed, to tear down at the next safe point
+	paused  []*loopConn // waiting for CLIENT PAUSE to end
+	stalled map[*loopConn]struct{}
+
+	lastScan time.Time // of idle clients
+
+	// current is the connection whose batch runs now; while a script of
+	// its runs past busy-reply-threshold, whileBusy leaves it alone.
+	current  *loopConn
+	busy     bool      // whileBusy is serving
+	busyPoll time.Time // whileBusy's last poll: it polls once a millisecond at most
+}
+
+func newEventLoop(s *Server) (*eventLoop, error) {
+	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
+	if err != nil {
+		return nil, err
+	}
+	evfd, err := unix.Eventfd(0, unix.EFD_NONBLOCK|unix.EFD_CLOEXEC)
+	if err != nil {
+		unix.Close(epfd)
+		return nil, err
+	}
+	ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(evfd)}
+	if err := unix.EpollCtl(epfd, unix.EPOLL_CTL_ADD, evfd, &ev); err != nil {
+		unix.Close(epfd)
+		unix.Close(evfd)
+		return nil, err
+	}
+	return &eventLoop{
+		s: s, epfd: epfd, evfd: evfd,
+		events:  make([]unix.EpollEvent, 256),
+		lns:     map[int]*serverListener{},
+		stalled: map[*loopConn]struct{}{},
+	}, nil
+}
+
+var one = [8]byte{1}
+
+// Wake makes Wait return (keyspace.Poller). Any goroutine.
+func (l *eventLoop) Wake() {
+	for {
+		_, err := unix.Write(l.evfd, one[:])
+		if err != unix.EINTR {
+			return // EAGAIN: the counter is already non-zero, Wait wakes
+		}
+	}
+}
+
+// close releases the loop's descriptors once the owner has stopped.
+func (l *eventLoop) close() {
+	for fd := range l.lns {
+		unix.Close(fd)
+	}
+	unix.Close(l.evfd)
+	unix.Close(l.epfd)
+}
+
+// listen hands ln's socket to the loop: the loop accepts on a duplicate
+// of its descriptor. Go's listener stays open but is never accepted on
+// (closing it would unlink a Unix socket's path); stopAccepting closes
+// both.
+func (l *eventLoop) listen(ln *serverListener) error {
+	fd, err := dupListener(ln.Listener)
+	if err != nil {
+		return err
+	}
+	ln.onStop = func() {
+		if l.s.ks.DoFunc(func() { l.unlisten(fd) }) != nil {
+			unix.Close(fd) // the owner has stopped: close owns it now
+		}
+	}
+	return l.s.ks.DoFunc(func() {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			l.s.log.Error("event loop: watching a listener", "err", err)
+			return
+		}
+		l.lns[fd] = ln
+	})
+}
+
+// dupListener returns a non-blocking duplicate of a TCP or Unix
+// listener's socket.
+func dupListener(ln net.Listener) (int, error) {
+	tl, ok := ln.(interface {
+		SyscallConn() (syscall.RawConn, error)
+	})
+	if !ok {
+		return -1, errors.New("event loop: not a socket listener")
+	}
+	rc, err := tl.SyscallConn()
+	if err != nil {
+		return -1, err
+	}
+	fd := -1
+	var derr error
+	if err := rc.Control(func(s uintptr) {
+		fd, derr = unix.FcntlInt(s, unix.F_DUPFD_CLOEXEC, 0)
+	}); err != nil {
+		return -1, err
+	}
+	if derr != nil {
+		return -1, derr
+	}
+	if err := unix.SetNonblock(fd, true); err != nil {
+		unix.Close(fd)
+		return -1, err
+	}
+	return fd, nil
+}
+
+// unlisten stops accepting on fd. Owner goroutine.
+func (l *eventLoop) unlisten(fd int) {
+	if _, ok := l.lns[fd]; ok {
+		delete(l.lns, fd)
+		// Connections the kernel completed but the loop has not accepted
+		// yet would be reset by the close: accept them and close them, so
+		// their clients see an orderly EOF, as if served and closed.
+		for range maxAccepts {
+			cfd, _, err := unix.Accept4(fd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+			if err != nil {
+				break
+			}
+			unix.Close(cfd)
+		}
+		unix.Close(fd)
+	}
+}
+
+// Wait is one iteration of the loop (keyspace.Poller); see the file's doc.
+func (l *eventLoop) Wait(timeout time.Duration) {
+	if len(l.ready) > 0 || len(l.closing) > 0 || len(l.dirty) > 0 {
+		timeout = 0
+	}
+	if (len(l.paused) > 0 || len(l.stalled) > 0 || l.s.idleTimeout() > 0) && (timeout < 0 || timeout > loopTick) {
+		timeout = loopTick
+	}
+	ms := -1
+	if timeout >= 0 {
+		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	}
+	n, err := unix.EpollWait(l.epfd, l.events, ms)
+	if err != nil && err != unix.EINTR {
+		l.s.log.Error("event loop: epoll_wait", "err", err)
+	}
+	for i := 0; i < n; i++ {
+		ev := l.events[i]
+		fd := int(ev.Fd)
+		switch {
+		case fd == l.evfd:
+			var b [8]byte
+			unix.Read(l.evfd, b[:])
+		case l.lns[fd] != nil:
+			l.accept(fd, l.lns[fd])
+		default:
+			if lc := l.connFor(fd, ev.Pad); lc != nil {
+				l.event(lc, ev.Events)
+			}
+		}
+		l.reap()
+	}
+	l.resume()
+	l.tick()
+	l.flush()
+	l.reap()
+}
+
+// accept takes the waiting connections of one listener.
+func (l *eventLoop) accept(lfd int, ln *serverListener) {
+	for range maxAccepts {
+		fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
+		if err != nil {
+			if err != unix.EAGAIN && err != unix.EINTR && err != unix.ECONNABORTED {
+				// Out of descriptors and the like: Redis logs and goes on.
+				l.s.log.Warn("accept", "err", err)
+			}
+			return
+		}
+		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		lc := &loopConn{l: l, fd: fd, raddr: sockAddr(sa)}
+		if lsa, err := unix.Getsockname(fd); err == nil {
+			lc.laddr = sockAddr(lsa)
+		}
+		c := l.s.admit(ln, newGuardConn(lc, ln.limits))
+		if c == nil {
+			continue // refused: admit answered and closed it
+		}
+		c.lc, c.fd, lc.c = lc, fd, c
+		l.gen++
+		lc.gen = l.gen
+		lc.lastRead = time.Now()
+		lc.events = unix.EPOLLIN | unix.EPOLLRDHUP
+		ev := unix.EpollEvent{Events: lc.events, Fd: int32(fd), Pad: lc.gen}
+		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			l.s.log.Error("event loop: watching a connection", "err", err)
+			l.s.clients.remove(c)
+			unix.Close(fd)
+			continue
+		}
+		for fd >= len(l.conns) {
+			l.conns = append(l.conns, nil)
+		}
+		l.conns[fd] = lc
+		lc.registered = true
+	}
+}
+
+// sockAddr is sa as the net package would report it.
+func sockAddr(sa unix.Sockaddr) net.Addr {
+	switch a := sa.(type) {
+	case *unix.SockaddrInet4:
+		return &net.TCPAddr{IP: net.IPv4(a.Addr[0], a.Addr[1], a.Addr[2], a.Addr[3]), Port: a.Port}
+	case *unix.SockaddrInet6:
+		ip := make(net.IP, net.IPv6len)
+		copy(ip, a.Addr[:])
+		zone := ""
+		if a.ZoneId != 0 {
+			if ifi, err := net.InterfaceByIndex(int(a.ZoneId)); err == nil {
+				zone = ifi.Name
+			}
+		}
+		return &net.TCPAddr{IP: ip, Port: a.Port, Zone: zone}
+	case *unix.SockaddrUnix:
+		return &net.UnixAddr{Name: a.Name, Net: "unix"}
+	}
+	return &net.UnixAddr{Net: "unix"} // an unnamed Unix socket's peer
+}
+
+// event serves one connection's readiness.
+func (l *eventLoop) event(lc *loopConn, events uint32) {
+	if lc.closed {
+		return
+	}
+	if events&unix.EPOLLOUT != 0 {
+		l.write(lc)
+	}
+	if lc.closed {
+		return
+	}
+	if lc.reading() {
+		if events&(unix.EPOLLIN|unix.EPOLLRDHUP|unix.EPOLLHUP|unix.EPOLLERR) != 0 {
+			l.read(lc)
+		}
+		return
+	}
+	switch {
+	case events&(unix.EPOLLHUP|unix.EPOLLERR) != 0:
+		lc.Close()
+	case events&unix.EPOLLRDHUP != 0 && lc.c.parked != nil:
+		// The goroutine edge's read while parked sees EOF: the client is
+		// gone, its blocking command is dropped.
+		lc.Close()
+	case events&unix.EPOLLRDHUP != 0:
+		lc.rdhup = true // level-triggered: stop asking until it reads again
+		l.update(lc)
+	}
+}
+
+// read takes one read's commands from lc and runs them.
+func (l *eventLoop) read(lc *loopConn) {
+	cmds, ok, err := lc.c.conn.TryCommands(true)
+	l.serve(lc, cmds, ok, err)
+}
+
+// serve runs cmds (one read's complete commands) and then what the guard
+// still holds, until the connection must wait: for input, for its output
+// to drain, for a push, for a pause, or to close.
+func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
+	s, c := l.s, lc.c
+	for {
+		if err != nil {
+			if c.conn.ProtocolError() == nil {
+				lc.Close() // EOF, a reset
+				return
+			}
+			// A protocol error's reply is queued (the query-buffer limit
+			// has none): close once the output is out.
+			lc.quit()
+			return
+		}
+		if !ok {
+			c.conn.release() // back to waiting for input
+			return
+		}
+		// As the goroutine edge's read deadline, the idle clock times
+		// whole commands: bytes trickling in do not reset it.
+		lc.lastRead = time.Now()
+		if s.closing.Load() {
+			lc.Close()
+			return
+		}
+		s.ops.reads.Add(1)
+		s.ops.netIn.Add(int64(cmds.n))
+		c.inBytes = int64(cmds.n)
+		c.batch, c.args = cmds.args(c.batch[:0], c.args[:0])
+		c.next = 0
+		if len(c.batch) > 0 {
+			lc.inBatch = true
+			if l.busy {
+				l.answerBusy(lc)
+			}
+			if !l.run(lc) {
+				return
+			}
+		}
+		cmds, ok, err = c.conn.TryCommands(false)
+	}
+}
+
+// run runs lc's batch from c.next on, and reports whether it is done and
+// the connection may take more input.
+func (l *eventLoop) run(lc *loopConn) bool {
+	s, c := l.s, lc.c
+	for c.next < len(c.batch) {
+		if s.closing.Load() || lc.closed {
+			lc.Close()
+			return false
+		}
+		prev := l.current
+		l.current = lc
+		c.runBatch()
+		l.current = prev
+		if c.mustWait {
+			c.mustWait = false
+			lc.parked = true
+			l.outputQueued(lc)
+			l.update(lc)
+			return false
+		}
+		if c.pauseOver != nil {
+			lc.pauseOver, lc.pauseUntil = c.pauseOver, c.pauseUntil
+			c.pauseOver = nil
+			l.paused = append(l.paused, lc)
+			l.outputQueued(lc)
+			l.update(lc)
+			return false
+		}
+		if c.closeNow {
+			break
+		}
+		if c.next < len(c.batch) {
+			// Past replyChunk: write now; go on only if that drained it.
+			l.write(lc)
+			if lc.closed {
+				return false
+			}
+			if lc.pending() >= replyChunk {
+				lc.waitOut = true
+				l.update(lc)
+				return false
+			}
+		}
+	}
+	lc.inBatch = false
+	lc.lastRead = time.Now()
+	c.endBatch()
+	l.outputQueued(lc)
+	if c.closeNow {
+		lc.quit()
+		return false
+	}
+	return true
+}
+
+// whileBusy serves the sockets from inside a script that has run past
+// busy-reply-threshold (luaeval.Config.WhileBusy), as Redis's
+// processEventsWhileBlocked: one non-waiting poll, accepts, writes, and
+// for the commands read, serveWhileBusy's answers (-BUSY but for AUTH,
+// HELLO, QUIT, SCRIPT KILL, SHUTDOWN). The script's own connection is left
+// alone: its reply is being built. Nothing here runs a command on the data.
+func (l *eventLoop) whileBusy() {
+	if now := time.Now(); l.busy || now.Sub(l.busyPoll) < time.Millisecond {
+		return
+	} else {
+		l.busyPoll = now
+	}
+	l.busy = true
+	defer func() { l.busy = false }()
+	n, _ := unix.EpollWait(l.epfd, l.events, 0)
+	for i := 0; i < n; i++ {
+		ev := l.events[i]
+		fd := int(ev.Fd)
+		switch {
+		case fd == l.evfd:
+			// Jobs wait for the script, as on the goroutine edge; keep the
+			// eventfd readable so that the owner looks at them after it.
+		case l.lns[fd] != nil:
+			l.accept(fd, l.lns[fd])
+		default:
+			if lc := l.connFor(fd, ev.Pad); lc != nil && lc != l.current {
+				l.event(lc, ev.Events)
+			}
+		}
+	}
+	l.flush()
+	l.reap()
+}
+
+// answerBusy answers lc's batch as serveWhileBusy does, leaving nothing for
+// run to do but finish the batch.
+func (l *eventLoop) answerBusy(lc *loopConn) {
+	l.s.serveWhileBusy(lc.c)
+}
+
+// connFor is the connection an event is for, unless the event is stale.
+func (l *eventLoop) connFor(fd int, gen int32) *loopConn {
+	if fd < len(l.conns) && l.conns[fd] != nil && l.conns[fd].gen == gen {
+		return l.conns[fd]
+	}
+	return nil
+}
+
+// resume goes on with the pipelines that were waiting and may now run.
+func (l *eventLoop) resume() {
+	for len(l.ready) > 0 {
+		ready := l.ready
+		l.ready = nil
+		for _, lc := range ready {
+			lc.queued = false
+			if lc.closed || lc.waiting() {
+				continue
+			}
+			if lc.inBatch && !l.run(lc) {
+				continue
+			}
+			l.update(lc)
+			// Input the guard already holds (read while the batch ran
+			// is impossible, but a RESET or AUTH stop leaves some).
+			cmds, ok, err := lc.c.conn.TryCommands(false)
+			l.serve(lc, cmds, ok, err)
+		}
+	}
+}
+
+// schedule queues lc for resume.
+func (l *eventLoop) schedule(lc *loopConn) {
+	if !lc.queued {
+		lc.queued = true
+		l.ready = append(l.ready, lc)
+	}
+}
+
+// tick runs the loop's own timers: CLIENT PAUSE ending, writers stalled
+// past WriteTimeout, idle clients past timeout.
+func (l *eventLoop) tick() {
+	now := time.Now()
+	if len(l.paused) > 0 {
+		keep := l.paused[:0]
+		for _, lc := range l.paused {
+			over := false
+			select {
+			case <-lc.pauseOver:
+				over = true
+			default:
+				over = !now.Before(lc.pauseUntil)
+			}
+			switch {
+			case lc.closed:
+			case over || lc.c.killed.Load():
+				lc.pauseOver = nil
+				l.update(lc)
+				l.schedule(lc)
+			default:
+				keep = append(keep, lc)
+			}
+		}
+		clear(l.paused[len(keep):])
+		l.paused = keep
+	}
+	if wt := l.s.cfg.WriteTimeout; wt > 0 {
+		for lc := range l.stalled {
+			if !lc.closed && now.Sub(lc.stallSince) >= wt {
+				lc.Close()
+			}
+		}
+	}
+	if idle := l.s.idleTimeout(); idle > 0 && now.Sub(l.lastScan) >= loopTick {
+		l.lastScan = now
+		for _, lc := range l.conns {
+			if lc != nil && !lc.closed && lc.reading() && now.Sub(lc.lastRead) >= idle {
+				lc.Close()
+			}
+		}
+	}
+}
+
+// flush writes every connection that has output.
+func (l *eventLoop) flush() {
+	dirty := l.dirty
+	l.dirty = nil
+	for _, lc := range dirty {
+		lc.isDirty = false
+		switch {
+		case lc.closed:
+		case lc == l.current:
+			l.outputQueued(lc) // its reply is being built: after the script
+		default:
+			l.write(lc)
+		}
+	}
+	clear(dirty)
+	if l.dirty == nil {
+		l.dirty = dirty[:0]
+	}
+}
+
+// outputQueued notes that lc has output to write at the end of the
+// iteration.
+func (l *eventLoop) outputQueued(lc *loopConn) {
+	if !lc.isDirty {
+		lc.isDirty = true
+		l.dirty = append(l.dirty, lc)
+	}
+}
+
+// write writes what lc's output holds, without blocking, and keeps the
+// rest for EPOLLOUT.
+func (l *eventLoop) write(lc *loopConn) {
+	c := lc.c
+	var left, before int
+	var err error
+	if c.feed != nil {
+		c.flushToFeed()
+		before = c.feed.size()
+		left, err = c.feed.flushTo(lc.writeNow)
+	} else if len(c.w.B) > c.sent {
+		before = len(c.w.B) - c.sent
+		var n int
+		n, err = lc.writeNow(c.w.B[c.sent:])
+		c.sent += n
+		switch {
+		case c.sent == len(c.w.B):
+			c.w.B, c.sent = c.w.B[:0], 0
+		case c.sent > len(c.w.B)/2 && !lc.running():
+			// As feed.flushTo: past half, move the rest down; never
+			// under a command that is appending to it.
+			c.w.B, c.sent = c.w.B[:copy(c.w.B, c.w.B[c.sent:])], 0
+		}
+		left = len(c.w.B) - c.sent
+	}
+	if before > 0 {
+		l.s.ops.writes.Add(1)
+		l.s.ops.netOut.Add(int64(before - left))
+	}
+	if err != nil {
+		lc.Close()
+		return
+	}
+	if left > 0 {
+		if !lc.stalledNow || left < before {
+			lc.stallSince = time.Now() // progress restarts WriteTimeout
+		}
+		if !lc.stalledNow {
+			lc.stalledNow = true
+			l.stalled[lc] = struct{}{}
+		}
+		l.update(lc)
+		return
+	}
+	if lc.stalledNow {
+		lc.stalledNow = false
+		delete(l.stalled, lc)
+	}
+	if c.feed == nil && cap(c.w.B) > maxIdleBuffer && !lc.inBatch {
+		c.w.B = nil
+	}
+	if lc.quitting {
+		lc.Close()
+		return
+	}
+	if lc.waitOut {
+		lc.waitOut = false
+		l.schedule(lc)
+	}
+	l.update(lc)
+}
+
+// update tells epoll what lc waits for now.
+func (l *eventLoop) update(lc *loopConn) {
+	if lc.closed {
+		return
+	}
+	want := uint32(0)
+	if lc.reading() {
+		want |= unix.EPOLLIN | unix.EPOLLRDHUP
+		lc.rdhup = false
+	} else if !lc.rdhup {
+		want |= unix.EPOLLRDHUP
+	}
+	if lc.stalledNow {
+		want |= unix.EPOLLOUT
+	}
+	if want == lc.events {
+		return
+	}
+	lc.events = want
+	ev := unix.EpollEvent{Events: want, Fd: int32(lc.fd), Pad: lc.gen}
+	if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_MOD, lc.fd, &ev); err != nil {
+		lc.Close()
+	}
+}
+
+// reap tears down the connections closed since the last call. Owner
+// goroutine, at a point where none of their commands is running.
+func (l *eventLoop) reap() {
+	var later *loopConn
+	for len(l.closing) > 0 {
+		closing := l.closing
+		l.closing = nil
+		for _, lc := range closing {
+			if lc == l.current {
+				later = lc // its script is running: torn down after it
+				continue
+			}
+			l.teardown(lc)
+		}
+	}
+	if later != nil {
+		l.closing = append(l.closing, later)
+	}
+}
+
+func (l *eventLoop) teardown(lc *loopConn) {
+	if lc.fd < 0 {
+		return
+	}
+	if lc.fd < len(l.conns) && l.conns[lc.fd] == lc {
+		l.conns[lc.fd] = nil
+	}
+	delete(l.stalled, lc)
+	unix.Close(lc.fd) // also takes it out of the epoll set
+	lc.fd = -1
+	l.s.forget(lc.c)
+}
+
+// closeAll closes every connection, writing what each has pending if the
+// socket takes it at once: Close and Restart. Owner goroutine.
+func (l *eventLoop) closeAll() {
+	for _, lc := range l.conns {
+		if lc != nil && !lc.closed {
+			l.write(lc)
+			lc.Close()
+		}
+	}
+	l.reap()
+}
+
+// loopConn is a connection on the event loop: a net.Conn over a
+// non-blocking socket whose every method runs on the owner goroutine.
+// Read never waits (errWouldBlock); Write queues on the connection's
+// output, which the loop writes; Close marks it for teardown.
+type loopConn struct {
+	l            *eventLoop
+	c            *client
+	fd           int
+	gen          int32
+	raddr, laddr net.Addr
+	registered   bool
+	events       uint32 // what epoll watches for it
+
+	closed     bool
+	inBatch    bool // c.batch has commands not run yet
+	parked     bool // waiting for a push (blocking.go)
+	waitOut    bool // its pipeline waits for its output to drain
+	quitting   bool // close once the output is out (QUIT, protocol error)
+	rdhup      bool // the peer shut its side while the loop was not reading
+	queued     bool // in l.ready
+	isDirty    bool // in l.dirty
+	stalledNow bool // output left that the socket did not take
+	pauseOver  chan struct{}
+	pauseUntil time.Time
+	stallSince time.Time
+	lastRead   time.Time // the idle clock: the last command read or finished
+}
+
+// reading reports whether the loop takes lc's input now.
+func (lc *loopConn) reading() bool {
+	return !lc.inBatch && !lc.quitting && !lc.closed
+}
+
+// waiting reports whether lc's pipeline is held.
+func (lc *loopConn) waiting() bool {
+	return lc.parked || lc.pauseOver != nil || lc.waitOut || lc.quitting
+}
+
+// pending is the output not written yet.
+func (lc *loopConn) pending() int {
+	if lc.c.feed != nil {
+		return lc.c.feed.size()
+	}
+	return len(lc.c.w.B) - lc.c.sent
+}
+
+// running reports whether lc's command is on the stack (a script past the
+// busy threshold, whose caller's reply buffer is in use).
+func (lc *loopConn) running() bool { return lc == lc.l.current }
+
+// outputQueued tells the loop lc has output (the feed's hook).
+func (lc *loopConn) outputQueued() { lc.l.outputQueued(lc) }
+
+// unparked resumes lc's pipeline after a push answered its blocking
+// command (blocking.go's wake, on the owner).
+func (lc *loopConn) unparked() {
+	c := lc.c
+	if c.feed == nil {
+		c.w.B = append(c.w.B, c.bw.B...)
+	}
+	c.bw.B = c.bw.B[:0]
+	lc.parked = false
+	lc.l.outputQueued(lc)
+	lc.l.schedule(lc)
+}
+
+// quit closes lc once its output is written.
+func (lc *loopConn) quit() {
+	lc.quitting = true
+	lc.inBatch = false
+	lc.l.outputQueued(lc)
+	lc.l.update(lc)
+}
+
+func (lc *loopConn) writeNow(b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := unix.Write(lc.fd, b[n:])
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return n, nil
+		case err != nil:
+			return n, err
+		}
+		n += m
+	}
+	return n, nil
+}
+
+// Read reads what the socket holds without waiting.
+func (lc *loopConn) Read(p []byte) (int, error) {
+	for {
+		n, err := unix.Read(lc.fd, p)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			return 0, errWouldBlock
+		case err != nil:
+			return 0, err
+		case n == 0 && len(p) > 0:
+			return 0, io.EOF
+		}
+		return n, nil
+	}
+}
+
+// Write queues b on the connection's output: the guard's protocol-error
+// replies. Before the connection is registered (admit refusing it) it is
+// written at once, as much as the socket takes.
+func (lc *loopConn) Write(b []byte) (int, error) {
+	c := lc.c
+	if c == nil || !lc.registered {
+		return lc.writeNow(b)
+	}
+	if c.feed != nil {
+		c.feed.push(b)
+	} else {
+		c.w.B = append(c.w.B, b...)
+	}
+	lc.l.outputQueued(lc)
+	return len(b), nil
+}
+
+// Close marks the connection closed; the loop tears it down at its next
+// safe point. Owner goroutine.
+func (lc *loopConn) Close() error {
+	if !lc.registered {
+		if lc.fd >= 0 {
+			unix.Close(lc.fd)
+			lc.fd = -1
+		}
+		return nil
+	}
+	if !lc.closed {
+		lc.closed = true
+		lc.l.closing = append(lc.l.closing, lc)
+	}
+	return nil
+}
+
+func (lc *loopConn) LocalAddr() net.Addr { return lc.laddr }
+
+func (lc *loopConn) RemoteAddr() net.Addr { return lc.raddr }
+
+// The deadlines are the loop's timers (tick), not the socket's.
+func (lc *loopConn) SetDeadline(time.Time) error      { return nil }
+func (lc *loopConn) SetReadDeadline(time.Time) error  { return nil }
+func (lc *loopConn) SetWriteDeadline(time.Time) error { return nil }
