@@ -706,6 +706,21 @@ func (l *eventLoop) teardown(lc *loopConn) {
 
 // closeAll closes every connection, writing what each has pending if the
 // socket takes it at once: Close and Restart. Owner goroutine.
+// pendingOutput reports whether a connection still holds replies it has
+// not been able to write: Close lets them go out for up to drainTimeout, as
+// the goroutine edge waits for batches in flight. Owner goroutine.
+func (l *eventLoop) pendingOutput() bool {
+	for _, lc := range l.conns {
+		if lc == nil || lc.closed || lc.c == nil {
+			continue
+		}
+		if c := lc.c; len(c.w.B) > c.sent || c.feed != nil && c.feed.size() > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 func (l *eventLoop) closeAll() {
 	for _, lc := range l.conns {
 		if lc != nil && !lc.closed {

@@ -24,6 +24,7 @@ func (*eventLoop) Wake()                        {}
 func (*eventLoop) listen(*serverListener) error { return nil }
 func (*eventLoop) close()                       {}
 func (*eventLoop) closeAll()                    {}
+func (*eventLoop) pendingOutput() bool          { return false }
 func (*eventLoop) whileBusy()                   {}
 
 type loopConn struct{}

@@ -341,6 +341,15 @@ func (s *Server) Close() error {
 		for s.inflight.Load() > 0 && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
+		// On the event loop, replies in flight are the output buffers the
+		// loop goes on writing meanwhile.
+		for s.loop != nil && time.Now().Before(deadline) {
+			pending := false
+			if s.ks.DoFunc(func() { pending = s.loop.pendingOutput() }) != nil || !pending {
+				break
+			}
+			time.Sleep(time.Millisecond)
+		}
 		s.closeConns()
 		s.ks.Close()
 		if s.loop != nil {
