@@ -87,11 +87,15 @@ fi
 echo "== go test -race"
 go test -race -count=1 ./...
 
-# The same end-to-end suites on the epoll edge (server.Config.EventLoop),
-# which MINILOCK_EDGE=epoll turns on for every server a test starts.
+# The same end-to-end suites on the other edge. An embedded server
+# (server.Config) defaults to a goroutine per connection and the binary,
+# on Linux, to the epoll edge; MINILOCK_EDGE=epoll|goroutine overrides both
+# for every server a test starts.
 if [ "$(uname -s)" = Linux ]; then
 	echo "== go test -race, epoll edge (MINILOCK_EDGE=epoll)"
 	MINILOCK_EDGE=epoll go test -race -count=1 . ./server/ ./e2e/...
+	echo "== go test -race, the binary on the goroutine edge (MINILOCK_EDGE=goroutine)"
+	MINILOCK_EDGE=goroutine go test -race -count=1 ./cmd/minilock/
 fi
 
 echo "== fuzz smoke (${FUZZTIME:=20000x} each)"

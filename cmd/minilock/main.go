@@ -134,8 +134,9 @@ Options are redis.conf directives written as --name value:
   --busy-reply-threshold 5000  ms a script runs before others get -BUSY
   --protected-mode yes         refuse non-loopback clients when no password is set
   --restart-delay 0            ms after start during which writes are refused
-  --event-loop goroutine       epoll: the owner goroutine serves the sockets
-                               (Linux; env MINILOCK_EDGE=epoll|goroutine wins)
+  --event-loop epoll           epoll (the default on Linux): the owner goroutine
+                               serves the sockets; goroutine: one per connection
+                               (env MINILOCK_EDGE=epoll|goroutine wins)
   --loglevel notice            debug, verbose, notice, warning, nothing
 
 Examples:
