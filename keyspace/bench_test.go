@@ -629,3 +629,36 @@ func BenchmarkList_LPUSH_RPOP(b *testing.B) {
 		return pop
 	})
 }
+
+// BenchmarkZSet1000_ZRANGEBYSCORE_LIMIT5 is bench/run.sh types' ZRANGEBYSCORE
+// row on the keyspace side: 1,000 sorted sets of about 1,000 members each
+// (past the listpack threshold, so indexed), the first five of each.
+func BenchmarkZSet1000_ZRANGEBYSCORE_LIMIT5(b *testing.B) {
+	k := New(Config{})
+	defer k.Close()
+	var w resp.Writer
+	c := &Ctx{W: &w}
+	k.DoFunc(func() {
+		for key := 0; key < 1000; key++ {
+			args := memberArgs("ZADD", "z:"+strconv.Itoa(key), 1000, func(j int) []string {
+				return []string{strconv.Itoa(j * 7919 % 100003), "m:" + strconv.Itoa(j)}
+			})
+			if err := ksCommands["zadd"](k, c, args); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
+	})
+	prepared := make([]benchPrepared, 1000)
+	for i := range prepared {
+		prepared[i] = benchPrepared{benchRuns["zrangebyscore"], benchArgv("ZRANGEBYSCORE", "z:"+strconv.Itoa(i), "-inf", "+inf", "LIMIT", "0", "5")}
+	}
+	b.ResetTimer()
+	k.DoFunc(func() {
+		for i := 0; i < b.N; i++ {
+			p := prepared[i%len(prepared)]
+			w.B = w.B[:0]
+			benchExec(k, c, p.run, p.args)
+		}
+	})
+}
