@@ -465,11 +465,17 @@ func benchBig(b *testing.B, kind string, cmd func(i int) []string) {
 		words := cmd(i * 7919 % n)
 		prepared[i] = benchPrepared{benchRuns[strings.ToLower(words[0])], benchArgv(words...)}
 	}
+	runPrepared(b, k, c, prepared)
+}
+
+// runPrepared runs the prepared commands in turn, b.N in all, on the
+// owner, timing only them.
+func runPrepared(b *testing.B, k *Keyspace, c *Ctx, prepared []benchPrepared) {
 	b.ResetTimer()
 	k.DoFunc(func() {
 		for i := 0; i < b.N; i++ {
 			p := prepared[i%len(prepared)]
-			w.B = w.B[:0]
+			c.W.B = c.W.B[:0]
 			benchExec(k, c, p.run, p.args)
 		}
 	})
@@ -653,12 +659,5 @@ func BenchmarkZSet1000_ZRANGEBYSCORE_LIMIT5(b *testing.B) {
 	for i := range prepared {
 		prepared[i] = benchPrepared{benchRuns["zrangebyscore"], benchArgv("ZRANGEBYSCORE", "z:"+strconv.Itoa(i), "-inf", "+inf", "LIMIT", "0", "5")}
 	}
-	b.ResetTimer()
-	k.DoFunc(func() {
-		for i := 0; i < b.N; i++ {
-			p := prepared[i%len(prepared)]
-			w.B = w.B[:0]
-			benchExec(k, c, p.run, p.args)
-		}
-	})
+	runPrepared(b, k, c, prepared)
 }

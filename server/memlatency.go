@@ -357,16 +357,13 @@ func cmdLatencyHistogram(x *call, args [][]byte) error {
 // lookupFullName finds a command by its full name, "get" or
 // "config|get", case-insensitively (server.c:lookupCommandBySds).
 func lookupFullName(name []byte) *command {
-	parts := bytes.Split(name, []byte("|"))
-	if len(parts) > 2 {
-		return nil
-	}
-	cmd := find(commands, parts[0])
-	if cmd == nil || len(parts) == 1 {
+	base, sub, isSub := bytes.Cut(name, []byte("|"))
+	cmd := find(commands, base)
+	if cmd == nil || !isSub {
 		return cmd
 	}
-	if cmd.subs == nil {
+	if cmd.subs == nil || bytes.IndexByte(sub, '|') >= 0 {
 		return nil
 	}
-	return find(cmd.subIndex, parts[1])
+	return find(cmd.subIndex, sub)
 }

@@ -129,7 +129,9 @@ func frame(w *resp.Writer, n int) {
 
 func (s *Server) subscribe(x *call, k kind, names [][]byte) {
 	c := x.c
-	c.startFeed(s.pubsubLimits())
+	if c.feed == nil {
+		c.startFeed(s.pubsubLimits()) // parsed once per subscriber
+	}
 	table, mine := s.table(k), c.mine(k)
 	for _, name := range names {
 		ch := string(name)
@@ -187,7 +189,9 @@ func (s *Server) drop(table map[string][]*client, name string, c *client) {
 
 func (s *Server) psubscribe(x *call, names [][]byte) {
 	c := x.c
-	c.startFeed(s.pubsubLimits())
+	if c.feed == nil {
+		c.startFeed(s.pubsubLimits()) // parsed once per subscriber
+	}
 	for _, name := range names {
 		pat := string(name)
 		if add(&c.pubsub.patterns, pat) {
