@@ -63,8 +63,13 @@ type control struct {
 	heapLast atomic.Uint64 // last heap sample (bytes), for collectgarbage("count")
 	growth   atomic.Int64  // the current run's heap growth at the last sample
 	// ccalls counts each thread's nested C-boundary calls (lauxlib.EnterC)
-	// in the current run; owner goroutine only.
+	// in the current run; owner goroutine only. Most runs have one thread:
+	// its count is first, and the last thread asked for is remembered, so
+	// a run costs no allocation and EnterC/LeaveC no map lookup.
 	ccalls    map[*lua.LState]*int
+	first     int
+	lastL     *lua.LState
+	lastN     *int
 	ticks     uint32 // instructions run, counted by Done; owner goroutine only
 	tick      time.Duration
 	threshold time.Duration
@@ -92,6 +97,7 @@ func (c *control) init(e *Engine) {
 // begin marks the start of a run (owner goroutine).
 func (c *control) begin() {
 	clear(c.ccalls)
+	c.lastL, c.lastN = nil, nil
 	c.reason.Store(0)
 	c.growth.Store(0)
 	c.state.Store(stRunning)
@@ -409,11 +415,20 @@ func (r runCtx) Stopped() error {
 // CCalls is lauxlib.Budget's: thread L's count of nested C-boundary calls
 // in this run. Owner goroutine only.
 func (r runCtx) CCalls(L *lua.LState) *int {
-	n, ok := r.c.ccalls[L]
-	if !ok {
-		n = new(int)
-		r.c.ccalls[L] = n
+	c := r.c
+	if L == c.lastL {
+		return c.lastN
 	}
+	n, ok := c.ccalls[L]
+	if !ok {
+		if len(c.ccalls) == 0 {
+			c.first, n = 0, &c.first
+		} else {
+			n = new(int)
+		}
+		c.ccalls[L] = n
+	}
+	c.lastL, c.lastN = L, n
 	return n
 }
 

@@ -92,10 +92,13 @@ func onOwner(s *Server, c *client, f func()) string {
 	return out
 }
 
-// benchScriptSHA loads the release script, or skips the benchmark when the
-// server cannot run scripts (luaeval not built in).
-func benchScriptSHA(b *testing.B, s *Server, c *client) string {
-	reply := onOwner(s, c, func() { s.execute(c, benchArgs("script", "load", benchReleaseScript)) })
+// benchScriptSHA loads script (the release script when empty), or skips
+// the benchmark when the server cannot run scripts (luaeval not built in).
+func benchScriptSHA(b *testing.B, s *Server, c *client, script string) string {
+	if script == "" {
+		script = benchReleaseScript
+	}
+	reply := onOwner(s, c, func() { s.execute(c, benchArgs("script", "load", script)) })
 	if !bytes.HasPrefix([]byte(reply), []byte("$40\r\n")) {
 		b.Skipf("scripts unavailable: SCRIPT LOAD answered %q", reply)
 	}
@@ -106,9 +109,10 @@ const benchKeys = 1 << 16
 
 // dispatchCase is one command benchmark through Server.execute.
 type dispatchCase struct {
-	setup []string   // run once per key (%s is the key), untimed
-	cmds  [][]string // run in order per op (%s is the key; $SHA the script)
-	want  string     // replies of an op, checked on the first and last
+	script string     // loaded as $SHA; the release script when empty
+	setup  []string   // run once per key (%s is the key), untimed
+	cmds   [][]string // run in order per op (%s is the key; $SHA the script)
+	want   string     // replies of an op, checked on the first and last
 }
 
 // benchExpand builds the argument vectors of template for every key.
@@ -143,7 +147,7 @@ func benchDispatch(b *testing.B, dc dispatchCase) {
 	c := benchClient(s)
 	sha := ""
 	if slices.ContainsFunc(dc.cmds, func(w []string) bool { return slices.Contains(w, "$SHA") }) {
-		sha = benchScriptSHA(b, s, c)
+		sha = benchScriptSHA(b, s, c, dc.script)
 	}
 	var setup [][][]byte
 	if dc.setup != nil {
@@ -221,6 +225,27 @@ func BenchmarkDispatch_LockCycle_EVALSHA(b *testing.B) {
 	benchDispatch(b, dispatchCase{cmds: [][]string{benchAcquire, benchRelease}, want: "+OK\r\n:1\r\n"})
 }
 
+// benchSemaphoreScript is bench/run.sh types' semaphore acquire: drop
+// expired holders, count, join if there is room.
+const benchSemaphoreScript = `redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
+  redis.call('ZADD', KEYS[1], ARGV[3], ARGV[4])
+  return 1
+end
+return 0`
+
+// The semaphore acquire on a full semaphore of 5 holders, as the types
+// bench reaches after its first few thousand requests: ZREMRANGEBYSCORE
+// removes nothing, ZCARD says 5, the script returns 0.
+func BenchmarkDispatch_EVALSHA_semaphore_full(b *testing.B) {
+	benchDispatch(b, dispatchCase{
+		script: benchSemaphoreScript,
+		setup:  []string{"zadd", "%s", "10", "a", "20", "b", "30", "c", "40", "d", "50", "e"},
+		cmds:   [][]string{{"evalsha", "$SHA", "1", "%s", "0", "5", "123", "holder:123"}},
+		want:   ":0\r\n",
+	})
+}
+
 // benchBatch measures what a connection does per round trip once redcon
 // has parsed the pipeline: serveBatch hands the batch to the onOwner and
 // waits on the client's reusable done channel. clients > 1 runs that many
@@ -293,7 +318,7 @@ func benchTCP(b *testing.B, template, setup []string, pipeline, clients int, wan
 	defer s.Close()
 	sha := ""
 	if slices.Contains(template, "$SHA") {
-		sha = benchScriptSHA(b, s, benchClient(s))
+		sha = benchScriptSHA(b, s, benchClient(s), "")
 	}
 	if setup != nil {
 		c := benchClient(s)

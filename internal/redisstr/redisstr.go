@@ -218,11 +218,68 @@ func unescape(c byte) byte {
 	return c
 }
 
+// hasPrefixFold is strings.HasPrefix ignoring ASCII case (prefix is lower
+// case), without the copy strings.ToLower would make of s.
+func hasPrefixFold(s, prefix string) bool {
+	if len(s) < len(prefix) {
+		return false
+	}
+	for i := 0; i < len(prefix); i++ {
+		c := s[i]
+		if 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		if c != prefix[i] {
+			return false
+		}
+	}
+	return true
+}
+
 // ScanNumber reads the longest prefix of s that C's strtod accepts
 // (decimal and hex floats, inf, infinity, nan, nan(...)), without skipping
 // leading white space: it returns how many bytes that is (0: no number)
 // and the value.
 func ScanNumber(s string) (int, float64) {
+	if n, f, ok := scanInteger(s); ok {
+		return n, f
+	}
+	return scanFloat(s)
+}
+
+// scanInteger is ScanNumber's fast path for what scripts and scores mostly
+// carry, a short decimal integer ("5", "-1700000000000"): up to 15 digits
+// are exact in a float64, so no rounding question arises. ok is false for
+// anything else, a fraction, an exponent, "0x", or more digits.
+func scanInteger(s string) (n int, f float64, ok bool) {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		i++
+	}
+	j := i
+	var v int64
+	for j < len(s) && s[j] >= '0' && s[j] <= '9' {
+		v = v*10 + int64(s[j]-'0')
+		j++
+	}
+	if j == i || j-i > 15 {
+		return 0, 0, false
+	}
+	if j < len(s) {
+		switch s[j] {
+		case '.', 'e', 'E', 'x', 'X':
+			return 0, 0, false
+		}
+	}
+	f = float64(v)
+	if s[0] == '-' {
+		f = -f // "-0" is -0.0, as strtod has it
+	}
+	return j, f, true
+}
+
+// scanFloat is ScanNumber's general path.
+func scanFloat(s string) (int, float64) {
 	i := 0
 	neg := false
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
@@ -235,13 +292,13 @@ func ScanNumber(s string) (int, float64) {
 		}
 		return f
 	}
-	rest := strings.ToLower(s[i:])
+	rest := s[i:]
 	switch {
-	case strings.HasPrefix(rest, "infinity"):
+	case hasPrefixFold(rest, "infinity"):
 		return i + 8, sign(math.Inf(1))
-	case strings.HasPrefix(rest, "inf"):
+	case hasPrefixFold(rest, "inf"):
 		return i + 3, sign(math.Inf(1))
-	case strings.HasPrefix(rest, "nan"):
+	case hasPrefixFold(rest, "nan"):
 		n := i + 3
 		if n < len(s) && s[n] == '(' {
 			if j := strings.IndexByte(s[n:], ')'); j >= 0 {
@@ -249,7 +306,7 @@ func ScanNumber(s string) (int, float64) {
 			}
 		}
 		return n, sign(math.NaN())
-	case strings.HasPrefix(rest, "0x") && len(rest) > 2 && (isHex(rest[2]) || rest[2] == '.' && len(rest) > 3 && isHex(rest[3])):
+	case hasPrefixFold(rest, "0x") && len(rest) > 2 && (isHex(rest[2]) || rest[2] == '.' && len(rest) > 3 && isHex(rest[3])):
 		j := i + 2
 		var mant float64
 		digits := 0

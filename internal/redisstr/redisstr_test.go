@@ -1,7 +1,9 @@
 package redisstr
 
 import (
+	"math"
 	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -91,6 +93,28 @@ func FuzzSplit(f *testing.F) {
 				t.Fatalf("word %d: %q vs %q", i, words[i], buf[start:end])
 			}
 			start = end
+		}
+	})
+}
+
+// FuzzScanNumber checks ScanNumber's integer fast path against its general
+// path: whatever scanInteger accepts, scanFloat reads the same way, to the
+// bit (so "-0" stays negative zero); and the case folding of inf, nan and
+// 0x against strings.ToLower, which it replaced.
+func FuzzScanNumber(f *testing.F) {
+	for _, s := range []string{"5", "-0", "+12", "123456789012345", "1234567890123456", "0x10", "1.5", "1e3", "-", "", "12abc", "inf", "NaN", "0X1P3", "InFiNiTy"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, p := range []string{"infinity", "inf", "nan", "0x"} {
+			if got, want := hasPrefixFold(s, p), strings.HasPrefix(strings.ToLower(s), p); got != want {
+				t.Fatalf("hasPrefixFold(%q, %q) = %v, strings.ToLower says %v", s, p, got, want)
+			}
+		}
+		n, v := ScanNumber(s)
+		gn, gv := scanFloat(s)
+		if n != gn || math.Float64bits(v) != math.Float64bits(gv) && !(v != v && gv != gv) {
+			t.Fatalf("ScanNumber(%q) = %d, %v; the general path reads %d, %v", s, n, v, gn, gv)
 		}
 	})
 }
