@@ -28,6 +28,8 @@ func TestDiffRandom(t *testing.T) {
 	for _, g := range []caseGroup{
 		{"glob", randomGlobCases(r, 40)},
 		{"integers", randomIntegerCases(r, 40)},
+		{"strings", randomVia(r, randomStringCases(r, 60))},
+		{"floats", randomVia(r, randomFloatCases(r, 40))},
 		{"hash", randomVia(r, randomHashCases(r, 60))},
 		{"set", randomVia(r, randomSetCases(r, 60))},
 		{"zset", randomVia(r, randomZSetCases(r, 60))},
