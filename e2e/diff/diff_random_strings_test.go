@@ -210,3 +210,68 @@ func randomFloatCases(r *rand.Rand, n int) []diffCase {
 	}
 	return cases
 }
+
+// boundedCount is randomInteger unless that is a negative count past
+// -1000: SRANDMEMBER, ZRANDMEMBER and HRANDFIELD repeat elements to make
+// up a negative count, and a generated -123456789 would have both servers
+// build a reply of that many.
+func boundedCount(r *rand.Rand) string {
+	s := randomInteger(r)
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil && n < -1000 {
+		return "-7"
+	}
+	return s
+}
+
+// randomIndexCases pass generated integers as the indexes, counts,
+// ranks, limits, cursors and timeouts of the collection commands, over a
+// list, set, sorted set and hash of a few elements each, refilled before
+// every case.
+func randomIndexCases(r *rand.Rand, n int) []diffCase {
+	var cases []diffCase
+	for i := range n {
+		steps := []step{c("RPUSH l a b c a d"), c("SADD s 1 2 3 4 5"), c("ZADD z 1 a 2 b 3 c 4 d"), c("HSET h a 1 b 2 c 3")}
+		for range 12 {
+			a, b := randomInteger(r), randomInteger(r)
+			switch r.IntN(16) {
+			case 0:
+				steps = append(steps, cmd("LRANGE", "l", a, b), cmd("LINDEX", "l", a))
+			case 1:
+				steps = append(steps, cmd("LSET", "l", a, "x"), cmd("LTRIM", "l", a, b), c("LRANGE l 0 -1"))
+			case 2:
+				steps = append(steps, cmd("LPOS", "l", "a", "RANK", a, "COUNT", b), cmd("LPOS", "l", "a", "MAXLEN", a))
+			case 3:
+				steps = append(steps, cmd([]string{"LPOP", "RPOP"}[r.IntN(2)], "l", a), cmd("SPOP", "s", a).with(lengthOnly))
+			case 4:
+				steps = append(steps, cmd("LMPOP", "1", "l", "LEFT", "COUNT", a), cmd("ZMPOP", "1", "z", "MAX", "COUNT", b))
+			case 5:
+				steps = append(steps, cmd("ZRANGE", "z", a, b, "WITHSCORES"), cmd("ZRANGE", "z", "-inf", "+inf", "BYSCORE", "LIMIT", a, b))
+			case 6:
+				steps = append(steps, cmd("ZREMRANGEBYRANK", "z", a, b), c("ZRANGE z 0 -1"))
+			case 7:
+				steps = append(steps, cmd("ZRANGESTORE", "d", "z", a, b), cmd("ZREVRANGE", "z", a, b))
+			case 8:
+				steps = append(steps, cmd("SRANDMEMBER", "s", boundedCount(r)).with(lengthOnly), cmd("ZRANDMEMBER", "z", boundedCount(r)).with(lengthOnly),
+					cmd("HRANDFIELD", "h", boundedCount(r)).with(lengthOnly))
+			case 9:
+				steps = append(steps, cmd("SINTERCARD", "1", "s", "LIMIT", a), cmd("ZINTERCARD", "1", "z", "LIMIT", b))
+			case 10:
+				steps = append(steps, cmd([]string{"SSCAN", "HSCAN", "ZSCAN"}[r.IntN(3)], []string{"s", "h", "z"}[r.IntN(3)], "0", "COUNT", a).with(lengthOnly))
+			case 11:
+				steps = append(steps, cmd("SSCAN", "s", a).with(lengthOnly))
+			case 12:
+				// two elements, two pops: each answers at once whatever
+				// the timeout, or gives the timeout's error
+				steps = append(steps, c("RPUSH l e f"), cmd([]string{"BLPOP", "BRPOP"}[r.IntN(2)], "l", a), cmd("BLMPOP", b, "1", "l", "LEFT"))
+			case 13:
+				steps = append(steps, c("ZADD z 5 e 6 f"), cmd("BZPOPMIN", "z", a), cmd("BZMPOP", a, "1", "z", "MIN", "COUNT", b))
+			case 14:
+				steps = append(steps, cmd("LINSERT", "l", "BEFORE", "a", a), cmd("LREM", "l", b, "a"), c("LRANGE l 0 -1"))
+			default:
+				steps = append(steps, cmd("HINCRBY", "h", "a", a), cmd("ZINCRBY", "z", b, "a"), cmd("ZADD", "z", "GT", "CH", a, "b"))
+			}
+		}
+		cases = append(cases, tc(fmt.Sprintf("indexes %d", i), steps...))
+	}
+	return cases
+}
