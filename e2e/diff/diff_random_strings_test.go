@@ -275,3 +275,65 @@ func randomIndexCases(r *rand.Rand, n int) []diffCase {
 	}
 	return cases
 }
+
+// randomKeyCases move keys of every type between names and databases and
+// read them back: RENAME, RENAMENX, COPY (with DB and REPLACE), MOVE,
+// SELECT, DEL/UNLINK/EXISTS/TOUCH of several keys, TYPE, SCAN with TYPE,
+// expiries carried along, over a string, a hash, a set, a sorted set and
+// a list, small or past their packed encodings.
+func randomKeyCases(r *rand.Rand, n int) []diffCase {
+	names := []string{"s", "h", "t", "z", "l", "x"}
+	key := func() string { return names[r.IntN(len(names))] }
+	db := func() string { return []string{"0", "1", "1", "15", "16", "-1", "x"}[r.IntN(7)] }
+	var cases []diffCase
+	for i := range n {
+		steps := []step{c("SET s v"), c("HSET h a 1"), c("SADD t 1 2"), c("ZADD z 1 a"), c("RPUSH l a b")}
+		if r.IntN(3) == 0 {
+			steps = append(steps, bigHash("h", 130), c("SADD t notanint"), cmd("ZADD", "z", "2", strings.Repeat("m", 70)))
+		}
+		for range 20 {
+			a, b := key(), key()
+			switch r.IntN(14) {
+			case 0:
+				steps = append(steps, cmd([]string{"RENAME", "RENAMENX"}[r.IntN(2)], a, b))
+			case 1:
+				args := []string{"COPY", a, b}
+				if r.IntN(2) == 0 {
+					args = append(args, "DB", db())
+				}
+				if r.IntN(2) == 0 {
+					args = append(args, "REPLACE")
+				}
+				steps = append(steps, cmd(args...))
+			case 2:
+				steps = append(steps, cmd("MOVE", a, db()))
+			case 3:
+				d := db()
+				steps = append(steps, cmd("SELECT", d), cmd("TYPE", a), scanAll().with(sorted), c("DBSIZE"), c("SELECT 0"))
+			case 4:
+				steps = append(steps, cmd([]string{"DEL", "UNLINK", "EXISTS", "TOUCH"}[r.IntN(4)], a, b, a))
+			case 5:
+				steps = append(steps, cmd("TYPE", a), cmd("OBJECT", "ENCODING", a).with(stringEncoding))
+			case 6:
+				steps = append(steps, scanAll("TYPE", []string{"string", "hash", "set", "zset", "list", "stream", "nosuch"}[r.IntN(7)]))
+			case 7:
+				steps = append(steps, cmd("EXPIRE", a, "3000"), cmd("TTL", b).with(ttlDigits))
+			case 8:
+				steps = append(steps, cmd("PERSIST", a), cmd("EXPIRETIME", a).with(ttlDigits))
+			case 9:
+				steps = append(steps, c("KEYS *").with(sorted), c("DBSIZE"))
+			case 10:
+				steps = append(steps, cmd("HGETALL", a).with(sortedPairs), cmd("SMEMBERS", a).with(sorted))
+			case 11:
+				steps = append(steps, cmd("ZRANGE", a, "0", "-1", "WITHSCORES"), cmd("LRANGE", a, "0", "-1"), cmd("GET", a))
+			case 12:
+				steps = append(steps, c("SELECT 1"), cmd("COPY", a, b, "DB", "0"), c("KEYS *").with(sorted), c("SELECT 0"))
+			default:
+				steps = append(steps, cmd([]string{"HSET", "SADD", "ZADD", "RPUSH", "SET"}[r.IntN(5)], a, "1", "2"))
+			}
+		}
+		steps = append(steps, c("KEYS *").with(sorted), c("SELECT 1"), c("KEYS *").with(sorted), c("SELECT 0"))
+		cases = append(cases, tc(fmt.Sprintf("keys %d", i), steps...))
+	}
+	return cases
+}
