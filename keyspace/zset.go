@@ -704,21 +704,31 @@ func (z *zsetValue) eachInRange(from, to, n int, f func(m []byte, s float64) boo
 // replyMembers writes n members with or without scores: flat in RESP2,
 // [member, score] pairs in RESP3.
 func replyMembers(w *resp.Writer, n int, withScores bool, each func(func(m []byte, s float64) bool)) {
+	replyMembersHeader(w, n, withScores)
+	each(func(m []byte, s float64) bool {
+		replyMember(w, withScores, m, s)
+		return true
+	})
+}
+
+// replyMembersHeader and replyMember are replyMembers in parts, for a
+// caller that loops itself (no closure to allocate).
+func replyMembersHeader(w *resp.Writer, n int, withScores bool) {
 	if withScores && !w.RESP3() {
 		w.Array(2 * n)
 	} else {
 		w.Array(n)
 	}
-	each(func(m []byte, s float64) bool {
-		if withScores && w.RESP3() {
-			w.Array(2)
-		}
-		w.Bulk(m)
-		if withScores {
-			replyScore(w, s)
-		}
-		return true
-	})
+}
+
+func replyMember(w *resp.Writer, withScores bool, m []byte, s float64) {
+	if withScores && w.RESP3() {
+		w.Array(2)
+	}
+	w.Bulk(m)
+	if withScores {
+		replyScore(w, s)
+	}
 }
 
 // zrange runs every ZRANGE form; dst is ZRANGESTORE's destination.
@@ -733,7 +743,11 @@ func (k *Keyspace) zrange(c *Ctx, key []byte, rangeArgs [][]byte, kind zrangeKin
 	}
 	if dst != nil {
 		var items []zitem
-		if z != nil {
+		if z != nil && z.tree != nil && o.kind == zrScore {
+			for _, n := range z.scoreNodes(o.score, o.rev, o.offset, o.limit, nil) {
+				items = append(items, zitem{n.score(), z.dict.Key(n.slot)})
+			}
+		} else if z != nil {
 			from, to, n := z.selectRange(o)
 			z.eachInRange(from, to, n, func(m []byte, s float64) bool {
 				items = append(items, zitem{s, string(m)})
@@ -747,6 +761,25 @@ func (k *Keyspace) zrange(c *Ctx, key []byte, rangeArgs [][]byte, kind zrangeKin
 	}
 	if z == nil {
 		c.W.Array(0)
+		return nil
+	}
+	if z.tree != nil && o.kind == zrScore {
+		var buf [16]znode
+		nodes := z.scoreNodes(o.score, o.rev, o.offset, o.limit, buf[:0])
+		replyMembersHeader(c.W, len(nodes), o.withScores)
+		for len(nodes) > 0 {
+			// Each member is a cache miss or two in the dict: look a few
+			// up before writing any, so that the misses overlap.
+			var keys [8]string
+			batch := nodes[:min(len(nodes), len(keys))]
+			for j, n := range batch {
+				keys[j] = z.dict.Key(n.slot)
+			}
+			for j, n := range batch {
+				replyMember(c.W, o.withScores, readOnly(keys[j]), n.score())
+			}
+			nodes = nodes[len(batch):]
+		}
 		return nil
 	}
 	from, to, n := z.selectRange(o)
@@ -847,14 +880,30 @@ func (k *Keyspace) zremrange(c *Ctx, args [][]byte, kind zrangeKind) error {
 		}
 		return err
 	}
-	from, to, n := z.selectRange(o)
-	var members [][]byte
-	z.eachInRange(from, to, n, func(m []byte, _ float64) bool {
-		members = append(members, append([]byte(nil), m...))
-		return true
-	})
-	for _, m := range members {
-		z.del(m)
+	var n int
+	switch {
+	case z.tree == nil:
+		// The range is a run of entries: one deletion.
+		var from, to int
+		if from, to, n = z.selectRange(o); n > 0 {
+			z.delRange(from, to)
+		}
+	case kind == zrScore:
+		var buf [16]znode
+		nodes := z.scoreNodes(o.score, false, 0, -1, buf[:0])
+		z.delNodes(nodes)
+		n = len(nodes)
+	default:
+		var from, to int
+		from, to, n = z.selectRange(o)
+		var members [][]byte
+		z.eachInRange(from, to, n, func(m []byte, _ float64) bool {
+			members = append(members, m) // the dict's bytes: they stay
+			return true
+		})
+		for _, m := range members {
+			z.del(m)
+		}
 	}
 	if n > 0 {
 		k.changedNotify(c, args[1], i, ob, NotifyZSet, zremrangeEvents[kind])

@@ -388,14 +388,161 @@ func (z *zsetValue) delAt(off int) {
 	z.rewrite(off, next, w.score, base)
 }
 
+// A pivot's slot: an item of slot zLow orders before every member of its
+// score, one of zHigh after them, so that a search by score alone seeks
+// the index (zslFirstInRange) instead of bisecting ranks. No dict slot
+// reaches them (a dict holds fewer than 2^32-2).
+const (
+	zHigh = math.MaxUint32 - 1
+	zLow  = math.MaxUint32
+)
+
+// delRange removes a small set's members of ranks from..to (from <= to,
+// both within 0..len-1) in one deletion, re-encoding the entry after them.
+func (z *zsetValue) delRange(from, to int) {
+	w := zwalk{}
+	for i := 0; i < from; i++ {
+		w.step(&z.small)
+	}
+	base, off := w.base, w.next // after the entry before from; from's
+	for i := from; i <= to; i++ {
+		w.step(&z.small)
+	}
+	if !w.step(&z.small) {
+		z.small.Delete(off, to-from+1)
+		return
+	}
+	var scratch [80]byte
+	next := append(scratch[:0], w.member(&z.small)...)
+	z.small.Delete(off, to-from+1)
+	z.rewrite(off, next, w.score, base)
+}
+
+// delNodes removes a large set's items (scoreNodes found them; none
+// twice).
+func (z *zsetValue) delNodes(nodes []znode) {
+	// Out of the index first, while the items' slots hold: a deletion
+	// from the dict may compact it, renumbering the slots of the items
+	// still in the index (and not those of nodes).
+	var buf [16]string
+	members := buf[:0]
+	for _, n := range nodes {
+		z.tree.Delete(n)
+		members = append(members, z.dict.Key(n.slot)) // stays: see readOnly
+	}
+	for _, m := range members {
+		z.dict.DeleteMoving(readOnly(m), z.remap)
+	}
+}
+
 // newZTree is an empty index whose items' members are d's.
 func newZTree(d *dict.Dict[float64]) *btree.BTreeG[znode] {
 	return btree.NewBTreeGOptions(func(a, b znode) bool {
 		if sa, sb := a.score(), b.score(); sa != sb {
 			return sa < sb
 		}
-		return a.slot != b.slot && d.Key(a.slot) < d.Key(b.slot)
+		switch {
+		case a.slot == b.slot:
+			return false
+		case a.slot >= zHigh || b.slot >= zHigh:
+			return a.slot == zLow || b.slot == zHigh
+		}
+		return d.Key(a.slot) < d.Key(b.slot)
 	}, btree.Options{NoLocks: true})
+}
+
+// readOnly views a member the dict holds as bytes without copying them:
+// a dict's key bytes never change once written (see package dict), so the
+// view stays valid, but nothing may write through it.
+func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// minPivot is the pivot a range's lower end ascends from, maxPivot the one
+// its upper end descends from.
+func (r zrangeSpec) minPivot() znode {
+	if r.minex {
+		return mkznode(r.min, zHigh)
+	}
+	return mkznode(r.min, zLow)
+}
+
+func (r zrangeSpec) maxPivot() znode {
+	if r.maxex {
+		return mkznode(r.max, zLow)
+	}
+	return mkznode(r.max, zHigh)
+}
+
+// empty reports whether no score can lie in r.
+func (r zrangeSpec) empty() bool { return r.min > r.max || r.min == r.max && (r.minex || r.maxex) }
+
+// zseekOffset is the LIMIT offset from which scoreNodes finds its first
+// item by rank rather than walking to it.
+const zseekOffset = 64
+
+// scoreNodes appends to buf the items of a large set whose scores lie in
+// r, in reported order (rev: descending), past the first offset of them,
+// at most limit of them (limit < 0: no limit); genericZrangebyscoreCommand.
+func (z *zsetValue) scoreNodes(r zrangeSpec, rev bool, offset, limit int64, buf []znode) []znode {
+	if r.empty() || offset < 0 || limit == 0 || offset >= int64(z.tree.Len()) {
+		return buf
+	}
+	pivot := r.minPivot()
+	if rev {
+		pivot = r.maxPivot()
+	}
+	if offset >= zseekOffset {
+		// Far in: find the range's end by rank, then the item offset
+		// from it, rather than walk offset items.
+		var i int
+		if rev {
+			i = z.firstNode(func(n znode) bool { return z.tree.Less(pivot, n) }) - 1 - int(offset)
+		} else {
+			i = z.firstNode(func(n znode) bool { return z.tree.Less(pivot, n) }) + int(offset)
+		}
+		if i < 0 || i >= z.tree.Len() {
+			return buf
+		}
+		pivot, _ = z.tree.GetAt(i)
+		offset = 0
+	}
+	if rev {
+		iter := func(n znode) bool {
+			if !r.gteMin(n.score()) {
+				return false
+			}
+			if offset > 0 {
+				offset--
+				return true
+			}
+			buf = append(buf, n)
+			limit--
+			return limit != 0
+		}
+		if pivot.slot == zHigh && math.IsInf(r.max, 1) {
+			z.tree.Reverse(iter) // from the end: no search
+		} else {
+			z.tree.Descend(pivot, iter)
+		}
+		return buf
+	}
+	iter := func(n znode) bool {
+		if !r.lteMax(n.score()) {
+			return false
+		}
+		if offset > 0 {
+			offset--
+			return true
+		}
+		buf = append(buf, n)
+		limit--
+		return limit != 0
+	}
+	if pivot.slot == zLow && math.IsInf(r.min, -1) {
+		z.tree.Scan(iter) // from the start: no search
+	} else {
+		z.tree.Ascend(pivot, iter)
+	}
+	return buf
 }
 
 // loadSorted makes z a large set of items, given in order.
@@ -415,11 +562,12 @@ func (z *zsetValue) convert() {
 	z.loadSorted(func(f func(m []byte, s float64) bool) { zz.each(0, zz.len()-1, false, f) })
 }
 
-// at returns the member and score of rank i (0 is the lowest).
+// at returns the member and score of rank i (0 is the lowest); the
+// member's bytes are the set's, as each's are.
 func (z *zsetValue) at(i int) ([]byte, float64) {
 	if z.tree != nil {
 		it := z.itemAt(i)
-		return []byte(it.member), it.score
+		return readOnly(it.member), it.score
 	}
 	w := zwalk{}
 	for ; i >= 0 && w.step(&z.small); i-- {
@@ -492,7 +640,8 @@ func (z *zsetValue) rank(member []byte) (int, bool) {
 
 // each calls f for the members of ranks from..to (inclusive, both within
 // 0..len-1), upwards or, with reverse, from to down to from, until f
-// returns false.
+// returns false. A member's bytes are the set's own: f must not write to
+// them, nor keep them past a change to the set.
 func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score float64) bool) {
 	if from > to {
 		return
@@ -501,7 +650,7 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 		n := to - from + 1
 		iter := func(it znode) bool {
 			n--
-			return f([]byte(z.dict.Key(it.slot)), it.score()) && n > 0
+			return f(readOnly(z.dict.Key(it.slot)), it.score()) && n > 0
 		}
 		if reverse {
 			pivot, _ := z.tree.GetAt(to)
@@ -542,10 +691,11 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 }
 
 // random returns a random member and its score; the set is not empty.
+// The member's bytes are the set's, as each's are.
 func (z *zsetValue) random(k *Keyspace) ([]byte, float64) {
 	if z.tree != nil {
 		m, s := z.dict.Random(k.rng.IntN)
-		return []byte(m), s
+		return readOnly(m), s
 	}
 	return z.at(k.rng.IntN(z.len()))
 }
