@@ -37,6 +37,9 @@ func (k *Keyspace) zsetOf(c *Ctx, key []byte, read bool) (*zsetValue, *object, u
 // floatArg is getDoubleFromObject: strtod over the whole argument, no
 // leading space, no overflow or underflow to zero, no NaN.
 func floatArg(b []byte) (float64, bool) {
+	if f, ok := plainScore(b); ok {
+		return f, true
+	}
 	if len(b) == 0 || redisstr.IsSpace(b[0]) {
 		return 0, false
 	}
@@ -79,12 +82,47 @@ type zrangeSpec struct {
 	minex, maxex bool
 }
 
+// plainScore parses the scores clients mostly send, a decimal integer of
+// up to 15 digits (exact in a float64) or an infinity with its sign, as
+// strtod reads them; false for anything else, which strtod then reads.
+func plainScore(b []byte) (float64, bool) {
+	neg := false
+	d := b
+	if len(d) > 0 && (d[0] == '-' || d[0] == '+') {
+		neg, d = d[0] == '-', d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			if len(d) == 3 && (d[0]|0x20) == 'i' && (d[1]|0x20) == 'n' && (d[2]|0x20) == 'f' {
+				if neg {
+					return math.Inf(-1), true
+				}
+				return math.Inf(1), true
+			}
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	f := float64(n)
+	if neg {
+		f = -f // -0 too, as strtod gives
+	}
+	return f, true
+}
+
 // parseScoreBound is one end of zslParseRange: "(" makes it exclusive;
 // the rest is strtod over the whole string (an empty one is 0).
 func parseScoreBound(b []byte) (float64, bool, bool) {
 	ex := false
 	if len(b) > 0 && b[0] == '(' {
 		ex, b = true, b[1:]
+	}
+	if f, ok := plainScore(b); ok {
+		return f, ex, true
 	}
 	s := string(b)
 	if i := strings.IndexByte(s, 0); i >= 0 {

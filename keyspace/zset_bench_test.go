@@ -136,9 +136,9 @@ func benchZSet1000(b *testing.B, cmd func(key string) []string) {
 			w.B = w.B[:0]
 		}
 	})
-	prepared := make([]benchPrepared, 1000)
+	prepared := make([]benchPrepared, 1<<14)
 	for i := range prepared {
-		words := cmd("z:" + strconv.Itoa(i))
+		words := cmd("z:" + strconv.Itoa(i%1000))
 		prepared[i] = benchPrepared{benchRuns[words[0]], benchArgv(words...)}
 	}
 	b.ReportAllocs()
@@ -199,4 +199,13 @@ func padRand(n int) string {
 		s = "0" + s
 	}
 	return s
+}
+
+// BenchmarkZSet1000_ZADD is bench/run.sh types' ZADD (-r 1000) on sets
+// it has filled: a new score for a member, or a new member, on an index.
+func BenchmarkZSet1000_ZADD(b *testing.B) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	benchZSet1000(b, func(key string) []string {
+		return []string{"zadd", key, strconv.Itoa(rng.IntN(1000)), "m:" + strconv.Itoa(rng.IntN(1100))}
+	})
 }

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/minilock/minilock/internal/redisstr"
 )
 
 // A large sorted set driven by random adds, moves and deletes (many ties,
@@ -356,5 +358,30 @@ func testZScoreRangesPackedAsIndexed(t *testing.T, seed uint64) {
 			continue
 		}
 		both(args...)
+	}
+}
+
+// plainScore reads what strtod reads, where it answers at all.
+func TestPlainScoreAsStrtod(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	words := []string{"inf", "-inf", "+inf", "INF", "-Inf", "infinity", "in", "-", "+", "", "-0", "+0", "0", "007", "-007",
+		"999999999999999", "-999999999999999", "1000000000000000", "9223372036854775807", "1.5", "1e3", " 1", "1 ", "0x10", "nan", "--1", "+-1", "(1"}
+	for range 2000 {
+		words = append(words, strconv.FormatInt(rng.Int64N(1<<50)-1<<49, 10))
+	}
+	for _, w := range words {
+		f, ok := plainScore([]byte(w))
+		if !ok {
+			continue
+		}
+		want, n := redisstr.Strtod(w)
+		if n != len(w) || math.Float64bits(f) != math.Float64bits(want) {
+			t.Errorf("plainScore(%q) = %v; strtod reads %v (%d of %d bytes)", w, f, want, n, len(w))
+		}
+	}
+	for _, w := range []string{"infinity", "1.5", " 1", "1 ", "0x10", "nan", "", "-", "9223372036854775807", "1000000000000000"} {
+		if _, ok := plainScore([]byte(w)); ok {
+			t.Errorf("plainScore(%q) answered; strtod should", w)
+		}
 	}
 }
