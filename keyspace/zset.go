@@ -382,7 +382,7 @@ pairs:
 	for j := 0; z != nil && j < n; j++ {
 		member := args[idx+2*j+1]
 		score = scores[j]
-		cur, exists := z.score(member)
+		cur, slot, exists := z.lookup(member)
 		switch {
 		case exists && nx, !exists && xx:
 			continue // a no-op
@@ -402,7 +402,11 @@ pairs:
 			}
 			processed++
 			if score != cur {
-				z.putKnown(member, score, &k.enc, false)
+				if z.tree != nil {
+					z.move(slot, cur, score)
+				} else {
+					z.putKnown(member, score, &k.enc, false)
+				}
 				updated++
 			}
 		default:

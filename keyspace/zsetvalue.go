@@ -250,28 +250,52 @@ func (z *zsetValue) score(member []byte) (float64, bool) {
 	return w.score, true
 }
 
+// lookup is score that also returns a large set's member's dict slot,
+// for move.
+func (z *zsetValue) lookup(member []byte) (float64, uint32, bool) {
+	if z.tree != nil {
+		i, ok := z.dict.Find(member)
+		if !ok {
+			return 0, 0, false
+		}
+		return z.dict.Val(i), i, true
+	}
+	s, ok := z.score(member)
+	return s, 0, ok
+}
+
+// move gives a large set's member at slot i, of score old, a new score.
+func (z *zsetValue) move(i uint32, old, score float64) {
+	z.tree.Delete(mkznode(old, i))
+	*z.dict.ValRef(i) = score
+	z.tree.Set(mkznode(score, i))
+}
+
 // put sets member's score (inserting it, or moving it), converting the set
 // when it outgrows enc.
 func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 	z.putKnown(member, score, enc, z.tree == nil && z.find(member) < 0)
 }
 
-// putKnown is put told whether member is new to a small set (ZADD has
-// looked it up already; a search of a pack is a walk).
+// putKnown is put told whether member is new (ZADD has looked it up
+// already; a search of a pack is a walk).
 func (z *zsetValue) putKnown(member []byte, score float64, enc *Encodings, isNew bool) {
 	if z.tree == nil && isNew && (z.len()+1 > enc.ZSetMaxListpackEntries || len(member) > enc.ZSetMaxListpackValue) {
 		z.convert()
 	}
 	if z.tree != nil {
-		if i, ok := z.dict.Find(member); ok {
-			// An equal score (0 for -0 too) keeps the item's place:
-			// Set replaces it.
-			if old := z.dict.Val(i); old != score {
-				z.tree.Delete(mkznode(old, i))
+		if !isNew {
+			if i, ok := z.dict.Find(member); ok {
+				// An equal score (0 for -0 too) keeps the item's
+				// place: Set replaces it.
+				if old := z.dict.Val(i); old != score {
+					z.move(i, old, score)
+				} else {
+					*z.dict.ValRef(i) = score
+					z.tree.Set(mkznode(score, i))
+				}
+				return
 			}
-			*z.dict.ValRef(i) = score
-			z.tree.Set(mkznode(score, i))
-			return
 		}
 		i, _ := z.dict.Insert(member, score)
 		z.tree.Set(mkznode(score, i))
