@@ -182,14 +182,29 @@ func BenchmarkSet_SADD(b *testing.B) {
 	benchOwner(b, func(i int) [][]byte { return prepared[i%len(prepared)] })
 }
 
-// BenchmarkHash_HINCRBY is bench/run.sh types' HINCRBY -r 10000.
+// BenchmarkHash_HINCRBY is bench/run.sh types' HINCRBY -r 10000 on hashes
+// it has half filled: 10,000 of them, 40 fields each of 10,000 (packed).
 func BenchmarkHash_HINCRBY(b *testing.B) {
+	k := New(Config{})
+	defer k.Close()
+	var w resp.Writer
+	c := &Ctx{W: &w}
 	rng := rand.New(rand.NewPCG(1, 2))
-	prepared := make([][][]byte, 1<<16)
+	k.DoFunc(func() {
+		for key := 0; key < 10000; key++ {
+			args := memberArgs("HSET", "h:"+padRand(key), 40, func(int) []string { return []string{"f:" + padRand(rng.IntN(10000)), "1"} })
+			if err := ksCommands["hset"](k, c, args); err != nil {
+				b.Fatal(err)
+			}
+			w.B = w.B[:0]
+		}
+	})
+	prepared := make([]benchPrepared, 1<<16)
 	for i := range prepared {
-		prepared[i] = benchArgv("hincrby", "h:"+padRand(rng.IntN(10000)), "f:"+padRand(rng.IntN(10000)), "1")
+		prepared[i] = benchPrepared{benchRuns["hincrby"], benchArgv("hincrby", "h:"+padRand(rng.IntN(10000)), "f:"+padRand(rng.IntN(10000)), "1")}
 	}
-	benchOwner(b, func(i int) [][]byte { return prepared[i%len(prepared)] })
+	b.ReportAllocs()
+	runPrepared(b, k, c, prepared)
 }
 
 // padRand is redis-benchmark's __rand_int__: 12 digits.
