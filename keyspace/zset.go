@@ -382,7 +382,18 @@ pairs:
 	for j := 0; z != nil && j < n; j++ {
 		member := args[idx+2*j+1]
 		score = scores[j]
-		cur, slot, exists := z.lookup(member)
+		// One search: a small set's walk also finds where a new
+		// member goes; a large set's lookup keeps the dict slot.
+		var f zfound
+		var cur float64
+		var slot uint32
+		var exists bool
+		if z.tree == nil {
+			f = z.smallFind(member, score)
+			cur, exists = f.score, f.off >= 0
+		} else {
+			cur, slot, exists = z.lookup(member)
+		}
 		switch {
 		case exists && nx, !exists && xx:
 			continue // a no-op
@@ -405,12 +416,16 @@ pairs:
 				if z.tree != nil {
 					z.move(slot, cur, score)
 				} else {
-					z.putKnown(member, score, &k.enc, false)
+					z.moveSmall(member, f, score)
 				}
 				updated++
 			}
 		default:
-			z.putKnown(member, score, &k.enc, true)
+			if z.tree == nil && z.len() < k.enc.ZSetMaxListpackEntries && len(member) <= k.enc.ZSetMaxListpackValue {
+				z.insertSmall(member, score, f.at, f.atB)
+			} else {
+				z.putKnown(member, score, &k.enc, true)
+			}
 			added++
 			processed++
 		}

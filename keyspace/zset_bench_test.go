@@ -76,12 +76,16 @@ func BenchmarkSemaphore_small(b *testing.B) {
 // BenchmarkSemaphore_window is the same script on one large set, a sliding
 // window of 1,000 holders: each acquire expires the oldest holder and
 // joins with a fresh score (an indexed set, past the listpack threshold).
-func BenchmarkSemaphore_window(b *testing.B) {
+func BenchmarkSemaphore_window(b *testing.B) { benchSemaphoreWindow(b, 1000) }
+
+// BenchmarkSemaphore_window100 is a window of 100 holders: a packed set.
+func BenchmarkSemaphore_window100(b *testing.B) { benchSemaphoreWindow(b, 100) }
+
+func benchSemaphoreWindow(b *testing.B, window int) {
 	k := New(Config{})
 	defer k.Close()
 	var w resp.Writer
 	c := &Ctx{W: &w}
-	const window = 1000
 	rem := benchArgv("zremrangebyscore", "sem", "-inf", "")
 	card := benchArgv("zcard", "sem")
 	add := benchArgv("zadd", "sem", "", "")

@@ -250,6 +250,53 @@ func (z *zsetValue) score(member []byte) (float64, bool) {
 	return w.score, true
 }
 
+// zfound is what smallFind learns in one walk of a small set.
+type zfound struct {
+	off   int     // member's entry, -1 when missing
+	score float64 // its score
+	base  int64   // the integer base before it
+	at    int     // where member would go with the score asked, were it new
+	atB   int64   // the integer base before at
+}
+
+// smallFind walks a small set once for member, and for the place
+// (score, member) would take if member were new.
+func (z *zsetValue) smallFind(member []byte, score float64) zfound {
+	f := zfound{off: -1, at: -1}
+	it := zitem{score, transient(member)}
+	w := zwalk{}
+	for {
+		base := w.base
+		if !w.step(&z.small) {
+			break
+		}
+		if f.at < 0 && zless(it, zitem{w.score, transient(w.member(&z.small))}) {
+			f.at, f.atB = w.off, base
+		}
+		if w.m1-w.m0 == len(member) && string(w.member(&z.small)) == string(member) {
+			f.off, f.score, f.base = w.off, w.score, base
+			return f // (at is not needed: the member is there)
+		}
+	}
+	if f.at < 0 {
+		f.at, f.atB = z.small.End(), w.base
+	}
+	return f
+}
+
+// moveSmall gives a small set's member, found by smallFind, a new score.
+func (z *zsetValue) moveSmall(member []byte, f zfound, score float64) {
+	var scratch [80]byte
+	m := append(scratch[:0], member...) // (member may be the pack's)
+	z.delAfter(f.off, f.base)
+	if score > f.score {
+		// Every entry before the old place orders before the new one.
+		z.insertSmall(m, score, f.off, f.base)
+	} else {
+		z.insertSmall(m, score, 0, 0)
+	}
+}
+
 // lookup is score that also returns a large set's member's dict slot,
 // for move.
 func (z *zsetValue) lookup(member []byte) (float64, uint32, bool) {
@@ -306,18 +353,25 @@ func (z *zsetValue) putKnown(member []byte, score float64, enc *Encodings, isNew
 			z.delAt(off)
 		}
 	}
+	z.insertSmall(member, score, 0, 0)
+}
+
+// insertSmall inserts member, new to a small set, before the first entry
+// from the one at off (after a member of integer base base) on that
+// orders after (score, member); every entry before off orders before it.
+func (z *zsetValue) insertSmall(member []byte, score float64, off int, base int64) {
 	// Insert before the first member that orders after (score, member),
 	// and re-encode that one after the new one.
 	it := zitem{score, transient(member)}
-	w := zwalk{}
-	base, found := int64(0), false
+	w := zwalk{next: off, base: base}
+	found := false
 	for {
 		base = w.base
 		if found = w.step(&z.small); !found || zless(it, zitem{w.score, transient(w.member(&z.small))}) {
 			break
 		}
 	}
-	off := z.small.End()
+	off = z.small.End()
 	var scratch [80]byte
 	var next []byte
 	if found {
@@ -400,7 +454,12 @@ func (z *zsetValue) delAt(off int) {
 	for w.next < off {
 		w.step(&z.small)
 	}
-	base := w.base // after the entry before off
+	z.delAfter(off, w.base)
+}
+
+// delAfter is delAt told the integer base of the entry before off.
+func (z *zsetValue) delAfter(off int, base int64) {
+	w := zwalk{next: off, base: base}
 	w.step(&z.small)
 	if !w.step(&z.small) {
 		z.small.Delete(off, 1)

@@ -385,3 +385,63 @@ func TestPlainScoreAsStrtod(t *testing.T) {
 		}
 	}
 }
+
+// ZADD and ZINCRBY on a packed set (one walk finds the member and where a
+// new one goes; a move deletes and inserts from the old place) leave it
+// as the same commands leave an indexed set: scores of every encoding
+// (small and wide integers, fractions, infinities), NX/XX/GT/LT/CH/INCR,
+// several pairs at once.
+func TestZAddPackedAsIndexed(t *testing.T) {
+	for _, seed := range []uint64{1, 2, 3, 4} {
+		h := newKSTest(t)
+		rng := rand.New(rand.NewPCG(seed, 9))
+		// The indexed set keeps a long member (past zset-max-listpack-value)
+		// last: compared without it.
+		h.run("ZADD", "big", "inf", strings.Repeat("x", 100))
+		score := func() string {
+			switch rng.IntN(8) {
+			case 0:
+				// (No -0: a pack keeps it as 0, as a listpack does.)
+				return []string{"0", "inf", "-inf", "0.5", "-2.75", "1e300"}[rng.IntN(6)]
+			case 1:
+				return strconv.Itoa(rng.IntN(2000000000000) - 1000000000000)
+			}
+			return strconv.Itoa(rng.IntN(60) - 30)
+		}
+		for i := 0; i < 4000; i++ {
+			args := []string{"ZADD", ""}
+			switch rng.IntN(10) {
+			case 0:
+				args = append(args, []string{"NX", "XX", "GT", "LT", "CH", "XX CH", "GT CH"}[rng.IntN(7)])
+				args = append(args[:2], strings.Fields(args[2])...)
+			case 1:
+				args = append(args, "INCR")
+			}
+			for n := 1 + rng.IntN(3); n > 0; n-- {
+				args = append(args, score(), "m"+strconv.Itoa(rng.IntN(100)))
+				if args[2] == "INCR" {
+					break
+				}
+			}
+			if rng.IntN(20) == 0 {
+				args = []string{"ZREM", "", "m" + strconv.Itoa(rng.IntN(100)), "m" + strconv.Itoa(rng.IntN(100))}
+			}
+			args[1] = "small"
+			small := h.run(args...) + h.run("ZRANGE", "small", "0", "-1", "WITHSCORES")
+			args[1] = "big"
+			big := h.run(args...) + h.run("ZRANGE", "big", "0", "-2", "WITHSCORES")
+			if small != big {
+				t.Fatalf("seed %d step %d %q:\npacked  %q\nindexed %q", seed, i, args, small, big)
+			}
+		}
+		h.k.DoFunc(func() {
+			for _, key := range []string{"small", "big"} {
+				if i, ok := h.k.dbs[0].lookup([]byte(key)); ok {
+					if z := h.k.dbs[0].slots[i].obj.v.(*zsetValue); (z.tree != nil) != (key == "big") {
+						t.Errorf("seed %d: %s indexed %v", seed, key, z.tree != nil)
+					}
+				}
+			}
+		})
+	}
+}
