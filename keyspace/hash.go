@@ -49,6 +49,20 @@ func (h *hashValue) get(field []byte) ([]byte, bool) {
 	return nil, false
 }
 
+// lookup is get that also returns the offset of a small hash's pair
+// (-1 when large or missing), for hpack.setValue.
+func (h *hashValue) lookup(field []byte) ([]byte, int, bool) {
+	if h.big != nil {
+		v, ok := h.get(field)
+		return v, -1, ok
+	}
+	if off := h.small.find(field); off >= 0 {
+		_, v, _ := h.small.at(off)
+		return v, off, true
+	}
+	return nil, -1, false
+}
+
 // set makes field's value val and reports whether field is new, converting
 // the hash to a dict when it outgrows enc.
 func (h *hashValue) set(field, val []byte, enc *Encodings) bool {
@@ -373,7 +387,8 @@ func CmdHIncrBy(k *Keyspace, c *Ctx, args [][]byte) error {
 		return err
 	}
 	var old int64
-	if v, ok := h.get(args[2]); ok {
+	v, off, ok := h.lookup(args[2])
+	if ok {
 		// (Errors come only from a field that exists: the hash was
 		// there already and nothing changed.)
 		if old, ok = redisstr.ParseInt(v); !ok {
@@ -385,7 +400,11 @@ func CmdHIncrBy(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	n := old + by
 	var buf [24]byte
-	h.set(args[2], strconv.AppendInt(buf[:0], n, 10), &k.enc)
+	if val := strconv.AppendInt(buf[:0], n, 10); off >= 0 && len(val) <= k.enc.HashMaxListpackValue {
+		h.small.setValue(off, val) // found already: no second walk
+	} else {
+		h.set(args[2], val, &k.enc)
+	}
 	k.changed(c, args[1], i, o)
 	k.notify(NotifyHash, "hincrby", args[1], c.DB)
 	c.W.Int(n)

@@ -34,8 +34,8 @@ func CmdSAdd(k *Keyspace, c *Ctx, args [][]byte) error {
 			n++
 		}
 	}
-	k.changed(c, args[1], i, o)
-	if n > 0 {
+	if n > 0 { // (a SADD of members all there is no write: WATCH holds)
+		k.changed(c, args[1], i, o)
 		k.notify(NotifySet, "sadd", args[1], c.DB)
 	}
 	c.W.Int(n)

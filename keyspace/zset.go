@@ -37,6 +37,9 @@ func (k *Keyspace) zsetOf(c *Ctx, key []byte, read bool) (*zsetValue, *object, u
 // floatArg is getDoubleFromObject: strtod over the whole argument, no
 // leading space, no overflow or underflow to zero, no NaN.
 func floatArg(b []byte) (float64, bool) {
+	if f, ok := plainScore(b); ok {
+		return f, true
+	}
 	if len(b) == 0 || redisstr.IsSpace(b[0]) {
 		return 0, false
 	}
@@ -79,12 +82,47 @@ type zrangeSpec struct {
 	minex, maxex bool
 }
 
+// plainScore parses the scores clients mostly send, a decimal integer of
+// up to 15 digits (exact in a float64) or an infinity with its sign, as
+// strtod reads them; false for anything else, which strtod then reads.
+func plainScore(b []byte) (float64, bool) {
+	neg := false
+	d := b
+	if len(d) > 0 && (d[0] == '-' || d[0] == '+') {
+		neg, d = d[0] == '-', d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 {
+		return 0, false
+	}
+	var n int64
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			if len(d) == 3 && (d[0]|0x20) == 'i' && (d[1]|0x20) == 'n' && (d[2]|0x20) == 'f' {
+				if neg {
+					return math.Inf(-1), true
+				}
+				return math.Inf(1), true
+			}
+			return 0, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	f := float64(n)
+	if neg {
+		f = -f // -0 too, as strtod gives
+	}
+	return f, true
+}
+
 // parseScoreBound is one end of zslParseRange: "(" makes it exclusive;
 // the rest is strtod over the whole string (an empty one is 0).
 func parseScoreBound(b []byte) (float64, bool, bool) {
 	ex := false
 	if len(b) > 0 && b[0] == '(' {
 		ex, b = true, b[1:]
+	}
+	if f, ok := plainScore(b); ok {
+		return f, ex, true
 	}
 	s := string(b)
 	if i := strings.IndexByte(s, 0); i >= 0 {
@@ -344,7 +382,18 @@ pairs:
 	for j := 0; z != nil && j < n; j++ {
 		member := args[idx+2*j+1]
 		score = scores[j]
-		cur, exists := z.score(member)
+		// One search: a small set's walk also finds where a new
+		// member goes; a large set's lookup keeps the dict slot.
+		var f zfound
+		var cur float64
+		var slot uint32
+		var exists bool
+		if z.tree == nil {
+			f = z.smallFind(member, score)
+			cur, exists = f.score, f.off >= 0
+		} else {
+			cur, slot, exists = z.lookup(member)
+		}
 		switch {
 		case exists && nx, !exists && xx:
 			continue // a no-op
@@ -364,11 +413,19 @@ pairs:
 			}
 			processed++
 			if score != cur {
-				z.putKnown(member, score, &k.enc, false)
+				if z.tree != nil {
+					z.move(slot, cur, score)
+				} else {
+					z.moveSmall(member, f, score)
+				}
 				updated++
 			}
 		default:
-			z.putKnown(member, score, &k.enc, true)
+			if z.tree == nil && z.len() < k.enc.ZSetMaxListpackEntries && len(member) <= k.enc.ZSetMaxListpackValue {
+				z.insertSmall(member, score, f.at, f.atB)
+			} else {
+				z.putKnown(member, score, &k.enc, true)
+			}
 			added++
 			processed++
 		}
@@ -704,21 +761,31 @@ func (z *zsetValue) eachInRange(from, to, n int, f func(m []byte, s float64) boo
 // replyMembers writes n members with or without scores: flat in RESP2,
 // [member, score] pairs in RESP3.
 func replyMembers(w *resp.Writer, n int, withScores bool, each func(func(m []byte, s float64) bool)) {
+	replyMembersHeader(w, n, withScores)
+	each(func(m []byte, s float64) bool {
+		replyMember(w, withScores, m, s)
+		return true
+	})
+}
+
+// replyMembersHeader and replyMember are replyMembers in parts, for a
+// caller that loops itself (no closure to allocate).
+func replyMembersHeader(w *resp.Writer, n int, withScores bool) {
 	if withScores && !w.RESP3() {
 		w.Array(2 * n)
 	} else {
 		w.Array(n)
 	}
-	each(func(m []byte, s float64) bool {
-		if withScores && w.RESP3() {
-			w.Array(2)
-		}
-		w.Bulk(m)
-		if withScores {
-			replyScore(w, s)
-		}
-		return true
-	})
+}
+
+func replyMember(w *resp.Writer, withScores bool, m []byte, s float64) {
+	if withScores && w.RESP3() {
+		w.Array(2)
+	}
+	w.Bulk(m)
+	if withScores {
+		replyScore(w, s)
+	}
 }
 
 // zrange runs every ZRANGE form; dst is ZRANGESTORE's destination.
@@ -733,7 +800,11 @@ func (k *Keyspace) zrange(c *Ctx, key []byte, rangeArgs [][]byte, kind zrangeKin
 	}
 	if dst != nil {
 		var items []zitem
-		if z != nil {
+		if z != nil && z.tree != nil && o.kind == zrScore {
+			for _, n := range z.scoreNodes(o.score, o.rev, o.offset, o.limit, nil) {
+				items = append(items, zitem{n.score(), z.dict.Key(n.slot)})
+			}
+		} else if z != nil {
 			from, to, n := z.selectRange(o)
 			z.eachInRange(from, to, n, func(m []byte, s float64) bool {
 				items = append(items, zitem{s, string(m)})
@@ -747,6 +818,25 @@ func (k *Keyspace) zrange(c *Ctx, key []byte, rangeArgs [][]byte, kind zrangeKin
 	}
 	if z == nil {
 		c.W.Array(0)
+		return nil
+	}
+	if z.tree != nil && o.kind == zrScore {
+		var buf [16]znode
+		nodes := z.scoreNodes(o.score, o.rev, o.offset, o.limit, buf[:0])
+		replyMembersHeader(c.W, len(nodes), o.withScores)
+		for len(nodes) > 0 {
+			// Each member is a cache miss or two in the dict: look a few
+			// up before writing any, so that the misses overlap.
+			var keys [8]string
+			batch := nodes[:min(len(nodes), len(keys))]
+			for j, n := range batch {
+				keys[j] = z.dict.Key(n.slot)
+			}
+			for j, n := range batch {
+				replyMember(c.W, o.withScores, readOnly(keys[j]), n.score())
+			}
+			nodes = nodes[len(batch):]
+		}
 		return nil
 	}
 	from, to, n := z.selectRange(o)
@@ -847,14 +937,30 @@ func (k *Keyspace) zremrange(c *Ctx, args [][]byte, kind zrangeKind) error {
 		}
 		return err
 	}
-	from, to, n := z.selectRange(o)
-	var members [][]byte
-	z.eachInRange(from, to, n, func(m []byte, _ float64) bool {
-		members = append(members, append([]byte(nil), m...))
-		return true
-	})
-	for _, m := range members {
-		z.del(m)
+	var n int
+	switch {
+	case z.tree == nil:
+		// The range is a run of entries: one deletion.
+		var from, to int
+		if from, to, n = z.selectRange(o); n > 0 {
+			z.delRange(from, to)
+		}
+	case kind == zrScore:
+		var buf [16]znode
+		nodes := z.scoreNodes(o.score, false, 0, -1, buf[:0])
+		z.delNodes(nodes)
+		n = len(nodes)
+	default:
+		var from, to int
+		from, to, n = z.selectRange(o)
+		var members [][]byte
+		z.eachInRange(from, to, n, func(m []byte, _ float64) bool {
+			members = append(members, m) // the dict's bytes: they stay
+			return true
+		})
+		for _, m := range members {
+			z.del(m)
+		}
 	}
 	if n > 0 {
 		k.changedNotify(c, args[1], i, ob, NotifyZSet, zremrangeEvents[kind])

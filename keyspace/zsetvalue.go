@@ -250,28 +250,99 @@ func (z *zsetValue) score(member []byte) (float64, bool) {
 	return w.score, true
 }
 
+// zfound is what smallFind learns in one walk of a small set.
+type zfound struct {
+	off   int     // member's entry, -1 when missing
+	score float64 // its score
+	base  int64   // the integer base before it
+	at    int     // where member would go with the score asked, were it new
+	atB   int64   // the integer base before at
+}
+
+// smallFind walks a small set once for member, and for the place
+// (score, member) would take if member were new.
+func (z *zsetValue) smallFind(member []byte, score float64) zfound {
+	f := zfound{off: -1, at: -1}
+	it := zitem{score, transient(member)}
+	w := zwalk{}
+	for {
+		base := w.base
+		if !w.step(&z.small) {
+			break
+		}
+		if f.at < 0 && zless(it, zitem{w.score, transient(w.member(&z.small))}) {
+			f.at, f.atB = w.off, base
+		}
+		if w.m1-w.m0 == len(member) && string(w.member(&z.small)) == string(member) {
+			f.off, f.score, f.base = w.off, w.score, base
+			return f // (at is not needed: the member is there)
+		}
+	}
+	if f.at < 0 {
+		f.at, f.atB = z.small.End(), w.base
+	}
+	return f
+}
+
+// moveSmall gives a small set's member, found by smallFind, a new score.
+func (z *zsetValue) moveSmall(member []byte, f zfound, score float64) {
+	var scratch [80]byte
+	m := append(scratch[:0], member...) // (member may be the pack's)
+	z.delAfter(f.off, f.base)
+	if score > f.score {
+		// Every entry before the old place orders before the new one.
+		z.insertSmall(m, score, f.off, f.base)
+	} else {
+		z.insertSmall(m, score, 0, 0)
+	}
+}
+
+// lookup is score that also returns a large set's member's dict slot,
+// for move.
+func (z *zsetValue) lookup(member []byte) (float64, uint32, bool) {
+	if z.tree != nil {
+		i, ok := z.dict.Find(member)
+		if !ok {
+			return 0, 0, false
+		}
+		return z.dict.Val(i), i, true
+	}
+	s, ok := z.score(member)
+	return s, 0, ok
+}
+
+// move gives a large set's member at slot i, of score old, a new score.
+func (z *zsetValue) move(i uint32, old, score float64) {
+	z.tree.Delete(mkznode(old, i))
+	*z.dict.ValRef(i) = score
+	z.tree.Set(mkznode(score, i))
+}
+
 // put sets member's score (inserting it, or moving it), converting the set
 // when it outgrows enc.
 func (z *zsetValue) put(member []byte, score float64, enc *Encodings) {
 	z.putKnown(member, score, enc, z.tree == nil && z.find(member) < 0)
 }
 
-// putKnown is put told whether member is new to a small set (ZADD has
-// looked it up already; a search of a pack is a walk).
+// putKnown is put told whether member is new (ZADD has looked it up
+// already; a search of a pack is a walk).
 func (z *zsetValue) putKnown(member []byte, score float64, enc *Encodings, isNew bool) {
 	if z.tree == nil && isNew && (z.len()+1 > enc.ZSetMaxListpackEntries || len(member) > enc.ZSetMaxListpackValue) {
 		z.convert()
 	}
 	if z.tree != nil {
-		if i, ok := z.dict.Find(member); ok {
-			// An equal score (0 for -0 too) keeps the item's place:
-			// Set replaces it.
-			if old := z.dict.Val(i); old != score {
-				z.tree.Delete(mkznode(old, i))
+		if !isNew {
+			if i, ok := z.dict.Find(member); ok {
+				// An equal score (0 for -0 too) keeps the item's
+				// place: Set replaces it.
+				if old := z.dict.Val(i); old != score {
+					z.move(i, old, score)
+				} else {
+					*z.dict.ValRef(i) = score
+					z.tree.Set(mkznode(score, i))
+				}
+				return
 			}
-			*z.dict.ValRef(i) = score
-			z.tree.Set(mkznode(score, i))
-			return
 		}
 		i, _ := z.dict.Insert(member, score)
 		z.tree.Set(mkznode(score, i))
@@ -282,18 +353,25 @@ func (z *zsetValue) putKnown(member []byte, score float64, enc *Encodings, isNew
 			z.delAt(off)
 		}
 	}
+	z.insertSmall(member, score, 0, 0)
+}
+
+// insertSmall inserts member, new to a small set, before the first entry
+// from the one at off (after a member of integer base base) on that
+// orders after (score, member); every entry before off orders before it.
+func (z *zsetValue) insertSmall(member []byte, score float64, off int, base int64) {
 	// Insert before the first member that orders after (score, member),
 	// and re-encode that one after the new one.
 	it := zitem{score, transient(member)}
-	w := zwalk{}
-	base, found := int64(0), false
+	w := zwalk{next: off, base: base}
+	found := false
 	for {
 		base = w.base
 		if found = w.step(&z.small); !found || zless(it, zitem{w.score, transient(w.member(&z.small))}) {
 			break
 		}
 	}
-	off := z.small.End()
+	off = z.small.End()
 	var scratch [80]byte
 	var next []byte
 	if found {
@@ -376,7 +454,12 @@ func (z *zsetValue) delAt(off int) {
 	for w.next < off {
 		w.step(&z.small)
 	}
-	base := w.base // after the entry before off
+	z.delAfter(off, w.base)
+}
+
+// delAfter is delAt told the integer base of the entry before off.
+func (z *zsetValue) delAfter(off int, base int64) {
+	w := zwalk{next: off, base: base}
 	w.step(&z.small)
 	if !w.step(&z.small) {
 		z.small.Delete(off, 1)
@@ -388,14 +471,161 @@ func (z *zsetValue) delAt(off int) {
 	z.rewrite(off, next, w.score, base)
 }
 
+// A pivot's slot: an item of slot zLow orders before every member of its
+// score, one of zHigh after them, so that a search by score alone seeks
+// the index (zslFirstInRange) instead of bisecting ranks. No dict slot
+// reaches them (a dict holds fewer than 2^32-2).
+const (
+	zHigh = math.MaxUint32 - 1
+	zLow  = math.MaxUint32
+)
+
+// delRange removes a small set's members of ranks from..to (from <= to,
+// both within 0..len-1) in one deletion, re-encoding the entry after them.
+func (z *zsetValue) delRange(from, to int) {
+	w := zwalk{}
+	for i := 0; i < from; i++ {
+		w.step(&z.small)
+	}
+	base, off := w.base, w.next // after the entry before from; from's
+	for i := from; i <= to; i++ {
+		w.step(&z.small)
+	}
+	if !w.step(&z.small) {
+		z.small.Delete(off, to-from+1)
+		return
+	}
+	var scratch [80]byte
+	next := append(scratch[:0], w.member(&z.small)...)
+	z.small.Delete(off, to-from+1)
+	z.rewrite(off, next, w.score, base)
+}
+
+// delNodes removes a large set's items (scoreNodes found them; none
+// twice).
+func (z *zsetValue) delNodes(nodes []znode) {
+	// Out of the index first, while the items' slots hold: a deletion
+	// from the dict may compact it, renumbering the slots of the items
+	// still in the index (and not those of nodes).
+	var buf [16]string
+	members := buf[:0]
+	for _, n := range nodes {
+		z.tree.Delete(n)
+		members = append(members, z.dict.Key(n.slot)) // stays: see readOnly
+	}
+	for _, m := range members {
+		z.dict.DeleteMoving(readOnly(m), z.remap)
+	}
+}
+
 // newZTree is an empty index whose items' members are d's.
 func newZTree(d *dict.Dict[float64]) *btree.BTreeG[znode] {
 	return btree.NewBTreeGOptions(func(a, b znode) bool {
 		if sa, sb := a.score(), b.score(); sa != sb {
 			return sa < sb
 		}
-		return a.slot != b.slot && d.Key(a.slot) < d.Key(b.slot)
+		switch {
+		case a.slot == b.slot:
+			return false
+		case a.slot >= zHigh || b.slot >= zHigh:
+			return a.slot == zLow || b.slot == zHigh
+		}
+		return d.Key(a.slot) < d.Key(b.slot)
 	}, btree.Options{NoLocks: true})
+}
+
+// readOnly views a member the dict holds as bytes without copying them:
+// a dict's key bytes never change once written (see package dict), so the
+// view stays valid, but nothing may write through it.
+func readOnly(s string) []byte { return unsafe.Slice(unsafe.StringData(s), len(s)) }
+
+// minPivot is the pivot a range's lower end ascends from, maxPivot the one
+// its upper end descends from.
+func (r zrangeSpec) minPivot() znode {
+	if r.minex {
+		return mkznode(r.min, zHigh)
+	}
+	return mkznode(r.min, zLow)
+}
+
+func (r zrangeSpec) maxPivot() znode {
+	if r.maxex {
+		return mkznode(r.max, zLow)
+	}
+	return mkznode(r.max, zHigh)
+}
+
+// empty reports whether no score can lie in r.
+func (r zrangeSpec) empty() bool { return r.min > r.max || r.min == r.max && (r.minex || r.maxex) }
+
+// zseekOffset is the LIMIT offset from which scoreNodes finds its first
+// item by rank rather than walking to it.
+const zseekOffset = 64
+
+// scoreNodes appends to buf the items of a large set whose scores lie in
+// r, in reported order (rev: descending), past the first offset of them,
+// at most limit of them (limit < 0: no limit); genericZrangebyscoreCommand.
+func (z *zsetValue) scoreNodes(r zrangeSpec, rev bool, offset, limit int64, buf []znode) []znode {
+	if r.empty() || offset < 0 || limit == 0 || offset >= int64(z.tree.Len()) {
+		return buf
+	}
+	pivot := r.minPivot()
+	if rev {
+		pivot = r.maxPivot()
+	}
+	if offset >= zseekOffset {
+		// Far in: find the range's end by rank, then the item offset
+		// from it, rather than walk offset items.
+		var i int
+		if rev {
+			i = z.firstNode(func(n znode) bool { return z.tree.Less(pivot, n) }) - 1 - int(offset)
+		} else {
+			i = z.firstNode(func(n znode) bool { return z.tree.Less(pivot, n) }) + int(offset)
+		}
+		if i < 0 || i >= z.tree.Len() {
+			return buf
+		}
+		pivot, _ = z.tree.GetAt(i)
+		offset = 0
+	}
+	if rev {
+		iter := func(n znode) bool {
+			if !r.gteMin(n.score()) {
+				return false
+			}
+			if offset > 0 {
+				offset--
+				return true
+			}
+			buf = append(buf, n)
+			limit--
+			return limit != 0
+		}
+		if pivot.slot == zHigh && math.IsInf(r.max, 1) {
+			z.tree.Reverse(iter) // from the end: no search
+		} else {
+			z.tree.Descend(pivot, iter)
+		}
+		return buf
+	}
+	iter := func(n znode) bool {
+		if !r.lteMax(n.score()) {
+			return false
+		}
+		if offset > 0 {
+			offset--
+			return true
+		}
+		buf = append(buf, n)
+		limit--
+		return limit != 0
+	}
+	if pivot.slot == zLow && math.IsInf(r.min, -1) {
+		z.tree.Scan(iter) // from the start: no search
+	} else {
+		z.tree.Ascend(pivot, iter)
+	}
+	return buf
 }
 
 // loadSorted makes z a large set of items, given in order.
@@ -415,11 +645,12 @@ func (z *zsetValue) convert() {
 	z.loadSorted(func(f func(m []byte, s float64) bool) { zz.each(0, zz.len()-1, false, f) })
 }
 
-// at returns the member and score of rank i (0 is the lowest).
+// at returns the member and score of rank i (0 is the lowest); the
+// member's bytes are the set's, as each's are.
 func (z *zsetValue) at(i int) ([]byte, float64) {
 	if z.tree != nil {
 		it := z.itemAt(i)
-		return []byte(it.member), it.score
+		return readOnly(it.member), it.score
 	}
 	w := zwalk{}
 	for ; i >= 0 && w.step(&z.small); i-- {
@@ -492,7 +723,8 @@ func (z *zsetValue) rank(member []byte) (int, bool) {
 
 // each calls f for the members of ranks from..to (inclusive, both within
 // 0..len-1), upwards or, with reverse, from to down to from, until f
-// returns false.
+// returns false. A member's bytes are the set's own: f must not write to
+// them, nor keep them past a change to the set.
 func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score float64) bool) {
 	if from > to {
 		return
@@ -501,7 +733,7 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 		n := to - from + 1
 		iter := func(it znode) bool {
 			n--
-			return f([]byte(z.dict.Key(it.slot)), it.score()) && n > 0
+			return f(readOnly(z.dict.Key(it.slot)), it.score()) && n > 0
 		}
 		if reverse {
 			pivot, _ := z.tree.GetAt(to)
@@ -542,10 +774,11 @@ func (z *zsetValue) each(from, to int, reverse bool, f func(member []byte, score
 }
 
 // random returns a random member and its score; the set is not empty.
+// The member's bytes are the set's, as each's are.
 func (z *zsetValue) random(k *Keyspace) ([]byte, float64) {
 	if z.tree != nil {
 		m, s := z.dict.Random(k.rng.IntN)
-		return []byte(m), s
+		return readOnly(m), s
 	}
 	return z.at(k.rng.IntN(z.len()))
 }

@@ -23,6 +23,10 @@ func bigSet(key string, n int, ints bool) step {
 // Set commands (t_set.c): both encodings, RESP2 and RESP3, errors.
 var setCases = []diffCase{
 	tc("sadd srem", c("SADD s a b c a"), c("SADD s d"), c("SCARD s"), c("SREM s a x"), c("SREM s b c d"), c("EXISTS s"), c("SREM s a"), c("SREM nosuch a"), c("TYPE s")),
+	// A command that changes nothing is no write to WATCH (saddCommand
+	// signals only when it added).
+	tc("no-op writes keep a watch", c("SADD s a 1"), c("SADD i 1 2"), c("WATCH s i"), c("SADD s a 1").on(1), c("SADD i 2").on(1), c("SREM s x").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("SADD s a b").on(1), c("MULTI"), c("PING"), c("EXEC")),
 	tc("intset order", c("SADD s 5 -3 100 0 70000 -70000 9223372036854775807 -9223372036854775808"), c("SMEMBERS s"), c("SCARD s"), c("SISMEMBER s 70000"), c("SISMEMBER s 07")),
 	tc("intset to dict", c("SADD s 1 2 3"), c("SADD s x"), c("SMEMBERS s").with(sorted), c("SREM s x"), c("SMEMBERS s").with(sorted), c("SADD t 01"), c("SMEMBERS t")),
 	tc("intset limit", bigSet("s", 512, true), c("SCARD s"), c("SADD s 512"), c("SCARD s"), c("SISMEMBER s 511"), c("SMEMBERS s").with(sorted)),

@@ -16,6 +16,28 @@ func bigZSet(key string, n int) step {
 	return cmd(args...)
 }
 
+// tiedZSet fills key with n members m0.. (past the packed encoding when
+// n > 128) whose scores tie in tens, with infinities, -0 and fractions
+// among them.
+func tiedZSet(key string, n int) step {
+	args := []string{"ZADD", key}
+	for i := 0; i < n; i++ {
+		s := strconv.Itoa(i%20 - 10)
+		switch i % 17 {
+		case 3:
+			s = "inf"
+		case 5:
+			s = "-inf"
+		case 7:
+			s = "-0"
+		case 11:
+			s = "2.5"
+		}
+		args = append(args, s, "m"+strconv.Itoa(i))
+	}
+	return cmd(args...)
+}
+
 // Sorted set commands (t_zset.c): options, errors, both encodings, RESP2
 // and RESP3.
 var zsetCases = []diffCase{
@@ -74,6 +96,15 @@ var zsetCases = []diffCase{
 		c("ZRANGE z +inf (190 BYSCORE REV LIMIT 2 3 WITHSCORES"), c("ZREM z m0 m1"), c("ZPOPMAX z 2"), c("ZREMRANGEBYRANK z 0 99"), c("ZCARD z"), c("ZRANGE z 0 4"),
 		cmd("ZADD", "long", "1", "x"), cmd("ZADD", "long", "2", "m_______________________________________________________________long"), c("ZRANGE long 0 -1 WITHSCORES"),
 		c("ZRANGESTORE small z 0 9"), c("ZRANGE small 0 -1"), c("ZUNIONSTORE u 2 z small"), c("ZCARD u")),
+	tc("zset score ranges on the index", tiedZSet("z", 300), c("ZRANGEBYSCORE z -inf +inf LIMIT 0 5"), c("ZREVRANGEBYSCORE z +inf -inf LIMIT 0 5 WITHSCORES"),
+		c("ZRANGEBYSCORE z (-inf (+inf LIMIT 0 3"), c("ZRANGEBYSCORE z +inf +inf"), c("ZRANGEBYSCORE z (+inf +inf"), c("ZRANGEBYSCORE z -inf (-inf"), c("ZRANGEBYSCORE z 0 0 WITHSCORES"),
+		c("ZRANGEBYSCORE z (-0 0"), c("ZRANGEBYSCORE z -0 (1"), c("ZRANGEBYSCORE z (2 3 WITHSCORES"), c("ZRANGEBYSCORE z 2.5 2.5"), c("ZREVRANGEBYSCORE z (3 (2"),
+		c("ZRANGEBYSCORE z -inf +inf LIMIT 100 4"), c("ZRANGEBYSCORE z 0 +inf LIMIT 63 3"), c("ZRANGEBYSCORE z 0 +inf LIMIT 64 3"), c("ZRANGEBYSCORE z (0 5 LIMIT 70 10 WITHSCORES"),
+		c("ZREVRANGEBYSCORE z 5 (0 LIMIT 70 10"), c("ZREVRANGEBYSCORE z +inf -inf LIMIT 250 100"), c("ZRANGEBYSCORE z -inf +inf LIMIT 299 5"), c("ZRANGEBYSCORE z -inf +inf LIMIT 300 5"),
+		c("ZRANGE z 3 -3 BYSCORE REV LIMIT 1 4 WITHSCORES"), c("ZCOUNT z (0 +inf"), c("ZCOUNT z -inf -inf"), c("ZRANGESTORE d z (1 4 BYSCORE LIMIT 65 5"), c("ZRANGE d 0 -1 WITHSCORES"),
+		c("ZREMRANGEBYSCORE z (8 +inf"), c("ZREMRANGEBYSCORE z -inf -10"), c("ZREMRANGEBYSCORE z -0 0"), c("ZCARD z"), c("ZRANGE z 0 -1 WITHSCORES"),
+		tiedZSet("p", 100), c("ZREMRANGEBYSCORE p (1 (5"), c("ZREMRANGEBYSCORE p -inf -9"), c("ZREMRANGEBYRANK p 10 20"), c("ZRANGE p 0 -1 WITHSCORES"), c("ZREMRANGEBYSCORE p -inf +inf"),
+		c("EXISTS p")),
 	tc("zset resp3", c("HELLO 3").with(helloID), c("ZADD z 1 a 2 b"), c("ZRANGE z 0 -1 WITHSCORES"), c("ZSCORE z a"), c("ZMSCORE z a x"), c("ZINCRBY z 1 a"), c("ZPOPMIN z"),
 		c("ZPOPMIN z 1"), c("ZADD z 3 c"), c("ZMPOP 1 z MAX"), c("ZMPOP 1 nosuch MIN"), c("ZADD z 1 x"), c("ZUNION 1 z WITHSCORES"), c("ZRANDMEMBER z 1 WITHSCORES"), c("ZSCAN z 0"), c("ZADD z INCR 1 x")),
 	tc("zset in multi and lua", c("MULTI"), c("ZADD z 1 a"), c("ZINCRBY z 2 a"), c("ZRANGE z 0 -1 WITHSCORES"), c("EXEC"),
