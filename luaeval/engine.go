@@ -123,6 +123,7 @@ type Engine struct {
 
 	sb    *sandbox // made by the first script run (see sandbox)
 	cache scriptCache
+	fn    functions // FUNCTION LOAD's libraries and their Lua state (function.go)
 
 	// run is the state of the script being run; valid while running.
 	run runState
@@ -196,6 +197,9 @@ func (e *Engine) Close() {
 		e.ctl.stop()
 		if e.sb != nil {
 			e.sb.L.Close()
+		}
+		if e.fn.sb != nil {
+			e.fn.sb.L.Close()
 		}
 		e.cache.flush()
 	})
@@ -296,7 +300,7 @@ func (e *Engine) Flush() {
 // NOTBUSY or UNKILLABLE reply. It stops a script whether or not it has
 // already run for BusyThreshold; the server only offers SCRIPT KILL to
 // clients that were answered BUSY, as Redis does.
-func (e *Engine) Kill() error { return e.ctl.kill(false) }
+func (e *Engine) Kill() error { return e.ctl.killKind(false) }
 
 // KillForShutdown stops the running script even if it has written (SHUTDOWN
 // NOSAVE). It does nothing when no script runs.
