@@ -145,4 +145,3 @@ func joinLibs(dst, src *libSet, replace bool) error {
 	}
 	return nil
 }
-
