@@ -88,10 +88,17 @@ func newLibSet() *libSet {
 	return &libSet{libs: map[string]*Library{}, funcs: map[string]*Function{}}
 }
 
+// link adds l. Two of its functions may differ only in letter case (a
+// library's own names are case-sensitive, the index is not): then one of
+// them is found by FCALL, the first in name order here (Redis: the first
+// in its dictionary's order).
 func (s *libSet) link(l *Library) {
 	s.libs[l.Name] = l
-	for _, f := range l.Funcs {
-		s.funcs[strings.ToLower(f.Name)] = f
+	for _, f := range l.SortedFuncs() {
+		k := strings.ToLower(f.Name)
+		if s.funcs[k] == nil {
+			s.funcs[k] = f
+		}
 	}
 	s.nfunc += len(l.Funcs)
 }
@@ -99,7 +106,10 @@ func (s *libSet) link(l *Library) {
 func (s *libSet) unlink(l *Library) {
 	delete(s.libs, l.Name)
 	for _, f := range l.Funcs {
-		delete(s.funcs, strings.ToLower(f.Name))
+		k := strings.ToLower(f.Name)
+		if g := s.funcs[k]; g != nil && g.Lib == l {
+			delete(s.funcs, k)
+		}
 	}
 	s.nfunc -= len(l.Funcs)
 }

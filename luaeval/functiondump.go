@@ -3,7 +3,7 @@ package luaeval
 import (
 	"strings"
 
-	"github.com/minilock/minilock/luaeval/internal/rdbfmt"
+	"github.com/minilock/minilock/internal/rdbfmt"
 	"github.com/minilock/minilock/resp"
 )
 
