@@ -639,3 +639,21 @@ var ErrBusyFunction = &resp.Error{Code: "BUSY", Msg: "Redis is busy running a sc
 // RunningIsFunction reports whether the run in progress is a function's
 // (any goroutine).
 func (e *Engine) RunningIsFunction() bool { return e.ctl.isFunc.Load() }
+
+// FunctionBytes estimates what the loaded libraries hold outside the Lua
+// heap (INFO's used_memory_functions: functions.c's structures, names,
+// descriptions and code). Owner goroutine.
+func (e *Engine) FunctionBytes() int64 {
+	const libEntry, fnEntry = 96, 112
+	var n int64
+	for _, l := range e.libSet().libs {
+		n += libEntry + int64(len(l.Name)+len(l.Code))
+		for _, f := range l.Funcs {
+			n += fnEntry + int64(len(f.Name))
+			if f.Desc != nil {
+				n += int64(len(*f.Desc))
+			}
+		}
+	}
+	return n
+}
