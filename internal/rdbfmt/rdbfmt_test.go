@@ -23,19 +23,14 @@ func seed(t *testing.T) *rand.Rand {
 }
 
 func TestCRC64(t *testing.T) {
-	// crc64.c's own test vectors.
+	// crc64.c's own test vector.
 	if got := CRC64(0, []byte("123456789")); got != 0xe9c6d914c4b8d9ca {
 		t.Errorf("crc64(123456789) = %#x", got)
-	}
-	li := []byte("This is a test of the emergency broadcast system.")
-	if got := CRC64(0, li); got != 0x1290513f4c88a04b && got != 0x4bb43f4c8f1b0ea7 {
-		// Two spellings circulate; the first is Redis's.
-		t.Logf("crc64(broadcast) = %#x", got)
 	}
 }
 
 func TestLen(t *testing.T) {
-	for _, n := range []uint64{0, 1, 63, 64, 16383, 16384, 1 << 32 - 1, 1 << 32, 1<<64 - 1} {
+	for _, n := range []uint64{0, 1, 63, 64, 16383, 16384, 1<<32 - 1, 1 << 32, 1<<64 - 1} {
 		b := AppendLen(nil, n)
 		r := Reader{B: b}
 		got, enc, ok := r.Len()
