@@ -469,14 +469,13 @@ func readNamedArgs(L *lua.LState) (*Function, string) {
 	f := &Function{}
 	haveName := false
 	var msg string
-	t.ForEach(func(k, v lua.LValue) {
-		if msg != "" {
-			return
-		}
+	// In lua_next's order (seam.Next: Lua 5.1's), which decides the error
+	// when several arguments are wrong.
+	for k, v, ok := seam.Next(t, lua.LNil); ok && k != lua.LNil && msg == ""; k, v, ok = seam.Next(t, k) {
 		key, ok := luaStringArg(k)
 		if !ok {
 			msg = "named argument key given to redis.register_function is not a string"
-			return
+			break
 		}
 		switch {
 		case strings.EqualFold(key, "function_name"):
@@ -498,7 +497,7 @@ func readNamedArgs(L *lua.LState) (*Function, string) {
 			ft, ok := v.(*lua.LTable)
 			if !ok {
 				msg = "flags argument to redis.register_function must be a table representing function flags"
-				return
+				break
 			}
 			if f.Flags, ok = readFlags(L, ft); !ok {
 				msg = "unknown flag given"
@@ -506,7 +505,7 @@ func readNamedArgs(L *lua.LState) (*Function, string) {
 		default:
 			msg = "unknown argument given to redis.register_function"
 		}
-	})
+	}
 	switch {
 	case msg != "":
 		return nil, msg
