@@ -22,6 +22,11 @@ func (x *call) fcall(args [][]byte, readOnly bool) error {
 	h := &x.s.host
 	h.s, h.caller, h.db, h.now = x.s, x.c, x.DB, x.Now
 	h.oom, h.dirty = x.s.outOfMemory(), false
+	if f := x.s.lua.LookupFunction(args[1]); f != nil && f.Flags&luaeval.FlagAllowOOM != 0 {
+		// allow-oom: the function's commands run even out of memory
+		// (script.c:scriptVerifyOOM).
+		h.oom = false
+	}
 	h.x = call{s: x.s, c: x.c, script: h, Ctx: keyspace.Ctx{Now: x.Now}}
 	err := x.s.lua.FCall(x.W, args, readOnly, h)
 	h.caller, h.x = nil, call{}
@@ -288,4 +293,31 @@ func asciiLower(b []byte) []byte {
 		out[i] = c
 	}
 	return out
+}
+
+// fcallDenyOOM says whether, out of memory, an FCALL (or an EXEC that
+// queued one) is refused for its function's flags: a function declares
+// whether it may grow memory, and one without allow-oom or no-writes is
+// denyoom (script.c:scriptFlagsToCmdFlags, which processCommand applies
+// through fcallGetCommandFlags). Owner goroutine.
+func (s *Server) fcallDenyOOM(c *client, cmd *command, args [][]byte) bool {
+	switch cmd.name {
+	case "fcall", "fcall_ro":
+		return s.functionDenyOOM(args)
+	case "exec":
+		for _, q := range c.multi.cmdsOrNil() {
+			if (q.cmd.name == "fcall" || q.cmd.name == "fcall_ro") && s.functionDenyOOM(q.args) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (s *Server) functionDenyOOM(args [][]byte) bool {
+	if len(args) < 2 {
+		return false
+	}
+	f := s.lua.LookupFunction(args[1])
+	return f != nil && f.Flags&(luaeval.FlagAllowOOM|luaeval.FlagNoWrites) == 0
 }

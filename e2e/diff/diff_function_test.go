@@ -200,6 +200,14 @@ var functionCases = []diffCase{
 	// Transactions, WATCH, MONITOR, busy.
 	fc("fcall in multi", fload(libRW), c("MULTI"), fcall("setk", 1, "k", "v"), fcall("getk", 1, "k"), fcall("nope", 0), c("EXEC")),
 	fc("function load in multi", c("MULTI"), fload(libEcho), fcall("echo", 0), c("FUNCTION LIST"), c("EXEC")),
+	fc("maxmemory and function flags",
+		fload(lib("x", "redis.register_function('w', function() return redis.call('set', 'k', 'v') end)\n"+
+			"redis.register_function('r', function() return redis.call('get', 'before') end)\n"+
+			"redis.register_function{function_name='oom', callback=function() return redis.call('set', 'k', 'v') end, flags={'allow-oom'}}\n"+
+			"redis.register_function{function_name='ro', callback=function() return redis.call('get', 'before') end, flags={'no-writes'}}")),
+		c("SET before v"), c("CONFIG SET maxmemory 1"),
+		fcall("w", 0), fcall("r", 0), fcall("oom", 0), fcall("ro", 0), cmd("FCALL_RO", "ro", "0"), fcall("nope", 0), c("GET k"),
+		c("MULTI"), fcall("ro", 0), c("EXEC"), c("MULTI"), c("GET before"), c("EXEC"), c("CONFIG SET maxmemory 0")),
 	fc("watch and fcall", fload(libRW), c("WATCH k"), fcall("setk", 1, "k", "v").on(1), c("MULTI"), c("GET k"), c("EXEC")),
 	fc("monitor fcall", fload(libRW), c("MONITOR").on(1), fcall("setk", 1, "k", "v"), fcall("getk", 1, "k"), fcall("nope", 0),
 		raw("").on(1).expect(5).with(monitorLines)),
