@@ -339,18 +339,19 @@ func (e *Engine) createLibrary(code []byte, replace bool, s *libSet) (*Library, 
 	return l, nil
 }
 
-// runLibrary compiles body and runs it in the load environment, within
-// LoadTimeout (function_lua.c:luaEngineCreate). Compiling and running
-// count as running a script: SCRIPT KILL's machinery, the memory
-// watchdog and BUSY apply.
+// runLibrary compiles body and runs it in the load environment, the run
+// within LoadTimeout (function_lua.c:luaEngineCreate). Compiling and
+// running count as running a script: the memory watchdog and BUSY apply,
+// and SHUTDOWN NOSAVE stops either.
 func (e *Engine) runLibrary(name string, code, body []byte) (lib *Library, err error) {
 	sb := e.funcSandbox()
 	L := sb.L
 	e.ctl.begin()
-	gen := e.ctl.gen.Load()
-	timer := time.AfterFunc(LoadTimeout, func() { _ = e.ctl.stopRun(true, reasonLoadTimeout, gen) })
+	var timer *time.Timer
 	defer func() {
-		timer.Stop()
+		if timer != nil {
+			timer.Stop()
+		}
 		sb.setEnv(sb.gReal)
 		e.fn.loading = nil
 		if r := recover(); r != nil {
@@ -367,6 +368,10 @@ func (e *Engine) runLibrary(name string, code, body []byte) (lib *Library, err e
 	if cerr != nil {
 		return nil, resp.NewError("Error compiling function: " + cerr.Error())
 	}
+	// The time limit is the run's, not the compile's (luaEngineCreate sets
+	// its hook after luaL_loadbuffer).
+	gen := e.ctl.gen.Load()
+	timer = time.AfterFunc(LoadTimeout, func() { _ = e.ctl.stopRun(true, reasonLoadTimeout, gen) })
 	lib = &Library{Name: name, Code: string(code), Funcs: map[string]*Function{}}
 	fn := L.NewFunctionFromProto(proto)
 	fn.Env = sb.gProxy
