@@ -433,11 +433,16 @@ func CmdHScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	if !ok {
 		return errInvalidCursor
 	}
-	opts, err := parseScanOpts(args[3:], false)
-	if err != nil {
+	// Redis looks the key up before it reads the options: a missing key
+	// is an empty scan and a wrong type WRONGTYPE, whatever follows.
+	h, _, _, err := k.hashOf(c, args[1], true)
+	if err != nil || h == nil {
+		if err == nil {
+			replyScan(c.W, 0, nil)
+		}
 		return err
 	}
-	h, _, _, err := k.hashOf(c, args[1], true)
+	opts, err := parseScanOpts(args[3:], false)
 	if err != nil {
 		return err
 	}
@@ -449,7 +454,6 @@ func CmdHScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	next := uint64(0)
 	switch {
-	case h == nil:
 	case h.big != nil:
 		next = h.big.Scan(cursor, int(min(opts.count, math.MaxInt32)), func(f string, v string) { add([]byte(f), []byte(v)) })
 	default:

@@ -475,11 +475,16 @@ func CmdSScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	if !ok {
 		return errInvalidCursor
 	}
-	opts, err := parseScanOpts(args[3:], false)
-	if err != nil {
+	// Redis looks the key up before it reads the options: a missing key
+	// is an empty scan and a wrong type WRONGTYPE, whatever follows.
+	s, _, _, err := k.setOf(c, args[1], true)
+	if err != nil || s == nil {
+		if err == nil {
+			replyScan(c.W, 0, nil)
+		}
 		return err
 	}
-	s, _, _, err := k.setOf(c, args[1], true)
+	opts, err := parseScanOpts(args[3:], false)
 	if err != nil {
 		return err
 	}
@@ -491,7 +496,6 @@ func CmdSScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	next := uint64(0)
 	switch {
-	case s == nil:
 	case s.big != nil:
 		next = s.big.Scan(cursor, int(min(opts.count, math.MaxInt32)), func(m string, _ struct{}) { add([]byte(m)) })
 	default:

@@ -1228,11 +1228,16 @@ func CmdZScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	if !ok {
 		return errInvalidCursor
 	}
-	opts, err := parseScanOpts(args[3:], false)
-	if err != nil {
+	// Redis looks the key up before it reads the options: a missing key
+	// is an empty scan and a wrong type WRONGTYPE, whatever follows.
+	z, _, _, err := k.zsetOf(c, args[1], true)
+	if err != nil || z == nil {
+		if err == nil {
+			replyScan(c.W, 0, nil)
+		}
 		return err
 	}
-	z, _, _, err := k.zsetOf(c, args[1], true)
+	opts, err := parseScanOpts(args[3:], false)
 	if err != nil {
 		return err
 	}
@@ -1244,7 +1249,6 @@ func CmdZScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	next := uint64(0)
 	switch {
-	case z == nil:
 	case z.tree != nil:
 		next = z.dict.Scan(cursor, int(min(opts.count, math.MaxInt32)), func(m string, s float64) { add([]byte(m), s) })
 	default:

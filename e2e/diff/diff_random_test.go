@@ -28,6 +28,10 @@ func TestDiffRandom(t *testing.T) {
 	for _, g := range []caseGroup{
 		{"glob", randomGlobCases(r, 40)},
 		{"integers", randomIntegerCases(r, 40)},
+		{"strings", randomVia(r, randomStringCases(r, 60))},
+		{"floats", randomVia(r, randomFloatCases(r, 40))},
+		{"indexes", randomVia(r, randomIndexCases(r, 40))},
+		{"keys", randomVia(r, randomKeyCases(r, 40))},
 		{"hash", randomVia(r, randomHashCases(r, 60))},
 		{"set", randomVia(r, randomSetCases(r, 60))},
 		{"zset", randomVia(r, randomZSetCases(r, 60))},

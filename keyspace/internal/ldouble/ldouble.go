@@ -46,8 +46,13 @@ func Parse(s []byte) (Float, bool) {
 		r.f.SetInf(neg)
 		return r, true
 	}
-	if strings.ContainsAny(body, "_n") || body == "" {
-		return Float{}, false // big accepts underscores; "nan" is refused
+	hex := strings.HasPrefix(body, "0x")
+	if strings.ContainsAny(body, "_n") || body == "" || strings.HasPrefix(body, "0b") || strings.HasPrefix(body, "0o") ||
+		!hex && strings.IndexByte(body, 'p') >= 0 {
+		// big accepts underscores, base prefixes other than strtold's 0x
+		// ("0b1" would be 1, strtold stops at the b) and a binary exponent
+		// after decimal digits ("7p2" would be 28); "nan" is refused.
+		return Float{}, false
 	}
 	f, _, err := newFloat().Parse(t, 0)
 	if err != nil {

@@ -34,7 +34,7 @@ func TestAddLikeRedis(t *testing.T) {
 }
 
 func TestParseRefuses(t *testing.T) {
-	for _, s := range []string{"", " 1", "1 ", "nan", "-nan", "1e5000", "1e-5000", "abc", "1_000", "0x", "1.2.3"} {
+	for _, s := range []string{"", " 1", "1 ", "nan", "-nan", "1e5000", "1e-5000", "abc", "1_000", "0x", "1.2.3", "0b1", "-0b1", "0B1", "0o7", "+0O7", "7p2", "01P0"} {
 		if _, ok := Parse([]byte(s)); ok {
 			t.Errorf("Parse(%q) accepted", s)
 		}
