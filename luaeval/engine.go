@@ -13,7 +13,9 @@
 // coroutine.go, method.go), the script cache and compile path (cache.go,
 // compile.go, shebang.go, specialize.go, native.go), running a script
 // within its limits (run.go, control.go: busy, SCRIPT KILL, the memory
-// watchdog), redis.* (redislib.go) and the conversions between Lua values,
+// watchdog), Redis 7.0 functions (function.go: FUNCTION LOAD's libraries
+// on a Lua state of their own, FCALL; functiondump.go: FUNCTION DUMP and
+// RESTORE), redis.* (redislib.go) and the conversions between Lua values,
 // replies and Redis's error texts (toresp.go, fromresp.go, errors.go,
 // varinfo.go). What it builds on
 // lives under internal/: the Lua 5.1 library ports it installs (lstrlib and
