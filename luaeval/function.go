@@ -551,7 +551,12 @@ func readFlags(L *lua.LState, t *lua.LTable) (int, bool) {
 
 // LookupFunction finds a function by name in any letter case, or nil.
 func (e *Engine) LookupFunction(name []byte) *Function {
-	return e.libSet().funcs[strings.ToLower(string(name))]
+	for _, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			return e.libSet().funcs[strings.ToLower(string(name))]
+		}
+	}
+	return e.libSet().funcs[string(name)] // no copy for the lookup
 }
 
 var errBadNumKeys = resp.NewError("Bad number of keys provided")
@@ -623,9 +628,11 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 	return nil
 }
 
-// argTable is luaCreateArray: a fresh table of the strings.
+// argTable is luaCreateArray: a fresh table of the strings. Made with the
+// array part that filling an empty table one element at a time ends with
+// (arraySizeFor), so the layout is Lua's without its rehashes.
 func argTable(L *lua.LState, elems [][]byte) *lua.LTable {
-	t := seam.NewTable(L, 0, 0)
+	t := seam.NewTable(L, arraySizeFor(len(elems)), 0)
 	for i, b := range elems {
 		seam.RawSetInt(L, t, i+1, lua.LString(b))
 	}

@@ -213,3 +213,28 @@ func errText(err error) string {
 	}
 	return resp.Text(err)
 }
+
+// BenchmarkFCallCompareAndDelete is the lock release as a function
+// (compare with BenchmarkEvalSHACompareAndDelete*).
+func BenchmarkFCallCompareAndDelete(b *testing.B) {
+	e := New(Config{})
+	defer e.Close()
+	if _, err := e.FunctionLoad([]byte("#!lua name=lock\nredis.register_function('release', function(keys, args) if redis.call('get', keys[1]) == args[1] then return redis.call('del', keys[1]) else return 0 end end)"), false); err != nil {
+		b.Fatal(err)
+	}
+	h := &benchHost{m: map[string][]byte{"lock:1": []byte("token-123")}}
+	args := [][]byte{[]byte("fcall"), []byte("release"), []byte("1"), []byte("lock:1"), []byte("token-123")}
+	w := &resp.Writer{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.B = w.B[:0]
+		if err := e.FCall(w, args, false, h); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if string(w.B) != ":1\r\n" {
+		b.Fatalf("reply %q", w.B)
+	}
+}
