@@ -30,6 +30,7 @@ const (
 	reasonKill int32 = iota + 1
 	reasonShutdown
 	reasonMemory
+	reasonLoadTimeout // FUNCTION LOAD ran past LoadTimeout
 )
 
 var (
@@ -50,6 +51,9 @@ type control struct {
 	// uses it to tell one run from the next.
 	gen    atomic.Uint64
 	reason atomic.Int32
+	// isFunc says the run is a function's (FCALL), not an EVAL script's:
+	// SCRIPT KILL and FUNCTION KILL each stop only their own kind.
+	isFunc atomic.Bool
 
 	mu       sync.Mutex
 	killCh   chan struct{} // closed to stop the current run; replaced after
@@ -172,8 +176,19 @@ func (c *control) kill(force bool) error {
 	return c.stopRun(force, reason, 0)
 }
 
+// killKind is SCRIPT KILL (fn false) or FUNCTION KILL (fn true): each
+// refuses to stop the other kind of run, with that kind's BUSY reply, once
+// NOTBUSY and UNKILLABLE have been ruled out (script.c:scriptKill).
+func (c *control) killKind(fn bool) error {
+	return c.stopRunKind(false, reasonKill, 0, fn)
+}
+
 // stopRun stops the current run. With gen != 0 it only stops that run.
 func (c *control) stopRun(force bool, reason int32, gen uint64) error {
+	return c.stopRunKind(force, reason, gen, false)
+}
+
+func (c *control) stopRunKind(force bool, reason int32, gen uint64, fn bool) error {
 	for {
 		c.mu.Lock()
 		if gen != 0 && c.gen.Load() != gen {
@@ -197,6 +212,12 @@ func (c *control) stopRun(force bool, reason int32, gen uint64) error {
 			c.mu.Unlock()
 			time.Sleep(20 * time.Microsecond)
 			continue
+		case !force && c.isFunc.Load() != fn:
+			c.mu.Unlock()
+			if fn {
+				return resp.ErrBusy
+			}
+			return ErrBusyFunction
 		}
 		if !c.state.CompareAndSwap(s, stKilled) {
 			c.mu.Unlock()

@@ -13,7 +13,9 @@
 // coroutine.go, method.go), the script cache and compile path (cache.go,
 // compile.go, shebang.go, specialize.go, native.go), running a script
 // within its limits (run.go, control.go: busy, SCRIPT KILL, the memory
-// watchdog), redis.* (redislib.go) and the conversions between Lua values,
+// watchdog), Redis 7.0 functions (function.go: FUNCTION LOAD's libraries
+// on a Lua state of their own, FCALL; functiondump.go: FUNCTION DUMP and
+// RESTORE), redis.* (redislib.go) and the conversions between Lua values,
 // replies and Redis's error texts (toresp.go, fromresp.go, errors.go,
 // varinfo.go). What it builds on
 // lives under internal/: the Lua 5.1 library ports it installs (lstrlib and
@@ -123,6 +125,7 @@ type Engine struct {
 
 	sb    *sandbox // made by the first script run (see sandbox)
 	cache scriptCache
+	fn    functions // FUNCTION LOAD's libraries and their Lua state (function.go)
 
 	// run is the state of the script being run; valid while running.
 	run runState
@@ -196,6 +199,9 @@ func (e *Engine) Close() {
 		e.ctl.stop()
 		if e.sb != nil {
 			e.sb.L.Close()
+		}
+		if e.fn.sb != nil {
+			e.fn.sb.L.Close()
 		}
 		e.cache.flush()
 	})
@@ -296,7 +302,7 @@ func (e *Engine) Flush() {
 // NOTBUSY or UNKILLABLE reply. It stops a script whether or not it has
 // already run for BusyThreshold; the server only offers SCRIPT KILL to
 // clients that were answered BUSY, as Redis does.
-func (e *Engine) Kill() error { return e.ctl.kill(false) }
+func (e *Engine) Kill() error { return e.ctl.killKind(false) }
 
 // KillForShutdown stops the running script even if it has written (SHUTDOWN
 // NOSAVE). It does nothing when no script runs.

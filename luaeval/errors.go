@@ -131,7 +131,8 @@ func (sb *sandbox) runScript(L *lua.LState) int {
 	// Redis calls the script with lua_pcall: it runs one C boundary deep.
 	defer lauxlib.LeaveC(L)
 	lauxlib.EnterC(L)
-	L.Call(0, 1)
+	// A function (FCALL) is called with its KEYS and ARGV tables.
+	L.Call(L.GetTop()-1, 1)
 	return 1
 }
 
@@ -221,8 +222,11 @@ func errorText(obj lua.LValue) string {
 }
 
 func killMessage(reason int32) string {
-	if reason == reasonMemory {
+	switch reason {
+	case reasonMemory:
 		return "ERR not enough memory"
+	case reasonLoadTimeout:
+		return "ERR FUNCTION LOAD timeout"
 	}
 	return "ERR Script killed by user with SCRIPT KILL..."
 }
@@ -246,8 +250,8 @@ func frameInfo(L *lua.LState, level int) (*lua.Debug, bool) {
 // luaSource is Lua's ar.source for our chunk names: "@user_script" for the
 // script itself.
 func (sb *sandbox) luaSource(name string) string {
-	if name == "user_script" {
-		return "@user_script"
+	if name == "user_script" || name == "user_function" {
+		return "@" + name
 	}
 	if src, ok := sb.sources[name]; ok {
 		return src
@@ -256,8 +260,9 @@ func (sb *sandbox) luaSource(name string) string {
 }
 
 // runError is the error reply for a failed run (script_lua.c:luaCallFunction):
-// "<msg> script: <sha>, on <source>:<line>." when the position is known.
-func runError(sha *[40]byte, obj lua.LValue) error {
+// "<msg> script: <name>, on <source>:<line>." when the position is known;
+// name is the script's SHA1 or the function's name.
+func runError(name string, obj lua.LValue) error {
 	var se *scriptError
 	if ud, ok := obj.(*lua.LUserData); ok {
 		se, _ = ud.Value.(*scriptError)
@@ -273,7 +278,7 @@ func runError(sha *[40]byte, obj lua.LValue) error {
 	}
 	text := se.msg
 	if se.hasPos {
-		text += " script: " + string(sha[:]) + ", on " + se.source + ":" + strconv.Itoa(se.line) + "."
+		text += " script: " + name + ", on " + se.source + ":" + strconv.Itoa(se.line) + "."
 	}
 	return &resp.Error{Code: sanitize(text)}
 }
@@ -284,7 +289,7 @@ func scriptErrorAt(sha *[40]byte, msg string) error {
 	return &resp.Error{Code: sanitize(msg + " script: " + string(sha[:]) + ", on @user_script:1.")}
 }
 
-var posRe = regexp.MustCompile(`^ERR (user_script):(\d+): `)
+var posRe = regexp.MustCompile(`^ERR (user_script|user_function):(\d+): `)
 
 // sanitize is what addReplyErrorFormat does to a message: trailing CR/LF
 // are dropped (resp.Writer turns the others into spaces).

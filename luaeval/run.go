@@ -70,7 +70,7 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 			obj = ae.Object
 		}
 		L.SetTop(0)
-		return runError(&s.sha, obj)
+		return runError(string(s.sha[:]), obj)
 	}
 	v := L.Get(-1)
 	L.SetTop(0)

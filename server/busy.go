@@ -1,6 +1,7 @@
 package server
 
 import (
+	"github.com/minilock/minilock/luaeval"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -19,7 +20,7 @@ func (s *Server) serveWhileBusy(c *client) {
 		case !c.authed && cmd.flags&fNoAuth == 0:
 			err = resp.ErrNoAuth
 		case !runsWhileBusy(cmd):
-			err = resp.ErrBusy
+			err = s.busyError()
 		}
 		if err != nil {
 			if c.multi != nil {
@@ -46,8 +47,17 @@ func (s *Server) serveWhileBusy(c *client) {
 // they change owner-side state (watched keys), so here they get BUSY.
 func runsWhileBusy(cmd *command) bool {
 	switch cmd.name {
-	case "auth", "hello", "quit", "script|kill", "shutdown":
+	case "auth", "hello", "quit", "script|kill", "function|kill", "function|stats", "shutdown":
 		return true
 	}
 	return false
+}
+
+// busyError is the BUSY reply for the kind of run that holds the owner: an
+// EVAL script's names SCRIPT KILL, a function's FUNCTION KILL.
+func (s *Server) busyError() error {
+	if s.lua.RunningIsFunction() {
+		return luaeval.ErrBusyFunction
+	}
+	return resp.ErrBusy
 }

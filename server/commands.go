@@ -172,6 +172,22 @@ var commandTable = []*command{
 		{name: "help", arity: 2, run: cmdScriptHelp},
 	}},
 
+	// Functions (function.go). skip_monitor: fcall() feeds MONITOR
+	// itself, before the function runs, as EVAL does.
+	{name: "fcall", arity: -3, flags: fNoScript | fSkipMonitor | fMayReplicate, run: cmdFCall},
+	{name: "fcall_ro", arity: -3, flags: fNoScript | fReadOnly | fSkipMonitor, run: cmdFCallRO},
+	{name: "function", flags: fNoScript, subs: []*command{
+		{name: "load", arity: -3, flags: fNoScript | fWrite | fDenyOOM, run: cmdFunctionLoad},
+		{name: "delete", arity: 3, flags: fNoScript | fWrite, run: cmdFunctionDelete},
+		{name: "flush", arity: -2, flags: fNoScript | fWrite, run: cmdFunctionFlush},
+		{name: "list", arity: -2, flags: fNoScript, run: cmdFunctionList},
+		{name: "stats", arity: 2, flags: fNoScript | fAllowBusy, run: cmdFunctionStats},
+		{name: "kill", arity: 2, flags: fNoScript | fAllowBusy, run: cmdFunctionKill},
+		{name: "dump", arity: 2, flags: fNoScript, run: cmdFunctionDump},
+		{name: "restore", arity: -3, flags: fNoScript | fWrite | fDenyOOM, run: cmdFunctionRestore},
+		{name: "help", arity: 2, run: cmdFunctionHelp},
+	}},
+
 	// Transactions (multi.go).
 	{name: "multi", arity: 1, flags: fNoScript | fFast | fAllowBusy, run: cmdMulti},
 	{name: "exec", arity: 1, flags: fNoScript, run: cmdExec},

@@ -209,6 +209,8 @@ func infoMemory(x *call) [][2]string {
 	startup := s.ops.startupMem
 	net := max(int64(used)-int64(startup), 1)
 	scripts, scriptBytes := s.lua.ScriptCacheUsed()
+	nlibs, nfuncs := s.lua.FunctionCount()
+	funcBytes := s.lua.FunctionBytes()
 	maxmem, _ := strconv.ParseUint(s.param("maxmemory"), 10, 64)
 	u := func(n uint64) string { return strconv.FormatUint(n, 10) }
 	return [][2]string{
@@ -235,15 +237,14 @@ func infoMemory(x *call) [][2]string {
 		{"used_memory_lua_human", "0B"},
 		{"used_memory_scripts_eval", itoa(scriptBytes)},
 		{"number_of_cached_scripts", strconv.Itoa(scripts)},
-		// No FUNCTION support: no functions, no libraries, no VM for them.
-		{"number_of_functions", "0"},
-		{"number_of_libraries", "0"},
+		{"number_of_functions", strconv.FormatInt(nfuncs, 10)},
+		{"number_of_libraries", strconv.FormatInt(nlibs, 10)},
 		{"used_memory_vm_functions", "0"},
 		{"used_memory_vm_total", "0"},
 		{"used_memory_vm_total_human", "0B"},
-		{"used_memory_functions", "0"},
-		{"used_memory_scripts", itoa(scriptBytes)},
-		{"used_memory_scripts_human", humanBytes(uint64(max(scriptBytes, 0)))},
+		{"used_memory_functions", itoa(funcBytes)},
+		{"used_memory_scripts", itoa(scriptBytes + funcBytes)},
+		{"used_memory_scripts_human", humanBytes(uint64(max(scriptBytes+funcBytes, 0)))},
 		{"maxmemory", u(maxmem)},
 		{"maxmemory_human", humanBytes(maxmem)},
 		{"maxmemory_policy", s.param("maxmemory-policy")},

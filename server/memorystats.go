@@ -9,20 +9,19 @@ import (
 // MEMORY STATS and MEMORY DOCTOR (object.c, getMemoryOverheadData and
 // getMemoryDoctorReport), from the figures INFO memory prints: the Go
 // heap stands for Redis's allocator. Replication backlog, replica and
-// cluster buffers, the AOF buffer and functions are features minilock
-// lacks: 0.
+// cluster buffers and the AOF buffer are features minilock lacks: 0.
 
 // memOverhead is redisMemOverhead.
 type memOverhead struct {
-	peak, total, startup, clientsNormal, luaCaches uint64
-	dbs                                            []dbMem
-	overheadTotal, totalKeys, bytesPerKey, dataset uint64
-	datasetPerc, peakPerc                          float64
-	allocated, active, resident                    uint64
-	totalFrag, allocFrag, allocRSS, rssExtra       float64
-	totalFragBytes, allocFragBytes                 int64
-	allocRSSBytes, rssExtraBytes                   int64
-	scripts                                        int
+	peak, total, startup, clientsNormal, luaCaches, funcCaches uint64
+	dbs                                                        []dbMem
+	overheadTotal, totalKeys, bytesPerKey, dataset             uint64
+	datasetPerc, peakPerc                                      float64
+	allocated, active, resident                                uint64
+	totalFrag, allocFrag, allocRSS, rssExtra                   float64
+	totalFragBytes, allocFragBytes                             int64
+	allocRSSBytes, rssExtraBytes                               int64
+	scripts                                                    int
 }
 
 type dbMem struct {
@@ -47,8 +46,9 @@ func (s *Server) memOverhead() memOverhead {
 		peak: s.ops.notePeak(used), total: used, startup: s.ops.startupMem,
 		clientsNormal: uint64(max(s.clientsMemory(), 0)), luaCaches: uint64(max(scriptBytes, 0)),
 		allocated: used, active: active, resident: rss, scripts: scripts,
+		funcCaches: uint64(max(s.lua.FunctionBytes(), 0)),
 	}
-	o.overheadTotal = o.startup + o.clientsNormal + o.luaCaches
+	o.overheadTotal = o.startup + o.clientsNormal + o.luaCaches + o.funcCaches
 	for i, d := range s.ks.Overheads() {
 		if d.Keys == 0 {
 			continue
@@ -93,7 +93,7 @@ func cmdMemoryStats(x *call, args [][]byte) error {
 	u("cluster.links", 0)
 	u("aof.buffer", 0)
 	u("lua.caches", o.luaCaches)
-	u("functions.caches", 0)
+	u("functions.caches", o.funcCaches)
 	for _, d := range o.dbs {
 		w.BulkString("db." + strconv.Itoa(d.id))
 		w.Map(3)

@@ -63,7 +63,7 @@ func cmdShutdown(x *call, args [][]byte) error {
 	if !nosave && x.s.lua.Running() {
 		// A script is busy (this runs from serveWhileBusy): only SHUTDOWN
 		// NOSAVE may stop the server then (server.c:shutdownCommand).
-		return resp.ErrBusy
+		return x.s.busyError()
 	}
 	x.c.closeNow = true
 	x.s.shutdownAsync()

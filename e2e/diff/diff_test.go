@@ -120,6 +120,7 @@ func diffGroups() []caseGroup {
 		{"multi", multiCases},
 		{"protocol", protocolCases},
 		{"script", scriptCases},
+		{"function", functionCases},
 		{"hash", hashCases},
 		{"set", setCases},
 		{"zset", zsetCases},

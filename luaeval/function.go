@@ -1,0 +1,670 @@
+package luaeval
+
+import (
+	"bytes"
+	"sort"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/internal/redisstr"
+	"github.com/minilock/minilock/luaeval/internal/luac"
+	"github.com/minilock/minilock/luaeval/internal/seam"
+	"github.com/minilock/minilock/resp"
+)
+
+// Redis 7.0 functions (functions.c, function_lua.c): libraries of Lua
+// functions loaded with FUNCTION LOAD and run with FCALL / FCALL_RO.
+//
+// As in Redis, functions have a Lua state of their own (fsb), apart from
+// EVAL's: SCRIPT FLUSH does not touch them, and a function sees the same
+// read-only globals as a script but no KEYS or ARGV (it gets them as its
+// two arguments). A library's code runs once, at load, with only
+// redis.register_function, redis.log and the version constants visible;
+// the closures it registers are kept, with their upvalues, until the
+// library is deleted or replaced.
+
+// LoadTimeout is how long a library's code may run at FUNCTION LOAD
+// (functions.c:LOAD_TIMEOUT_MS).
+const LoadTimeout = 500 * time.Millisecond
+
+// Function is one registered function.
+type Function struct {
+	Name  string
+	Desc  *string // nil when none was given
+	Flags int     // script flags (FlagNoWrites ...)
+	Lib   *Library
+	fn    *lua.LFunction
+}
+
+// Library is a loaded library.
+type Library struct {
+	Name  string
+	Code  string // as given to FUNCTION LOAD, shebang included
+	Funcs map[string]*Function
+}
+
+// SortedFuncs returns the library's functions by name.
+func (l *Library) SortedFuncs() []*Function {
+	out := make([]*Function, 0, len(l.Funcs))
+	for _, f := range l.Funcs {
+		out = append(out, f)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+// Exported script flags, in Redis's order (script.c:scripts_flags_def).
+const (
+	FlagNoWrites       = flagNoWrites
+	FlagAllowOOM       = flagAllowOOM
+	FlagAllowStale     = flagAllowStale
+	FlagNoCluster      = flagNoCluster
+	FlagAllowCrossSlot = flagAllowCrossSlot
+)
+
+// FlagNames lists the flag names in Redis's order, for FUNCTION LIST.
+func FlagNames(flags int) []string {
+	var out []string
+	for _, d := range shebangFlags {
+		if flags&d.flag != 0 {
+			out = append(out, d.name)
+		}
+	}
+	return out
+}
+
+// libSet is a set of libraries and the index of their functions by
+// case-folded name (functions.c:functionsLibCtx).
+type libSet struct {
+	libs  map[string]*Library
+	funcs map[string]*Function // lower-cased name
+	nfunc int
+}
+
+func newLibSet() *libSet {
+	return &libSet{libs: map[string]*Library{}, funcs: map[string]*Function{}}
+}
+
+// link adds l. Two of its functions may differ only in letter case (a
+// library's own names are case-sensitive, the index is not): then one of
+// them is found by FCALL, the first in name order here (Redis: the first
+// in its dictionary's order).
+func (s *libSet) link(l *Library) {
+	s.libs[l.Name] = l
+	for _, f := range l.SortedFuncs() {
+		k := strings.ToLower(f.Name)
+		if s.funcs[k] == nil {
+			s.funcs[k] = f
+		}
+	}
+	s.nfunc += len(l.Funcs)
+}
+
+func (s *libSet) unlink(l *Library) {
+	delete(s.libs, l.Name)
+	for _, f := range l.Funcs {
+		k := strings.ToLower(f.Name)
+		if g := s.funcs[k]; g != nil && g.Lib == l {
+			delete(s.funcs, k)
+		}
+	}
+	s.nfunc -= len(l.Funcs)
+}
+
+// functions is the engine's function state. Owner goroutine, except the
+// counters and running, which FUNCTION STATS reads while a function is
+// busy.
+type functions struct {
+	sb      *sandbox // made by the first FUNCTION LOAD
+	loadEnv *lua.LTable
+	set     *libSet
+	loading *Library // the library being loaded (register_function's target)
+	// nlib and nfunc mirror set's sizes for FUNCTION STATS off the owner.
+	nlib, nfunc atomic.Int64
+	running     atomic.Pointer[RunningFunction]
+}
+
+// RunningFunction describes the function being run, for FUNCTION STATS.
+type RunningFunction struct {
+	Name  string
+	Argv  [][]byte // the FCALL command; read only
+	Start time.Time
+}
+
+func (fs *functions) counts() {
+	fs.nlib.Store(int64(len(fs.set.libs)))
+	fs.nfunc.Store(int64(fs.set.nfunc))
+}
+
+// funcSandbox returns the functions' Lua state, made on first use.
+func (e *Engine) funcSandbox() *sandbox {
+	fs := &e.fn
+	if fs.sb != nil {
+		return fs.sb
+	}
+	sb := newSandbox(e)
+	// KEYS and ARGV are EVAL's globals only (script_lua.c:luaCallFunction).
+	sb.gReal.RawSetString("KEYS", lua.LNil)
+	sb.gReal.RawSetString("ARGV", lua.LNil)
+	L := sb.L
+	// What a library's code sees while it loads: redis with
+	// register_function, log and the version, nothing else; anything
+	// else is a "nonexistent global variable" (luaEngineInitEngine).
+	errMeta := L.CreateTable(0, 1)
+	errMeta.RawSetString("__index", L.NewFunction(luaNonexistentGlobal))
+	rt := L.CreateTable(0, 8)
+	rt.RawSetString("register_function", L.NewFunction(e.luaRegisterFunction))
+	rt.RawSetString("log", L.NewFunction(e.luaLog))
+	for k, v := range map[string]float64{
+		"LOG_DEBUG": 0, "LOG_VERBOSE": 1, "LOG_NOTICE": 2, "LOG_WARNING": 3,
+		"REDIS_VERSION_NUM": redisVersionNum,
+	} {
+		rt.RawSetString(k, lua.LNumber(v))
+	}
+	rt.RawSetString("REDIS_VERSION", lua.LString(redisVersion))
+	rt.Metatable = errMeta
+	env := L.CreateTable(0, 1)
+	env.RawSetString("redis", sb.proxy(rt))
+	env.Metatable = errMeta
+	fs.loadEnv = env
+	fs.sb = sb
+	return sb
+}
+
+// setEnv points the functions' globals at the load environment (load) or
+// the run-time globals, as luaEngineCreate swaps the globals' __index.
+func (sb *sandbox) setEnv(t *lua.LTable) {
+	if mt, ok := sb.gProxy.Metatable.(*lua.LTable); ok {
+		mt.RawSetString("__index", t)
+	}
+}
+
+// FunctionCount reports how many libraries and functions are loaded (any
+// goroutine).
+func (e *Engine) FunctionCount() (libs, funcs int64) {
+	return e.fn.nlib.Load(), e.fn.nfunc.Load()
+}
+
+// RunningFunction returns the function running now, or nil (any
+// goroutine).
+func (e *Engine) RunningFunction() *RunningFunction { return e.fn.running.Load() }
+
+// Libraries returns the loaded libraries by name. Owner goroutine.
+func (e *Engine) Libraries() []*Library {
+	return e.libSet().sorted()
+}
+
+func (s *libSet) sorted() []*Library {
+	out := make([]*Library, 0, len(s.libs))
+	for _, l := range s.libs {
+		out = append(out, l)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (e *Engine) libSet() *libSet {
+	if e.fn.set == nil {
+		e.fn.set = newLibSet()
+	}
+	return e.fn.set
+}
+
+// FunctionLoad is FUNCTION LOAD [REPLACE]: it loads the library code and
+// returns its name.
+func (e *Engine) FunctionLoad(code []byte, replace bool) (string, error) {
+	s := e.libSet()
+	l, err := e.createLibrary(code, replace, s)
+	if err != nil {
+		return "", err
+	}
+	e.fn.counts()
+	return l.Name, nil
+}
+
+// FunctionDelete is FUNCTION DELETE.
+func (e *Engine) FunctionDelete(name []byte) error {
+	s := e.libSet()
+	l := s.libs[string(name)]
+	if l == nil {
+		return resp.NewError("Library not found")
+	}
+	s.unlink(l)
+	e.fn.counts()
+	return nil
+}
+
+// FunctionFlush is FUNCTION FLUSH: every library goes.
+func (e *Engine) FunctionFlush() {
+	e.fn.set = newLibSet()
+	e.fn.counts()
+}
+
+var errLibName = resp.NewError("Library names can only contain letters, numbers, or underscores(_) and must be at least one character long")
+
+// validName is functions.c:functionsVerifyName.
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// libMeta is functions.c:functionExtractLibMetaData: the "#!<engine>
+// name=<lib>" line. body is the code from the line's line feed on (so line
+// numbers count the shebang line).
+func libMeta(code []byte) (engine, name string, body []byte, err error) {
+	if !bytes.HasPrefix(code, []byte("#!")) {
+		return "", "", nil, resp.NewError("Missing library metadata")
+	}
+	// The C string ends at the first NUL: a line feed past it is not seen.
+	search := code
+	if i := bytes.IndexByte(code, 0); i >= 0 {
+		search = code[:i]
+	}
+	nl := bytes.IndexByte(search, '\n')
+	if nl < 0 {
+		return "", "", nil, resp.NewError("Invalid library metadata")
+	}
+	parts, ok := redisstr.Split(string(code[:nl]))
+	if !ok || len(parts) == 0 {
+		return "", "", nil, resp.NewError("Invalid library metadata")
+	}
+	engine = parts[0][min(2, len(parts[0])):]
+	haveName := false
+	for _, p := range parts[1:] {
+		if len(p) >= 5 && strings.EqualFold(p[:5], "name=") {
+			if haveName {
+				return "", "", nil, resp.NewError("Invalid metadata value, name argument was given multiple times")
+			}
+			name, haveName = p[5:], true
+			continue
+		}
+		return "", "", nil, resp.NewError("Invalid metadata value given: " + redisstr.CString([]byte(p)))
+	}
+	if !haveName {
+		return "", "", nil, resp.NewError("Library name was not given")
+	}
+	return engine, name, code[nl:], nil
+}
+
+// createLibrary is functions.c:functionsCreateWithLibraryCtx: it compiles
+// and runs code, and links the library it registers into s.
+func (e *Engine) createLibrary(code []byte, replace bool, s *libSet) (*Library, error) {
+	engine, name, body, err := libMeta(code)
+	if err != nil {
+		return nil, err
+	}
+	if !validName(name) {
+		return nil, errLibName
+	}
+	if !strings.EqualFold(engine, "lua") {
+		return nil, resp.NewError("Engine '" + redisstr.CString([]byte(engine)) + "' not found")
+	}
+	old := s.libs[name]
+	if old != nil && !replace {
+		return nil, resp.NewError("Library '" + name + "' already exists")
+	}
+	if old != nil {
+		s.unlink(old)
+	}
+	l, err := e.runLibrary(name, code, body)
+	if err == nil && len(l.Funcs) == 0 {
+		err = resp.NewError("No functions registered")
+	}
+	if err == nil {
+		for _, f := range l.SortedFuncs() {
+			if s.funcs[strings.ToLower(f.Name)] != nil {
+				err = resp.NewError("Function " + f.Name + " already exists")
+				break
+			}
+		}
+	}
+	if err != nil {
+		if old != nil {
+			s.link(old)
+		}
+		return nil, err
+	}
+	s.link(l)
+	return l, nil
+}
+
+// runLibrary compiles body and runs it in the load environment, the run
+// within LoadTimeout (function_lua.c:luaEngineCreate). Compiling and
+// running count as running a script: the memory watchdog and BUSY apply,
+// and SHUTDOWN NOSAVE stops either.
+func (e *Engine) runLibrary(name string, code, body []byte) (lib *Library, err error) {
+	sb := e.funcSandbox()
+	L := sb.L
+	e.ctl.begin()
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+		sb.setEnv(sb.gReal)
+		e.fn.loading = nil
+		if r := recover(); r != nil {
+			e.rebuildFunctions(anyString(r))
+			lib, err = nil, resp.NewError("Error registering functions: the scripting engine was reset")
+		}
+		e.ctl.end()
+		e.releaseMemory()
+	}()
+	proto, cerr := compileChunk(body, "@user_function", luac.Options{Interrupt: e.ctl.interrupted})
+	if e.ctl.killed() {
+		return nil, resp.NewError("Error compiling function: " + killMessage(e.ctl.reason.Load())[len("ERR "):])
+	}
+	if cerr != nil {
+		return nil, resp.NewError("Error compiling function: " + cerr.Error())
+	}
+	// The time limit is the run's, not the compile's (luaEngineCreate sets
+	// its hook after luaL_loadbuffer).
+	gen := e.ctl.gen.Load()
+	timer = time.AfterFunc(LoadTimeout, func() { _ = e.ctl.stopRun(true, reasonLoadTimeout, gen) })
+	lib = &Library{Name: name, Code: string(code), Funcs: map[string]*Function{}}
+	fn := L.NewFunctionFromProto(proto)
+	fn.Env = sb.gProxy
+	sb.setEnv(e.fn.loadEnv)
+	e.fn.loading = lib
+	sb.cjson.Reset()
+	L.Push(sb.runner)
+	L.Push(fn)
+	perr := L.PCall(1, 1, nil)
+	L.SetTop(0)
+	if perr != nil {
+		var obj lua.LValue = lua.LString(perr.Error())
+		if ae, ok := perr.(*lua.ApiError); ok {
+			obj = ae.Object
+		}
+		msg := ""
+		if ud, ok := obj.(*lua.LUserData); ok {
+			if se, ok := ud.Value.(*scriptError); ok {
+				msg = se.msg
+			}
+		}
+		if msg == "" {
+			msg = errorText(obj)
+		}
+		return nil, &resp.Error{Code: sanitize("ERR Error registering functions: " + msg)}
+	}
+	return lib, nil
+}
+
+// rebuildFunctions replaces the functions' Lua state after a Go panic in
+// gopher-lua; the loaded libraries, whose closures belonged to it, go too.
+func (e *Engine) rebuildFunctions(why string) {
+	e.log(3, "Lua functions engine reset after an internal error: "+why)
+	if e.fn.sb != nil {
+		e.fn.sb.L.Close()
+	}
+	e.fn.sb = nil
+	e.fn.set = newLibSet()
+	e.fn.counts()
+}
+
+// luaRegisterFunction is redis.register_function
+// (function_lua.c:luaRegisterFunction).
+func (e *Engine) luaRegisterFunction(L *lua.LState) int {
+	lib := e.fn.loading
+	if lib == nil {
+		L.Error(errTable(L, "redis.register_function can only be called on FUNCTION LOAD command"), 0)
+	}
+	f, msg := readRegisterArgs(L)
+	if msg == "" {
+		switch {
+		case !validName(f.Name):
+			msg = errLibName.Msg
+		case lib.Funcs[f.Name] != nil:
+			msg = "Function already exists in the library"
+		}
+	}
+	if msg != "" {
+		L.Error(errTable(L, msg), 0)
+	}
+	f.Lib = lib
+	lib.Funcs[f.Name] = f
+	return 0
+}
+
+// luaStringArg is luaGetStringSds: a string or a number, as text.
+func luaStringArg(v lua.LValue) (string, bool) {
+	switch v := v.(type) {
+	case lua.LString:
+		return string(v), true
+	case lua.LNumber:
+		return lua.LVAsString(v), true
+	}
+	return "", false
+}
+
+func readRegisterArgs(L *lua.LState) (*Function, string) {
+	switch L.GetTop() {
+	case 1:
+		return readNamedArgs(L)
+	case 2:
+		name, ok := luaStringArg(L.Get(1))
+		if !ok {
+			return nil, "first argument to redis.register_function must be a string"
+		}
+		fn, ok := L.Get(2).(*lua.LFunction)
+		if !ok {
+			return nil, "second argument to redis.register_function must be a function"
+		}
+		return &Function{Name: name, fn: fn}, ""
+	}
+	return nil, "wrong number of arguments to redis.register_function"
+}
+
+func readNamedArgs(L *lua.LState) (*Function, string) {
+	t, ok := L.Get(1).(*lua.LTable)
+	if !ok {
+		return nil, "calling redis.register_function with a single argument is only applicable to Lua table (representing named arguments)."
+	}
+	f := &Function{}
+	haveName := false
+	var msg string
+	// In lua_next's order (seam.Next: Lua 5.1's), which decides the error
+	// when several arguments are wrong.
+	for k, v, ok := seam.Next(t, lua.LNil); ok && k != lua.LNil && msg == ""; k, v, ok = seam.Next(t, k) {
+		key, ok := luaStringArg(k)
+		if !ok {
+			msg = "named argument key given to redis.register_function is not a string"
+			break
+		}
+		switch {
+		case strings.EqualFold(key, "function_name"):
+			if f.Name, ok = luaStringArg(v); !ok {
+				msg = "function_name argument given to redis.register_function must be a string"
+			}
+			haveName = true
+		case strings.EqualFold(key, "description"):
+			d, ok := luaStringArg(v)
+			if !ok {
+				msg = "description argument given to redis.register_function must be a string"
+			}
+			f.Desc = &d
+		case strings.EqualFold(key, "callback"):
+			if f.fn, ok = v.(*lua.LFunction); !ok {
+				msg = "callback argument given to redis.register_function must be a function"
+			}
+		case strings.EqualFold(key, "flags"):
+			ft, ok := v.(*lua.LTable)
+			if !ok {
+				msg = "flags argument to redis.register_function must be a table representing function flags"
+				break
+			}
+			if f.Flags, ok = readFlags(L, ft); !ok {
+				msg = "unknown flag given"
+			}
+		default:
+			msg = "unknown argument given to redis.register_function"
+		}
+	}
+	switch {
+	case msg != "":
+		return nil, msg
+	case !haveName:
+		return nil, "redis.register_function must get a function name argument"
+	case f.fn == nil:
+		return nil, "redis.register_function must get a callback argument"
+	}
+	return f, ""
+}
+
+// readFlags is luaRegisterFunctionReadFlags: t[1], t[2] ... up to the
+// first nil, each a flag name in any letter case.
+func readFlags(L *lua.LState, t *lua.LTable) (int, bool) {
+	flags := 0
+	for i := 1; ; i++ {
+		v := L.GetTable(t, lua.LNumber(i))
+		if v == lua.LNil {
+			return flags, true
+		}
+		s, ok := luaStringArg(v)
+		if !ok {
+			return 0, false
+		}
+		found := false
+		for _, d := range shebangFlags {
+			if strings.EqualFold(s, d.name) {
+				flags |= d.flag
+				found = true
+				break
+			}
+		}
+		if !found {
+			return 0, false
+		}
+	}
+}
+
+// LookupFunction finds a function by name in any letter case, or nil.
+func (e *Engine) LookupFunction(name []byte) *Function {
+	for _, c := range name {
+		if c >= 'A' && c <= 'Z' {
+			return e.libSet().funcs[strings.ToLower(string(name))]
+		}
+	}
+	return e.libSet().funcs[string(name)] // no copy for the lookup
+}
+
+var errBadNumKeys = resp.NewError("Bad number of keys provided")
+
+// FCall runs FCALL (FCALL_RO when readOnly). argv is the whole command,
+// its name included: FCALL function numkeys [key ...] [arg ...]. It
+// appends the reply to w and returns nil, or returns the error to reply
+// with and writes nothing.
+func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (err error) {
+	f := e.LookupFunction(argv[1])
+	if f == nil {
+		return resp.NewError("Function not found")
+	}
+	n, ok := redisstr.ParseInt(argv[2])
+	if !ok {
+		return errBadNumKeys
+	}
+	if n > int64(len(argv)-3) {
+		return resp.NewError("Number of keys can't be greater than number of args")
+	}
+	if n < 0 {
+		return resp.NewError("Number of keys can't be negative")
+	}
+	if readOnly && f.Flags&flagNoWrites == 0 {
+		return errROWithWriteFlag
+	}
+	keys, args := argv[3:3+n], argv[3+n:]
+	sb := e.funcSandbox()
+	L := sb.L
+	kt, at := argTable(L, keys), argTable(L, args)
+	sb.cjson.Reset()
+	sb.sources = nil
+	e.interned = e.interned[:0]
+	e.run = runState{host: h, readOnly: readOnly || f.Flags&flagNoWrites != 0, resp: 2, active: true}
+	e.fn.running.Store(&RunningFunction{Name: f.Name, Argv: argv, Start: time.Now()})
+	e.ctl.isFunc.Store(true)
+	e.ctl.begin()
+	defer func() {
+		if r := recover(); r != nil {
+			e.rebuildFunctions(anyString(r))
+			err = resp.NewError("Error running script, the scripting engine was reset")
+		}
+		e.run = runState{}
+		e.fn.running.Store(nil)
+		e.ctl.end()
+		e.ctl.isFunc.Store(false)
+		e.releaseMemory()
+	}()
+	L.Push(sb.runner)
+	L.Push(f.fn)
+	L.Push(kt)
+	L.Push(at)
+	perr := L.PCall(3, 1, nil)
+	if perr != nil {
+		var obj lua.LValue = lua.LString(perr.Error())
+		if ae, ok := perr.(*lua.ApiError); ok {
+			obj = ae.Object
+		}
+		L.SetTop(0)
+		return runError(f.Name, obj)
+	}
+	v := L.Get(-1)
+	L.SetTop(0)
+	start := len(w.B)
+	if !luaToReply(w, v, e.run.resp, 2, start+e.cfg.MaxReplyBytes) {
+		w.B = append([]byte(nil), w.B[:start]...)
+		return resp.NewError("not enough memory for the script's reply (limit " + itoa(e.cfg.MaxReplyBytes) + " bytes)")
+	}
+	return nil
+}
+
+// argTable is luaCreateArray: a fresh table of the strings. Made with the
+// array part that filling an empty table one element at a time ends with
+// (arraySizeFor), so the layout is Lua's without its rehashes.
+func argTable(L *lua.LState, elems [][]byte) *lua.LTable {
+	t := seam.NewTable(L, arraySizeFor(len(elems)), 0)
+	for i, b := range elems {
+		seam.RawSetInt(L, t, i+1, lua.LString(b))
+	}
+	return t
+}
+
+// KillFunction is FUNCTION KILL (any goroutine): as Kill, but it stops a
+// function, and answers an EVAL script's BUSY error when a script runs.
+func (e *Engine) KillFunction() error { return e.ctl.killKind(true) }
+
+// ErrBusyFunction is the BUSY reply while a function runs past the busy
+// threshold (server.c:shared.slowscripterr).
+var ErrBusyFunction = &resp.Error{Code: "BUSY", Msg: "Redis is busy running a script. You can only call FUNCTION KILL or SHUTDOWN NOSAVE."}
+
+// RunningIsFunction reports whether the run in progress is a function's
+// (any goroutine).
+func (e *Engine) RunningIsFunction() bool { return e.ctl.isFunc.Load() }
+
+// FunctionBytes estimates what the loaded libraries hold outside the Lua
+// heap (INFO's used_memory_functions: functions.c's structures, names,
+// descriptions and code). Owner goroutine.
+func (e *Engine) FunctionBytes() int64 {
+	const libEntry, fnEntry = 96, 112
+	var n int64
+	for _, l := range e.libSet().libs {
+		n += libEntry + int64(len(l.Name)+len(l.Code))
+		for _, f := range l.Funcs {
+			n += fnEntry + int64(len(f.Name))
+			if f.Desc != nil {
+				n += int64(len(*f.Desc))
+			}
+		}
+	}
+	return n
+}

@@ -1,0 +1,240 @@
+package luaeval
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/minilock/minilock/internal/rdbfmt"
+	"github.com/minilock/minilock/resp"
+)
+
+// Functions in the engine: the load environment, registration, the call
+// convention, their state apart from EVAL's, the load time limit, and
+// hostile FUNCTION RESTORE payloads. The replies' texts are checked
+// against redis-server by e2e/diff (functions cases).
+//
+//	go test -run 'TestFunction|FuzzFunction' -v ./luaeval
+
+// fcallReply runs FCALL (or FCALL_RO) and returns the raw reply.
+func fcallReply(e *Engine, h Host, proto int, ro bool, args ...string) string {
+	argv := [][]byte{[]byte("fcall")}
+	for _, a := range args {
+		argv = append(argv, []byte(a))
+	}
+	w := &resp.Writer{Proto: proto}
+	if err := e.FCall(w, argv, ro, h); err != nil {
+		w.Err(err)
+	}
+	return string(w.B)
+}
+
+func mustLoad(t *testing.T, e *Engine, code string, replace bool) {
+	t.Helper()
+	if _, err := e.FunctionLoad([]byte(code), replace); err != nil {
+		t.Fatalf("FUNCTION LOAD: %v", err)
+	}
+}
+
+func TestFunctionCallConvention(t *testing.T) {
+	e := newTestEngine(t, Config{})
+	h := newFakeHost()
+	mustLoad(t, e, "#!lua name=l\n"+
+		"local calls = 0\n"+
+		"redis.register_function('args', function(keys, args) calls = calls + 1 return {keys, args, calls} end)\n"+
+		"redis.register_function('set', function(keys, args) return redis.call('set', keys[1], args[1]) end)\n"+
+		"redis.register_function{function_name='get', callback=function(keys) return redis.call('get', keys[1]) end, flags={'no-writes'}}", false)
+	for _, c := range []struct {
+		ro   bool
+		args []string
+		want string
+	}{
+		{args: []string{"args", "1", "k", "a", "b"}, want: "*3\r\n*1\r\n$1\r\nk\r\n*2\r\n$1\r\na\r\n$1\r\nb\r\n:1\r\n"},
+		{args: []string{"ARGS", "0"}, want: "*3\r\n*0\r\n*0\r\n:2\r\n"},
+		{args: []string{"set", "1", "k", "v"}, want: "+OK\r\n"},
+		{ro: true, args: []string{"get", "1", "k"}, want: "$1\r\nv\r\n"},
+		{ro: true, args: []string{"set", "1", "k", "v"}, want: "-ERR Can not execute a script with write flag using *_ro command.\r\n"},
+		{args: []string{"nope", "0"}, want: "-ERR Function not found\r\n"},
+		{args: []string{"get", "x"}, want: "-ERR Bad number of keys provided\r\n"},
+		{args: []string{"get", "2", "k"}, want: "-ERR Number of keys can't be greater than number of args\r\n"},
+		{args: []string{"get", "-1"}, want: "-ERR Number of keys can't be negative\r\n"},
+	} {
+		if got := fcallReply(e, h, 2, c.ro, c.args...); got != c.want {
+			t.Errorf("FCALL %q: got %q want %q", c.args, got, c.want)
+		}
+	}
+	// SCRIPT FLUSH does not touch functions; functions do not see EVAL's
+	// KEYS.
+	if got := evalReply(e, h, 2, "return KEYS[1]", "1", "evalkey"); got != "$7\r\nevalkey\r\n" {
+		t.Fatalf("EVAL = %q", got)
+	}
+	e.Flush()
+	if got := fcallReply(e, h, 2, false, "args", "0"); got != "*3\r\n*0\r\n*0\r\n:3\r\n" {
+		t.Errorf("after SCRIPT FLUSH: %q", got)
+	}
+	mustLoad(t, e, "#!lua name=k\nredis.register_function('keys', function() return KEYS end)", false)
+	if got := fcallReply(e, h, 2, false, "keys", "0"); !strings.Contains(got, "nonexistent global variable 'KEYS'") {
+		t.Errorf("KEYS in a function: %q", got)
+	}
+}
+
+func TestFunctionLoadEnvironment(t *testing.T) {
+	e := newTestEngine(t, Config{})
+	for _, c := range []struct{ body, want string }{
+		{"error('x')", "ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent global variable 'error'"},
+		{"redis.call('ping')", "ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent global variable 'call'"},
+		{"local s = string", "ERR Error registering functions: ERR user_function:2: Script attempted to access nonexistent global variable 'string'"},
+		{"redis = 1", "ERR Error registering functions: ERR user_function:2: Attempt to modify a readonly table"},
+		{"redis.log(redis.LOG_NOTICE, 'hi')", "ERR No functions registered"},
+		{"return +", "ERR Error compiling function: user_function:2: unexpected symbol near '+'"},
+	} {
+		_, err := e.FunctionLoad([]byte("#!lua name=x\n"+c.body), false)
+		if got := errText(err); got != c.want {
+			t.Errorf("%q: got %q want %q", c.body, got, c.want)
+		}
+	}
+	// The function's closure, kept from the load, sees the full globals.
+	mustLoad(t, e, "#!lua name=x\nredis.register_function('f', function() return string.upper('ok') end)", false)
+	if got := fcallReply(e, newFakeHost(), 2, false, "f", "0"); got != "$2\r\nOK\r\n" {
+		t.Errorf("FCALL f = %q", got)
+	}
+	// A load-time redis table kept in an upvalue cannot register later.
+	mustLoad(t, e, "#!lua name=y\nlocal r = redis\nredis.register_function('g', function() r.register_function('h', function() end) end)", false)
+	if got := fcallReply(e, newFakeHost(), 2, false, "g", "0"); !strings.Contains(got, "redis.register_function can only be called on FUNCTION LOAD command") {
+		t.Errorf("late register: %q", got)
+	}
+}
+
+// TestFunctionLoadTimeout: a library that never finishes loading is
+// stopped at LoadTimeout, also when FUNCTION RESTORE loads it (Redis gives
+// a restore no limit), and a huge allocation at load meets the memory
+// limit.
+func TestFunctionLoadTimeout(t *testing.T) {
+	e := newTestEngine(t, Config{MemoryLimit: 64 << 20})
+	loop := "#!lua name=x\nwhile true do end"
+	start := time.Now()
+	_, err := e.FunctionLoad([]byte(loop), false)
+	if got, want := errText(err), "ERR Error registering functions: ERR FUNCTION LOAD timeout"; got != want {
+		t.Errorf("load: got %q want %q", got, want)
+	}
+	if d := time.Since(start); d < LoadTimeout || d > LoadTimeout+2*time.Second {
+		t.Errorf("load took %v", d)
+	}
+	p := rdbfmt.AppendFooter(rdbfmt.AppendString([]byte{rdbfmt.OpFunction2}, []byte(loop)))
+	if got := errText(e.FunctionRestore(p, RestoreAppend)); !strings.Contains(got, "FUNCTION LOAD timeout") {
+		t.Errorf("restore: %q", got)
+	}
+	_, err = e.FunctionLoad([]byte("#!lua name=x\nlocal t = {} local i = 0 while true do i = i + 1 t[i] = i end"), false)
+	if got := errText(err); !strings.HasPrefix(got, "ERR Error registering functions: ") {
+		t.Errorf("memory: %q", got)
+	}
+	if e.Running() {
+		t.Error("still running")
+	}
+	libs, funcs := e.FunctionCount()
+	if libs != 0 || funcs != 0 {
+		t.Errorf("count %d %d", libs, funcs)
+	}
+}
+
+func TestFunctionDumpRestore(t *testing.T) {
+	e := newTestEngine(t, Config{})
+	a := "#!lua name=a\nredis.register_function('fa', function() return 'a' end)"
+	b := "#!lua name=b\nredis.register_function('fb', function() return '" + strings.Repeat("b", 100) + "' end)"
+	mustLoad(t, e, a, false)
+	mustLoad(t, e, b, false)
+	dump := e.FunctionDump()
+	e.FunctionFlush()
+	if err := e.FunctionRestore(dump, RestoreAppend); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(e.FunctionDump(), dump) {
+		t.Error("dump after restore differs")
+	}
+	for policy, want := range map[int]string{
+		RestoreAppend:  "ERR Library a already exists",
+		RestoreReplace: "",
+		RestoreFlush:   "",
+	} {
+		if got := errText(e.FunctionRestore(dump, policy)); got != want {
+			t.Errorf("policy %d: %q want %q", policy, got, want)
+		}
+	}
+	if got := fcallReply(e, newFakeHost(), 2, false, "fb", "0"); !strings.HasPrefix(got, "$100\r\n") {
+		t.Errorf("FCALL fb = %q", got)
+	}
+}
+
+var (
+	fuzzFnEngine *Engine
+)
+
+// FuzzFunctionRestore gives FUNCTION RESTORE arbitrary payloads, with the
+// footer made right (fix) so the records themselves are parsed, or as
+// they come: never a panic, never a run left behind, and the libraries
+// afterwards are whatever a valid restore can leave (each one callable).
+func FuzzFunctionRestore(f *testing.F) {
+	rec := func(code string) []byte {
+		return rdbfmt.AppendString([]byte{rdbfmt.OpFunction2}, []byte(code))
+	}
+	f.Add(rec("#!lua name=a\nredis.register_function('f', function() return 1 end)"), true, uint8(0))
+	f.Add(append(rec("#!lua name=a\nredis.register_function('f', function() return 1 end)"), rec("#!lua name=b\nredis.register_function('g', function(k, a) return a end)")...), true, uint8(1))
+	f.Add([]byte{rdbfmt.OpFunction, 1, 'x', 3, 'l', 'u', 'a', 0, 5, 'r', 'e', 't', 'u', 'r'}, true, uint8(2))
+	f.Add([]byte{rdbfmt.OpFunction2, 0xc3, 0x02, 0x81, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 'a'}, true, uint8(0))
+	f.Add([]byte{rdbfmt.OpFunction2, 0x81, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff}, false, uint8(0))
+	f.Fuzz(func(t *testing.T, body []byte, fix bool, policy uint8) {
+		if fuzzFnEngine == nil {
+			fuzzFnEngine = New(Config{MemoryLimit: 64 << 20})
+		}
+		e := fuzzFnEngine
+		p := body
+		if fix {
+			p = rdbfmt.AppendFooter(bytes.Clone(body))
+		}
+		_ = e.FunctionRestore(p, int(policy%3))
+		if e.Running() {
+			t.Fatal("still running")
+		}
+		libs, funcs := e.FunctionCount()
+		if libs != int64(len(e.Libraries())) || funcs < libs {
+			t.Fatalf("counts %d %d for %d libraries", libs, funcs, len(e.Libraries()))
+		}
+		if libs > 50 {
+			e.FunctionFlush()
+		}
+	})
+}
+
+// errText is the error's reply text, "" for nil.
+func errText(err error) string {
+	if err == nil {
+		return ""
+	}
+	return resp.Text(err)
+}
+
+// BenchmarkFCallCompareAndDelete is the lock release as a function
+// (compare with BenchmarkEvalSHACompareAndDelete*).
+func BenchmarkFCallCompareAndDelete(b *testing.B) {
+	e := New(Config{})
+	defer e.Close()
+	if _, err := e.FunctionLoad([]byte("#!lua name=lock\nredis.register_function('release', function(keys, args) if redis.call('get', keys[1]) == args[1] then return redis.call('del', keys[1]) else return 0 end end)"), false); err != nil {
+		b.Fatal(err)
+	}
+	h := &benchHost{m: map[string][]byte{"lock:1": []byte("token-123")}}
+	args := [][]byte{[]byte("fcall"), []byte("release"), []byte("1"), []byte("lock:1"), []byte("token-123")}
+	w := &resp.Writer{}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		w.B = w.B[:0]
+		if err := e.FCall(w, args, false, h); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	if string(w.B) != ":1\r\n" {
+		b.Fatalf("reply %q", w.B)
+	}
+}
