@@ -326,7 +326,9 @@ func (k *Keyspace) zadd(c *Ctx, args [][]byte, zincrby bool) error {
 	var nx, xx, gt, lt, ch bool
 	incr := zincrby
 	idx := 2
-	for ; idx < len(args) && !zincrby; idx++ {
+	// ZINCRBY reads options too (Redis runs the same loop): its increment
+	// spelled as an option leaves one argument, a syntax error.
+	for ; idx < len(args); idx++ {
 		switch a := args[idx]; {
 		case equalFold(a, "nx"):
 			nx = true

@@ -54,7 +54,7 @@ var zsetCases = []diffCase{
 	tc("zadd errors", c("ZADD z"), c("ZADD z 1"), c("ZADD z 1 a 2"), c("ZADD z NX XX 1 a"), c("ZADD z GT LT 1 a"), c("ZADD z NX GT 1 a"), c("ZADD z INCR 1 a 2 b"),
 		c("ZADD z x a"), c("ZADD z nan a"), c("ZADD z 1e400 a"), c("ZADD z ' 1' a"), c("ZADD z 1 a x b"), c("EXISTS z"), c("ZADD z inf a -inf b +inf c"), c("ZRANGE z 0 -1 WITHSCORES")),
 	tc("zadd incr", c("ZADD z INCR 1 a"), c("ZADD z INCR 2.5 a"), c("ZADD z INCR NX 1 a"), c("ZADD z INCR XX 1 b"), c("ZADD z INCR GT -1 a"), c("ZADD z INCR LT -1 a"),
-		c("ZADD z inf i"), c("ZADD z INCR -inf i"), c("ZSCORE z i"), c("ZINCRBY z 1 new"), c("ZINCRBY z x a"), c("ZINCRBY z 0.1 a"), c("ZSCORE z a")),
+		c("ZADD z inf i"), c("ZADD z INCR -inf i"), c("ZSCORE z i"), c("ZINCRBY z 1 new"), c("ZINCRBY z x a"), c("ZINCRBY z xX a"), c("ZINCRBY z nx a"), c("ZINCRBY z INCR a"), c("ZINCRBY z ch new2"), c("ZINCRBY s gt a"), c("ZINCRBY z 0.1 a"), c("ZSCORE z a")),
 	tc("zscore formats", c("ZADD z 1.5 a 0.1 b -0 c 1e20 d 3e-10 e 123456789012345678 f"), c("ZRANGE z 0 -1 WITHSCORES"), c("ZMSCORE z a b c x"), c("ZMSCORE nosuch a"), c("ZSCORE z c")),
 	tc("zrem", c("ZADD z 1 a 2 b"), c("ZREM z a x"), c("ZREM z b"), c("EXISTS z"), c("ZREM nosuch a")),
 	tc("zrank", c("ZADD z 1 a 2 b 3 c"), c("ZRANK z a"), c("ZRANK z c"), c("ZREVRANK z a"), c("ZRANK z x"), c("ZRANK nosuch a"), c("ZADD z 2 aa"), c("ZRANK z aa"), c("ZRANK z b")),
