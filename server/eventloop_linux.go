@@ -34,8 +34,8 @@ package server
 // The reads, writes and zero-timeout epoll_waits are raw system calls
 // (rawRead, rawWrite, epollReady): on non-blocking descriptors they never
 // wait, so the runtime's entersyscall/exitsyscall around each, and sysmon
-// waking every 20 us to watch an owner forever entering system calls, are
-// cost for nothing. Only the epoll_wait that sleeps goes through the
+// waking thousands of times a second to watch an owner forever entering
+// system calls, are cost for nothing. Only the epoll_wait that sleeps goes through the
 // runtime, which lets the owner's P go meanwhile.
 //
 // Connection state belongs to the owner: a connection is closed by marking
@@ -46,6 +46,7 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"syscall"
 	"time"
 	"unsafe"
@@ -104,6 +105,8 @@ type eventLoop struct {
 	// (nanotime).
 	acceptDelay time.Duration
 	acceptAt    int64
+
+	yielded int64 // nanotime of the owner's last yield
 
 	// current is the connection whose batch runs now; while a script of
 	// its runs past busy-reply-threshold, whileBusy leaves it alone.
@@ -253,6 +256,9 @@ func (l *eventLoop) Wait(timeout time.Duration) {
 	}
 	n := l.poll(timeout)
 	l.now = nanotime()
+	if l.now-l.yielded >= int64(yieldEvery) {
+		l.yield()
+	}
 	for i := 0; i < n; i++ {
 		ev := l.events[i]
 		fd := int(ev.Fd)
@@ -275,6 +281,22 @@ func (l *eventLoop) Wait(timeout time.Duration) {
 	l.tick()
 	l.flush()
 	l.reap()
+}
+
+// yieldEvery is how often a busy owner yields its P (runtime.Gosched).
+// The scheduler counts a goroutine that has not been rescheduled for 10 ms
+// (forcePreemptNS) as hogging its P: sysmon then preempts it with a signal
+// every 10 ms and, whenever it finds it in a blocking epoll_wait, takes its
+// P away, which puts sysmon itself back to waking every 20 us. An owner
+// that yields twice as often is never such a goroutine. It keeps its
+// thread (keyspace's runPolled locks it), so a yield costs two thread
+// wake-ups, a few hundred a second at most.
+const yieldEvery = 5 * time.Millisecond
+
+// yield lets the scheduler reschedule the owner: see yieldEvery.
+func (l *eventLoop) yield() {
+	l.yielded = l.now
+	runtime.Gosched()
 }
 
 // poll returns the number of events ready in l.events, waiting up to
