@@ -35,8 +35,9 @@ package server
 // (rawRead, rawWrite, epollReady): on non-blocking descriptors they never
 // wait, so the runtime's entersyscall/exitsyscall around each, and sysmon
 // waking thousands of times a second to watch an owner forever entering
-// system calls, are cost for nothing. Only the epoll_wait that sleeps goes through the
-// runtime, which lets the owner's P go meanwhile.
+// system calls, are cost for nothing. Only the epoll_wait that sleeps goes
+// through the runtime, which lets the owner's P go meanwhile. The owner
+// keeps one thread and yields now and then (yieldEvery).
 //
 // Connection state belongs to the owner: a connection is closed by marking
 // it and queueing it, and torn down only at a point where no command of
@@ -107,6 +108,7 @@ type eventLoop struct {
 	acceptAt    int64
 
 	yielded int64 // nanotime of the owner's last yield
+	sleptAt int64 // nanotime when this iteration's poll went to sleep; 0: it did not
 
 	// current is the connection whose batch runs now; while a script of
 	// its runs past busy-reply-threshold, whileBusy leaves it alone.
@@ -256,7 +258,12 @@ func (l *eventLoop) Wait(timeout time.Duration) {
 	}
 	n := l.poll(timeout)
 	l.now = nanotime()
-	if l.now-l.yielded >= int64(yieldEvery) {
+	switch {
+	case l.sleptAt != 0 && l.now-l.sleptAt >= int64(yieldEvery):
+		// A rest, not a busy owner: a yield would only delay the
+		// request that woke it (two thread wake-ups).
+		l.yielded = l.now
+	case l.now-l.yielded >= int64(yieldEvery):
 		l.yield()
 	}
 	for i := 0; i < n; i++ {
@@ -290,7 +297,8 @@ func (l *eventLoop) Wait(timeout time.Duration) {
 // P away, which puts sysmon itself back to waking every 20 us. An owner
 // that yields twice as often is never such a goroutine. It keeps its
 // thread (keyspace's runPolled locks it), so a yield costs two thread
-// wake-ups, a few hundred a second at most.
+// wake-ups, a few hundred a second at most, and only while busy: an owner
+// that slept that long in epoll_wait does not yield on waking.
 const yieldEvery = 5 * time.Millisecond
 
 // yield lets the scheduler reschedule the owner: see yieldEvery.
@@ -308,10 +316,12 @@ func (l *eventLoop) yield() {
 // when nothing is ready does it wait in epoll_wait through the runtime's
 // syscall path, which lets the owner's P go while the thread sleeps.
 func (l *eventLoop) poll(timeout time.Duration) int {
+	l.sleptAt = 0
 	n := epollReady(l.epfd, l.events)
 	if n > 0 || timeout == 0 {
 		return n
 	}
+	l.sleptAt = nanotime()
 	ms := -1
 	if timeout > 0 {
 		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
