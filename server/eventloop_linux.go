@@ -7,9 +7,11 @@ package server
 //
 //  1. epoll_wait, level-triggered, for at most the time until the next key
 //     or blocked-client deadline (the keyspace computes it), shorter when
-//     the loop's own timers (idle timeout, stalled writers, CLIENT PAUSE)
-//     are due sooner; the eventfd wakes it when another goroutine queues
-//     work (DoFunc, Close, signals).
+//     the loop's own timers (idle timeout, stalled writers, CLIENT PAUSE,
+//     the accept backoff) are due sooner; the eventfd wakes it when
+//     another goroutine queues work (DoFunc, Close, signals). A busy loop
+//     finds events ready without waiting: it looks first with a zero
+//     timeout (poll).
 //  2. For each event: accept (up to maxAccepts) on a listener; on a
 //     connection, write what EPOLLOUT lets through, then read once, parse
 //     through the frame guard (every limit of the goroutine edge), and run
@@ -29,6 +31,14 @@ package server
 // client that does not read holds at most replyChunk plus one command's
 // reply; WriteTimeout without progress disconnects it.
 //
+// The reads, writes and zero-timeout epoll_waits are raw system calls
+// (rawRead, rawWrite, epollReady): on non-blocking descriptors they never
+// wait, so the runtime's entersyscall/exitsyscall around each, and sysmon
+// waking thousands of times a second to watch an owner forever entering
+// system calls, are cost for nothing. Only the epoll_wait that sleeps goes
+// through the runtime, which lets the owner's P go meanwhile. The owner
+// keeps one thread and yields now and then (yieldEvery).
+//
 // Connection state belongs to the owner: a connection is closed by marking
 // it and queueing it, and torn down only at a point where no command of
 // its is on the stack (reap).
@@ -37,8 +47,10 @@ import (
 	"errors"
 	"io"
 	"net"
+	"runtime"
 	"syscall"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 )
@@ -56,6 +68,17 @@ const maxAccepts = 1000
 // hz 10 too.
 const loopTick = 100 * time.Millisecond
 
+// minAcceptDelay and maxAcceptDelay bound how long the loop stops watching
+// its listeners after accept failed for want of descriptors or memory
+// (EMFILE, ENFILE, ENOBUFS, ENOMEM), doubling from one to the other as
+// net/http's Server.Serve does: the listener is level-triggered, so
+// watching it meanwhile would spin the owner on a connection it cannot
+// take (Redis logs and spins).
+const (
+	minAcceptDelay = 5 * time.Millisecond
+	maxAcceptDelay = time.Second
+)
+
 type eventLoop struct {
 	s      *Server
 	epfd   int
@@ -64,7 +87,7 @@ type eventLoop struct {
 
 	lns   map[int]*serverListener // by the loop's own descriptor
 	conns []*loopConn             // by descriptor
-	gen   int32                   // stamps each registration, against stale events
+	gen   int32                   // stamps each registration, against stale events (> 0)
 
 	ready   []*loopConn // pipelines that may go on
 	dirty   []*loopConn // connections with output to write
@@ -73,6 +96,19 @@ type eventLoop struct {
 	stalled map[*loopConn]struct{}
 
 	lastScan time.Time // of idle clients
+
+	// now is the monotonic clock (nanotime) when this iteration's events
+	// came in: the idle clock of the commands they bring.
+	now int64
+
+	// acceptDelay is the current accept backoff (0: accepting); while it
+	// runs the listeners are out of the epoll set until acceptAt
+	// (nanotime).
+	acceptDelay time.Duration
+	acceptAt    int64
+
+	yielded int64 // nanotime of the owner's last yield
+	sleptAt int64 // nanotime when this iteration's poll went to sleep; 0: it did not
 
 	// current is the connection whose batch runs now; while a script of
 	// its runs past busy-reply-threshold, whileBusy leaves it alone.
@@ -104,6 +140,11 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 		stalled: map[*loopConn]struct{}{},
 	}, nil
 }
+
+// listenerEvent stamps a listener's epoll events (a connection's carry its
+// registration's gen, always positive), so that telling the two apart
+// costs no map lookup per event.
+const listenerEvent = -1
 
 var one = [8]byte{1}
 
@@ -141,7 +182,11 @@ func (l *eventLoop) listen(ln *serverListener) error {
 		}
 	}
 	return l.s.ks.DoFunc(func() {
-		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd)}
+		if l.acceptAt != 0 {
+			l.lns[fd] = ln // accepting is paused: resumeAccepting watches it
+			return
+		}
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd), Pad: listenerEvent}
 		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
 			l.s.log.Error("event loop: watching a listener", "err", err)
 			return
@@ -206,13 +251,20 @@ func (l *eventLoop) Wait(timeout time.Duration) {
 	if (len(l.paused) > 0 || len(l.stalled) > 0 || l.s.idleTimeout() > 0) && (timeout < 0 || timeout > loopTick) {
 		timeout = loopTick
 	}
-	ms := -1
-	if timeout >= 0 {
-		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	if l.acceptAt != 0 {
+		if d := time.Duration(max(l.acceptAt-nanotime(), 0)); timeout < 0 || timeout > d {
+			timeout = d
+		}
 	}
-	n, err := unix.EpollWait(l.epfd, l.events, ms)
-	if err != nil && err != unix.EINTR {
-		l.s.log.Error("event loop: epoll_wait", "err", err)
+	n := l.poll(timeout)
+	l.now = nanotime()
+	switch {
+	case l.sleptAt != 0 && l.now-l.sleptAt >= int64(yieldEvery):
+		// A rest, not a busy owner: a yield would only delay the
+		// request that woke it (two thread wake-ups).
+		l.yielded = l.now
+	case l.now-l.yielded >= int64(yieldEvery):
+		l.yield()
 	}
 	for i := 0; i < n; i++ {
 		ev := l.events[i]
@@ -220,9 +272,11 @@ func (l *eventLoop) Wait(timeout time.Duration) {
 		switch {
 		case fd == l.evfd:
 			var b [8]byte
-			unix.Read(l.evfd, b[:])
-		case l.lns[fd] != nil:
-			l.accept(fd, l.lns[fd])
+			rawRead(l.evfd, b[:])
+		case ev.Pad == listenerEvent:
+			if ln := l.lns[fd]; ln != nil {
+				l.accept(fd, ln)
+			}
 		default:
 			if lc := l.connFor(fd, ev.Pad); lc != nil {
 				l.event(lc, ev.Events)
@@ -236,17 +290,81 @@ func (l *eventLoop) Wait(timeout time.Duration) {
 	l.reap()
 }
 
+// yieldEvery is how often a busy owner yields its P (runtime.Gosched).
+// The scheduler counts a goroutine that has not been rescheduled for 10 ms
+// (forcePreemptNS) as hogging its P: sysmon then preempts it with a signal
+// every 10 ms and, whenever it finds it in a blocking epoll_wait, takes its
+// P away, which puts sysmon itself back to waking every 20 us. An owner
+// that yields twice as often is never such a goroutine. It keeps its
+// thread (keyspace's runPolled locks it), so a yield costs two thread
+// wake-ups, a few hundred a second at most, and only while busy: an owner
+// that slept that long in epoll_wait does not yield on waking.
+const yieldEvery = 5 * time.Millisecond
+
+// yield lets the scheduler reschedule the owner: see yieldEvery.
+func (l *eventLoop) yield() {
+	l.yielded = l.now
+	runtime.Gosched()
+}
+
+// poll returns the number of events ready in l.events, waiting up to
+// timeout (negative: until one comes) when none is ready yet.
+//
+// It first looks without waiting, through a raw system call: one that
+// cannot block needs none of the runtime's entersyscall/exitsyscall
+// bookkeeping, and a busy loop finds events ready nearly every time. Only
+// when nothing is ready does it wait in epoll_wait through the runtime's
+// syscall path, which lets the owner's P go while the thread sleeps.
+func (l *eventLoop) poll(timeout time.Duration) int {
+	l.sleptAt = 0
+	n := epollReady(l.epfd, l.events)
+	if n > 0 || timeout == 0 {
+		return n
+	}
+	l.sleptAt = nanotime()
+	ms := -1
+	if timeout > 0 {
+		ms = int((timeout + time.Millisecond - 1) / time.Millisecond)
+	}
+	n, err := unix.EpollWait(l.epfd, l.events, ms)
+	if err != nil {
+		if err != unix.EINTR {
+			l.s.log.Error("event loop: epoll_wait", "err", err)
+		}
+		return 0
+	}
+	return n
+}
+
+// epollReady is epoll_wait with a zero timeout, as a raw system call.
+func epollReady(epfd int, events []unix.EpollEvent) int {
+	// epoll_pwait with no signal mask is epoll_wait on every architecture
+	// (arm64 has no epoll_wait).
+	r, _, e := unix.RawSyscall6(unix.SYS_EPOLL_PWAIT, uintptr(epfd),
+		uintptr(unsafe.Pointer(&events[0])), uintptr(len(events)), 0, 0, 0)
+	if e != 0 {
+		return 0 // EINTR: the next iteration looks again
+	}
+	return int(r)
+}
+
 // accept takes the waiting connections of one listener.
 func (l *eventLoop) accept(lfd int, ln *serverListener) {
 	for range maxAccepts {
 		fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		if err != nil {
-			if err != unix.EAGAIN && err != unix.EINTR && err != unix.ECONNABORTED {
-				// Out of descriptors and the like: Redis logs and goes on.
+			switch err {
+			case unix.EAGAIN:
+			case unix.EINTR, unix.ECONNABORTED:
+				continue // that one is gone; the next may be there
+			case unix.EMFILE, unix.ENFILE, unix.ENOBUFS, unix.ENOMEM:
+				l.pauseAccepting(err)
+			default:
 				l.s.log.Warn("accept", "err", err)
 			}
 			return
 		}
+		l.acceptDelay = 0
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
 		lc := &loopConn{l: l, fd: fd, raddr: sockAddr(sa)}
 		if lsa, err := unix.Getsockname(fd); err == nil {
@@ -257,9 +375,11 @@ func (l *eventLoop) accept(lfd int, ln *serverListener) {
 			continue // refused: admit answered and closed it
 		}
 		c.lc, c.fd, lc.c = lc, fd, c
-		l.gen++
+		if l.gen++; l.gen <= 0 {
+			l.gen = 1 // wrapped: stay clear of listenerEvent
+		}
 		lc.gen = l.gen
-		lc.lastRead = time.Now()
+		lc.lastRead = nanotime()
 		lc.events = unix.EPOLLIN | unix.EPOLLRDHUP
 		ev := unix.EpollEvent{Events: lc.events, Fd: int32(fd), Pad: lc.gen}
 		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
@@ -273,6 +393,36 @@ func (l *eventLoop) accept(lfd int, ln *serverListener) {
 		}
 		l.conns[fd] = lc
 		lc.registered = true
+	}
+}
+
+// pauseAccepting takes the listeners out of the epoll set for the next
+// backoff delay: accept failed for want of a resource, and a
+// level-triggered listener would report the waiting connection again at
+// once. tick puts them back.
+func (l *eventLoop) pauseAccepting(err error) {
+	if l.acceptDelay == 0 {
+		l.acceptDelay = minAcceptDelay
+	} else {
+		l.acceptDelay = min(2*l.acceptDelay, maxAcceptDelay)
+	}
+	l.s.log.Warn("accept", "err", err, "retrying in", l.acceptDelay)
+	if l.acceptAt == 0 {
+		for fd := range l.lns {
+			unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, fd, nil)
+		}
+	}
+	l.acceptAt = nanotime() + int64(l.acceptDelay)
+}
+
+// resumeAccepting watches the listeners again once the backoff is over.
+func (l *eventLoop) resumeAccepting() {
+	l.acceptAt = 0
+	for fd := range l.lns {
+		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd), Pad: listenerEvent}
+		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
+			l.s.log.Error("event loop: watching a listener", "err", err)
+		}
 	}
 }
 
@@ -355,7 +505,7 @@ func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
 		}
 		// As the goroutine edge's read deadline, the idle clock times
 		// whole commands: bytes trickling in do not reset it.
-		lc.lastRead = time.Now()
+		lc.lastRead = l.now
 		if s.closing.Load() {
 			lc.Close()
 			return
@@ -423,7 +573,7 @@ func (l *eventLoop) run(lc *loopConn) bool {
 		}
 	}
 	lc.inBatch = false
-	lc.lastRead = time.Now()
+	lc.lastRead = nanotime() // the batch may have run long
 	c.endBatch()
 	l.outputQueued(lc)
 	if c.closeNow {
@@ -445,9 +595,10 @@ func (l *eventLoop) whileBusy() {
 	} else {
 		l.busyPoll = now
 	}
+	l.now = nanotime()
 	l.busy = true
 	defer func() { l.busy = false }()
-	n, _ := unix.EpollWait(l.epfd, l.events, 0)
+	n := epollReady(l.epfd, l.events)
 	for i := 0; i < n; i++ {
 		ev := l.events[i]
 		fd := int(ev.Fd)
@@ -455,8 +606,10 @@ func (l *eventLoop) whileBusy() {
 		case fd == l.evfd:
 			// Jobs wait for the script, as on the goroutine edge; keep the
 			// eventfd readable so that the owner looks at them after it.
-		case l.lns[fd] != nil:
-			l.accept(fd, l.lns[fd])
+		case ev.Pad == listenerEvent:
+			if ln := l.lns[fd]; ln != nil {
+				l.accept(fd, ln)
+			}
 		default:
 			if lc := l.connFor(fd, ev.Pad); lc != nil && lc != l.current {
 				l.event(lc, ev.Events)
@@ -512,8 +665,15 @@ func (l *eventLoop) schedule(lc *loopConn) {
 }
 
 // tick runs the loop's own timers: CLIENT PAUSE ending, writers stalled
-// past WriteTimeout, idle clients past timeout.
+// past WriteTimeout, idle clients past timeout, the accept backoff.
 func (l *eventLoop) tick() {
+	if l.acceptAt != 0 && nanotime() >= l.acceptAt {
+		l.resumeAccepting()
+	}
+	idle := l.s.idleTimeout()
+	if len(l.paused) == 0 && len(l.stalled) == 0 && idle <= 0 {
+		return
+	}
 	now := time.Now()
 	if len(l.paused) > 0 {
 		keep := l.paused[:0]
@@ -545,10 +705,11 @@ func (l *eventLoop) tick() {
 			}
 		}
 	}
-	if idle := l.s.idleTimeout(); idle > 0 && now.Sub(l.lastScan) >= loopTick {
+	if idle > 0 && now.Sub(l.lastScan) >= loopTick {
 		l.lastScan = now
+		mono := nanotime()
 		for _, lc := range l.conns {
-			if lc != nil && !lc.closed && lc.reading() && now.Sub(lc.lastRead) >= idle {
+			if lc != nil && !lc.closed && lc.reading() && time.Duration(mono-lc.lastRead) >= idle {
 				lc.Close()
 			}
 		}
@@ -756,7 +917,7 @@ type loopConn struct {
 	pauseOver  chan struct{}
 	pauseUntil time.Time
 	stallSince time.Time
-	lastRead   time.Time // the idle clock: the last command read or finished
+	lastRead   int64 // the idle clock (nanotime): the last command read or finished
 }
 
 // reading reports whether the loop takes lc's input now.
@@ -805,10 +966,11 @@ func (lc *loopConn) quit() {
 	lc.l.update(lc)
 }
 
+// writeNow writes b, as much as the socket takes now.
 func (lc *loopConn) writeNow(b []byte) (int, error) {
 	n := 0
 	for n < len(b) {
-		m, err := unix.Write(lc.fd, b[n:])
+		m, err := rawWrite(lc.fd, b[n:])
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -825,7 +987,7 @@ func (lc *loopConn) writeNow(b []byte) (int, error) {
 // Read reads what the socket holds without waiting.
 func (lc *loopConn) Read(p []byte) (int, error) {
 	for {
-		n, err := unix.Read(lc.fd, p)
+		n, err := rawRead(lc.fd, p)
 		switch {
 		case err == unix.EINTR:
 			continue
@@ -882,3 +1044,29 @@ func (lc *loopConn) RemoteAddr() net.Addr { return lc.raddr }
 func (lc *loopConn) SetDeadline(time.Time) error      { return nil }
 func (lc *loopConn) SetReadDeadline(time.Time) error  { return nil }
 func (lc *loopConn) SetWriteDeadline(time.Time) error { return nil }
+
+// rawRead and rawWrite are read(2) and write(2) on a non-blocking socket
+// as raw system calls: they never wait, so the runtime need not know the
+// owner is in the kernel (entersyscall/exitsyscall cost more than a short
+// read on loopback, and run twice a request at -P 1).
+func rawRead(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_READ, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}
+
+func rawWrite(fd int, p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	r, _, e := unix.RawSyscall(unix.SYS_WRITE, uintptr(fd), uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+	if e != 0 {
+		return 0, e
+	}
+	return int(r), nil
+}

@@ -2,8 +2,11 @@
 // serves net/http/pprof and a few runtime counters, so `sidebyside profile`
 // can profile the real network path without a flag in cmd/minilock.
 //
-//	profserver --port 6379 --pprof 127.0.0.1:6060 [--maxclients 10000]
+//	profserver --port 6379 --pprof 127.0.0.1:6060 [--maxclients 10000] [--event-loop epoll|goroutine]
 //
+// It serves from the edge the binary uses by default (the epoll loop on
+// Linux, server.Config.EventLoop), or the one --event-loop names;
+// MINILOCK_EDGE in the environment wins over both, as in the binary.
 // GET /stats on the pprof address returns JSON counters from runtime/metrics.
 package main
 
@@ -15,6 +18,7 @@ import (
 	_ "net/http/pprof"
 	"os"
 	"os/signal"
+	"runtime"
 	"runtime/metrics"
 	"syscall"
 
@@ -25,9 +29,23 @@ func main() {
 	port := flag.Int("port", 6379, "RESP port on 127.0.0.1")
 	pprofAddr := flag.String("pprof", "127.0.0.1:6060", "address of net/http/pprof and /stats")
 	maxClients := flag.Int("maxclients", 0, "server.Config.MaxClients (0: the default)")
+	edge := "goroutine"
+	if runtime.GOOS == "linux" {
+		edge = "epoll"
+	}
+	flag.StringVar(&edge, "event-loop", edge, "network edge: epoll (Linux) or goroutine; MINILOCK_EDGE wins")
 	flag.Parse()
+	if edge != "epoll" && edge != "goroutine" {
+		fmt.Fprintf(os.Stderr, "profserver: --event-loop %q: epoll or goroutine\n", edge)
+		os.Exit(2)
+	}
 
-	s, err := server.Start(server.Config{Addrs: []string{fmt.Sprintf("127.0.0.1:%d", *port)}, MaxClients: *maxClients})
+	cfg := server.Config{
+		Addrs:      []string{fmt.Sprintf("127.0.0.1:%d", *port)},
+		MaxClients: *maxClients,
+		EventLoop:  edge == "epoll",
+	}
+	s, err := server.Start(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "profserver:", err)
 		os.Exit(1)

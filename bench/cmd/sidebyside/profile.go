@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -69,8 +70,8 @@ func profile(o *options) error {
 	var rep report
 	rep.line("## minilock profile")
 	rep.line("")
-	rep.line("%s; %s. Load average %s at the start. bench/cmd/profserver (server.Start + net/http/pprof); %d s CPU profile per workload while redis-benchmark -c %d (or the go-redis cycle) runs in a loop; then the same %d s against redis-server. Profiles in %s.",
-		time.Now().Format("2006-01-02 15:04"), machine(), loadAvg(), o.profSeconds, o.clients, o.profSeconds, dir)
+	rep.line("%s; %s. Load average %s at the start. bench/cmd/profserver (server.Start + net/http/pprof) on the %s edge; %d s CPU profile per workload while redis-benchmark -c %d (or the go-redis cycle) runs in a loop; then the same %d s against redis-server. Profiles in %s.",
+		time.Now().Format("2006-01-02 15:04"), machine(), loadAvg(), profEdge(), o.profSeconds, o.clients, o.profSeconds, dir)
 	rep.line("")
 	rep.line("Per command (commands counted by INFO total_commands_processed; a lock cycle is 2). CPU: the server's utime+stime. Schedules: goroutine transitions to running, from runtime/metrics /sched/latencies (sampled 1 in 8, scaled up). Syscalls and context switches: perf stat on the server process.")
 	rep.line("")
@@ -114,6 +115,19 @@ func profile(o *options) error {
 		return err
 	}
 	return rep.finish(o)
+}
+
+// profEdge is the network edge profserver serves from: the binary's
+// default (epoll on Linux) unless MINILOCK_EDGE, which profserver
+// inherits, names the other.
+func profEdge() string {
+	switch e := os.Getenv("MINILOCK_EDGE"); {
+	case e == "epoll" || e == "goroutine":
+		return e
+	case runtime.GOOS == "linux":
+		return "epoll"
+	}
+	return "goroutine"
 }
 
 // target is a server profile mode measures; pprof is set for profserver.
