@@ -32,6 +32,7 @@ func TestDiffRandom(t *testing.T) {
 		{"floats", randomVia(r, randomFloatCases(r, 40))},
 		{"indexes", randomVia(r, randomIndexCases(r, 40))},
 		{"keys", randomVia(r, randomKeyCases(r, 40))},
+		{"watch", randomWatchCases(r, 60)},
 		{"hash", randomVia(r, randomHashCases(r, 60))},
 		{"set", randomVia(r, randomSetCases(r, 60))},
 		{"zset", randomVia(r, randomZSetCases(r, 60))},
