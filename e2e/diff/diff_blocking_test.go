@@ -5,8 +5,9 @@ package diff_test
 // must not block, CLIENT UNBLOCK. A parked step sends without reading
 // (expect(0)); recv reads its answer later.
 
-// parkOn sends line on connection i without waiting for the answer.
-func parkOn(i int, line string) step { return c(line).on(i).expect(0) }
+// parkOn sends a blocking command on connection i without waiting for
+// the answer, and waits until the server has it parked.
+func parkOn(i int, line string) step { s := c(line).on(i).expect(0); s.park = true; return s }
 
 var blockingCases = []diffCase{
 	tc("blpop immediate",

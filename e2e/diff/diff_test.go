@@ -69,6 +69,7 @@ type step struct {
 	norm    *normalizer
 	scan    []string      // non-nil: a full SCAN iteration with these options
 	pause   time.Duration // non-zero: sleep, send nothing
+	park    bool          // a blocking command: wait until the server has it parked
 }
 
 // cmd is a command given as its exact arguments, sent as multibulk.
@@ -242,6 +243,40 @@ func mustOK(t *testing.T, e *endpoint, args ...string) {
 	}
 }
 
+// blockedClients is INFO's blocked_clients, read on e's admin connection.
+func blockedClients(t *testing.T, e *endpoint) int {
+	t.Helper()
+	info, err := e.admin.Do("INFO", "clients")
+	if err != nil {
+		t.Fatalf("%s: INFO clients: %v", e.name, err)
+	}
+	_, rest, ok := bytes.Cut(info, []byte("blocked_clients:"))
+	if !ok {
+		t.Fatalf("%s: INFO clients without blocked_clients: %q", e.name, info)
+	}
+	n := 0
+	for _, ch := range rest {
+		if ch < '0' || ch > '9' {
+			break
+		}
+		n = n*10 + int(ch-'0')
+	}
+	return n
+}
+
+// waitBlocked waits up to 2 s for e to count n blocked clients, so that
+// the next step, sent on another connection, cannot overtake a parked
+// command (the order in which clients park decides who is served first).
+// A command that did not block is left to the steps that read its reply.
+func waitBlocked(t *testing.T, e *endpoint, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(2 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+		if blockedClients(t, e) >= n {
+			return
+		}
+	}
+}
+
 // outcome is what one server answered to a step.
 type outcome struct {
 	reply []byte
@@ -322,7 +357,14 @@ func (p *pair) run(t *testing.T, dc diffCase) {
 		cs := conn(st.conn)
 		var got [2]outcome
 		for j := range p.ends {
+			before := 0
+			if st.park {
+				before = blockedClients(t, &p.ends[j])
+			}
 			got[j] = exchange(cs[j], st)
+			if st.park {
+				waitBlocked(t, &p.ends[j], before+1)
+			}
 			if st.norm != nil && got[j].err == "" {
 				got[j].reply = st.norm.apply(got[j].reply)
 			}
