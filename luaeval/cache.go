@@ -20,6 +20,7 @@ type script struct {
 	fn       *lua.LFunction
 	fnGen    uint64
 	noWrites bool         // shebang flag no-writes
+	allowOOM bool         // shebang flag allow-oom
 	shebang  bool         // not EVAL compat mode: shebang flags are enforced
 	native   nativeScript // runs the script without Lua (see native.go), or nil
 	bytes    int64        // what the cache holds for it (see scriptBytes)
@@ -159,6 +160,7 @@ func (e *Engine) compile(body []byte, sha [40]byte) (*script, error) {
 	if skip > 0 || len(body) >= 2 && body[0] == '#' && body[1] == '!' {
 		s.shebang = true
 		s.noWrites = flags&flagNoWrites != 0
+		s.allowOOM = flags&flagAllowOOM != 0
 	}
 	if err := e.cache.add(s); err != nil {
 		return nil, err

@@ -26,6 +26,7 @@
 package luaeval
 
 import (
+	"bytes"
 	"sync"
 	"time"
 
@@ -254,6 +255,46 @@ func (e *Engine) EvalSHA(w *resp.Writer, args [][]byte, readOnly bool, h Host) e
 		return resp.ErrNoScript
 	}
 	return e.exec(w, s, args[2:2+nkeys], args[2+nkeys:], readOnly, h, false)
+}
+
+// ScriptOOM reads an EVAL's (sha false) or EVALSHA's script flags as
+// Redis does before running it (eval.c:evalGetCommandFlags): deny is set
+// for a script with a shebang that declares neither allow-oom nor
+// no-writes, which out of memory is refused before it runs
+// (scriptFlagsToCmdFlags gives it denyoom); allow for one that declares
+// allow-oom, whose commands then run out of memory too. A script without
+// a shebang, an unknown SHA1 or a bad shebang is neither: its commands
+// are judged as it runs. args are the command's arguments after its name.
+func (e *Engine) ScriptOOM(args [][]byte, sha bool) (deny, allow bool) {
+	if len(args) == 0 {
+		return false, false
+	}
+	var flags int
+	if sha {
+		s := e.cache.get(args[0])
+		if len(args[0]) != 40 || s == nil || !s.shebang {
+			return false, false
+		}
+		flags = boolFlag(s.noWrites, flagNoWrites) | boolFlag(s.allowOOM, flagAllowOOM)
+	} else {
+		// The shebang is in the body: no hashing to find the script.
+		if !bytes.HasPrefix(args[0], []byte("#!")) {
+			return false, false
+		}
+		f, _, err := parseShebang(args[0])
+		if err != nil {
+			return false, false
+		}
+		flags = f
+	}
+	return flags&(flagAllowOOM|flagNoWrites) == 0, flags&flagAllowOOM != 0
+}
+
+func boolFlag(b bool, f int) int {
+	if b {
+		return f
+	}
+	return 0
 }
 
 // Load is SCRIPT LOAD: it compiles body, caches it and returns its lower-case

@@ -295,21 +295,27 @@ func asciiLower(b []byte) []byte {
 	return out
 }
 
-// fcallDenyOOM says whether, out of memory, an FCALL (or an EXEC that
-// queued one) is refused for its function's flags: a function declares
-// whether it may grow memory, and one without allow-oom or no-writes is
-// denyoom (script.c:scriptFlagsToCmdFlags, which processCommand applies
-// through fcallGetCommandFlags). Owner goroutine.
-func (s *Server) fcallDenyOOM(c *client, cmd *command, args [][]byte) bool {
-	switch cmd.name {
-	case "fcall", "fcall_ro":
-		return s.functionDenyOOM(args)
-	case "exec":
+// scriptDenyOOM says whether, out of memory, a script command (or an
+// EXEC that queued one) is refused for its script's flags: a function, or
+// an EVAL script with a shebang, declares whether it may grow memory, and
+// one without allow-oom or no-writes is denyoom (script.c:
+// scriptFlagsToCmdFlags, which processCommand applies through
+// fcallGetCommandFlags and evalGetCommandFlags). Owner goroutine.
+func (s *Server) scriptDenyOOM(c *client, cmd *command, args [][]byte) bool {
+	if cmd.name == "exec" {
 		for _, q := range c.multi.cmdsOrNil() {
-			if (q.cmd.name == "fcall" || q.cmd.name == "fcall_ro") && s.functionDenyOOM(q.args) {
+			if s.scriptDenyOOM(c, q.cmd, q.args) {
 				return true
 			}
 		}
+		return false
+	}
+	switch cmd.name {
+	case "fcall", "fcall_ro":
+		return s.functionDenyOOM(args)
+	case "eval", "eval_ro", "evalsha", "evalsha_ro":
+		deny, _ := s.lua.ScriptOOM(args[1:], cmd.name == "evalsha" || cmd.name == "evalsha_ro")
+		return deny
 	}
 	return false
 }

@@ -120,6 +120,11 @@ func (x *call) eval(args [][]byte, readOnly bool, sha bool) error {
 	h := &x.s.host // scripts never nest, so one host serves them all
 	h.s, h.caller, h.db, h.now = x.s, x.c, x.DB, x.Now
 	h.oom, h.dirty = x.s.outOfMemory(), false
+	if h.oom {
+		if _, allow := x.s.lua.ScriptOOM(args[1:], sha); allow {
+			h.oom = false // allow-oom: its commands run out of memory too
+		}
+	}
 	h.x = call{s: x.s, c: x.c, script: h, Ctx: keyspace.Ctx{Now: x.Now}}
 	var err error
 	if sha {
