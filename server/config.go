@@ -432,6 +432,7 @@ var (
 	errNotInteger = errors.New("argument couldn't be parsed into an integer")
 	errNotMemory  = errors.New("argument must be a memory value")
 	errNotBool    = errors.New("argument must be 'yes' or 'no'")
+	errNoDefrag   = errors.New("Active defragmentation cannot be enabled: it requires a Redis server compiled with a modified Jemalloc like the one shipped by default with the Redis source distribution")
 )
 
 // check reads a value as config.c reads it for d's kind and returns the
@@ -439,8 +440,16 @@ var (
 func (d *configDef) check(v string) (string, error) {
 	switch d.kind {
 	case kBool:
-		switch strings.ToLower(v) {
+		// yesnotoi and the enum and memory parsers read a C string: a
+		// NUL ends the value ("yes\x00x" is yes).
+		switch strings.ToLower(cString(v)) {
 		case "yes":
+			if d.name == "activedefrag" {
+				// config.c:isValidActiveDefrag without HAVE_DEFRAG, as
+				// Debian's redis-server (system jemalloc) answers: minilock
+				// has no allocator to defragment either.
+				return "", errNoDefrag
+			}
 			return "yes", nil
 		case "no":
 			return "no", nil
@@ -448,7 +457,7 @@ func (d *configDef) check(v string) (string, error) {
 		return "", errNotBool
 	case kEnum:
 		for _, e := range d.enum {
-			if strings.EqualFold(v, e) {
+			if strings.EqualFold(cString(v), e) {
 				return e, nil
 			}
 		}
@@ -463,9 +472,12 @@ func (d *configDef) check(v string) (string, error) {
 		if n < lo || n > hi {
 			return "", d.rangeErr()
 		}
+		if d.name == "hz" {
+			n = min(max(n, 1), 500) // updateHZ: CONFIG_MIN_HZ..CONFIG_MAX_HZ
+		}
 		return itoa(n), nil
 	case kMemory:
-		n, ok := memToBytes(v)
+		n, ok := memToBytes(cString(v))
 		if !ok {
 			return "", errNotMemory
 		}
@@ -486,6 +498,14 @@ func (d *configDef) check(v string) (string, error) {
 		}
 	}
 	return v, nil
+}
+
+// cString is v as C reads it: up to its first NUL.
+func cString(v string) string {
+	if i := strings.IndexByte(v, 0); i >= 0 {
+		return v[:i]
+	}
+	return v
 }
 
 func (d *configDef) rangeErr() error {
