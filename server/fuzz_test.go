@@ -428,17 +428,21 @@ func isTimeout(err error) bool {
 // fuzzKill sends SCRIPT KILL from another connection and says what came of
 // it: "killed", "idle" (nothing to kill), or "unkillable".
 func fuzzKill(t *testing.T, fs *fuzzServer) string {
-	conn := fs.dial(t)
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(5 * time.Second))
-	conn.Write(canonical([][]byte{[]byte("SCRIPT"), []byte("KILL")}))
-	line := make([]byte, 256)
-	n, _ := conn.Read(line)
-	switch r := string(line[:n]); {
-	case strings.HasPrefix(r, "+OK"):
-		return "killed"
-	case strings.HasPrefix(r, "-UNKILLABLE"):
-		return "unkillable"
+	// SCRIPT KILL stops an EVAL script, FUNCTION KILL a function (FCALL):
+	// each refuses the other's kind.
+	for _, kill := range []string{"SCRIPT", "FUNCTION"} {
+		conn := fs.dial(t)
+		conn.SetDeadline(time.Now().Add(5 * time.Second))
+		conn.Write(canonical([][]byte{[]byte(kill), []byte("KILL")}))
+		line := make([]byte, 256)
+		n, _ := conn.Read(line)
+		conn.Close()
+		switch r := string(line[:n]); {
+		case strings.HasPrefix(r, "+OK"):
+			return "killed"
+		case strings.HasPrefix(r, "-UNKILLABLE"):
+			return "unkillable"
+		}
 	}
 	return "idle"
 }
