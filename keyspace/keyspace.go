@@ -262,15 +262,7 @@ func (k *Keyspace) run() {
 		}
 		// A manual clock also wakes us through moved; the timer is then
 		// at worst one spurious wake-up.
-		next, ok := k.index.Next()
-		if k.index.Len() == 0 {
-			ok = false
-		}
-		if k.timers != nil {
-			if t, tok := k.timers.Next(); tok && (!ok || t < next) {
-				next, ok = t, true
-			}
-		}
+		next, ok := k.nextDeadline()
 		if !ok || next == armed {
 			continue
 		}
