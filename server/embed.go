@@ -3,7 +3,6 @@ package server
 import (
 	"errors"
 	"net"
-	"testing"
 	"time"
 
 	"github.com/minilock/minilock/expiry"
@@ -21,6 +20,17 @@ import (
 // goroutine, as a command would, so a test may call them while clients are
 // connected and see a consistent state.
 
+// TB is the part of testing.TB that RunT and the Check helpers use. It is
+// an interface of our own, as miniredis's Tester is, so that the binary,
+// which links this package, does not link the testing package; a
+// *testing.T, *testing.B or *testing.F satisfies it.
+type TB interface {
+	Helper()
+	Errorf(format string, args ...any)
+	Fatalf(format string, args ...any)
+	Cleanup(func())
+}
+
 // RunT starts a server on a free loopback port for the test t and closes it
 // when the test ends. Unless cfg sets a Clock, the server runs on a shifted
 // real clock: keys expire in real time, and FastForward jumps ahead.
@@ -28,7 +38,7 @@ import (
 //	s := server.RunT(t)
 //	rdb := redis.NewClient(&redis.Options{Addr: s.Addr()})
 //	s.FastForward(30 * time.Second)
-func RunT(t testing.TB, cfg ...Config) *Server {
+func RunT(t TB, cfg ...Config) *Server {
 	t.Helper()
 	var c Config
 	if len(cfg) > 0 {
@@ -119,7 +129,7 @@ func (s *Server) Keys() []string { return s.DB(0).Keys() }
 func (s *Server) FlushAll() { s.ks.DoFunc(s.ks.FlushAll) }
 
 // CheckGet fails the test unless key holds want in database 0.
-func (s *Server) CheckGet(t testing.TB, key, want string) {
+func (s *Server) CheckGet(t TB, key, want string) {
 	t.Helper()
 	got, ok := s.Get(key)
 	if !ok {
@@ -134,7 +144,7 @@ func (s *Server) CheckGet(t testing.TB, key, want string) {
 // CheckTTL fails the test unless key exists in database 0 with time to live
 // want (0: no TTL). It compares exactly, so it suits a server on a manual
 // clock (Manual), where a TTL does not run down between two reads.
-func (s *Server) CheckTTL(t testing.TB, key string, want time.Duration) {
+func (s *Server) CheckTTL(t TB, key string, want time.Duration) {
 	t.Helper()
 	got, ok := s.DB(0).TTL(key)
 	switch {

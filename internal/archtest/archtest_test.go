@@ -143,3 +143,19 @@ func TestOnlyTheSeamReachesIntoGopherLua(t *testing.T) {
 		}
 	}
 }
+
+// The binary must not link the testing package: the embedding API's
+// helpers take server.TB, an interface of their own, for that reason.
+func TestBinaryLinksNoTesting(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", module+"/cmd/minilock")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	for _, dep := range strings.Fields(string(out)) {
+		if dep == "testing" || strings.HasPrefix(dep, "testing/") {
+			t.Errorf("cmd/minilock links %s", dep)
+		}
+	}
+}
