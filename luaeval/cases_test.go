@@ -22,7 +22,7 @@ type evalCase struct {
 	Args   []string `json:"args,omitempty"`
 	Want   string   `json:"want"`
 	WantQ  string   `json:"wantq,omitempty"` // Want, Go-quoted, for replies that are not UTF-8
-	// A known difference (listed in the README): minilock's reply and why.
+	// A known difference (listed in docs/differences.md): minilock's reply and why.
 	Minilock string `json:"minilock,omitempty"`
 	Why      string `json:"why,omitempty"`
 }

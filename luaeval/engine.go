@@ -7,7 +7,7 @@
 //
 // The replies, error texts and sandbox follow Redis 7.0.15 (eval.c, script.c,
 // script_lua.c); where gopher-lua cannot match Lua 5.1 byte for byte the
-// difference is listed in the README.
+// difference is listed in docs/differences.md.
 //
 // This package is the engine: the sandbox (sandbox.go, baselib.go,
 // coroutine.go, method.go), the script cache and compile path (cache.go,

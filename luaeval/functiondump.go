@@ -33,7 +33,7 @@ var errDumpPayload = resp.NewError("DUMP payload version or checksum are wrong")
 // (functions.c:functionRestoreCommand). The payload is hostile input: every
 // length in it is checked against what remains before it is used, and each
 // library's code runs within LoadTimeout (Redis gives a restore no time
-// limit; minilock keeps FUNCTION LOAD's, see README).
+// limit; minilock keeps FUNCTION LOAD's, see docs/differences.md).
 func (e *Engine) FunctionRestore(payload []byte, policy int) error {
 	if _, ok := rdbfmt.Footer(payload); !ok {
 		return errDumpPayload

@@ -11,7 +11,7 @@ import (
 // Redis 7.0 answers for the same data (keyspace.ObjectInfo). minilock
 // keeps no access clock and no frequency counter: FREQ answers Redis's
 // error under a policy other than LFU and its own under an LFU one, and
-// IDLETIME answers 0 (README, deliberate differences).
+// IDLETIME answers 0 (docs/differences.md).
 
 var (
 	errNoLFU = resp.NewError("An LFU maxmemory policy is not selected, access frequency not tracked. " +

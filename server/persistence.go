@@ -9,7 +9,7 @@ import (
 // answers as a Redis that never saved (its start time, as INFO's
 // rdb_last_save_time), and SAVE and BGSAVE, after Redis's own argument
 // checks, are refused with an error that says so rather than answering
-// +OK for a file that was never written (README, deliberate differences).
+// +OK for a file that was never written (docs/differences.md).
 
 // errNoPersistence is the reply to SAVE and BGSAVE.
 var errNoPersistence = resp.NewError("minilock keeps no data on disk (no RDB, no AOF): SAVE and BGSAVE are not supported")

@@ -31,8 +31,8 @@ func defaults() options {
 		binds:    []string{"127.0.0.1", "-::1"},
 		logLevel: slog.LevelInfo,
 		// The binary serves from the epoll edge where there is one: one
-		// request at a time it is 1.1-1.3x the goroutine edge (README,
-		// Performance). Elsewhere the server ignores it.
+		// request at a time it is 1.1-1.3x the goroutine edge
+		// (docs/performance.md). Elsewhere the server ignores it.
 		server: server.Config{EventLoop: runtime.GOOS == "linux"},
 	}
 }

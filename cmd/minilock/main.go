@@ -64,8 +64,8 @@ func run(args []string) int {
 	if os.Getenv("GOGC") == "" {
 		// A lock server's heap is mostly its keys; Go's default leaves as
 		// much again free before collecting. Half that keeps RSS with a
-		// million lock keys at or below redis-server's (see README,
-		// Performance) for a few percent more CPU spent collecting.
+		// million lock keys at or below redis-server's (see
+		// docs/performance.md) for a few percent more CPU spent collecting.
 		debug.SetGCPercent(50)
 		// And an idle server gives its garbage back (gc.go).
 		stop := make(chan struct{})

@@ -5,7 +5,7 @@ import (
 )
 
 // LASTSAVE, SAVE and BGSAVE. minilock refuses SAVE and BGSAVE with its own
-// error (README, deliberate differences), so only what both answer alike
+// error (docs/differences.md), so only what both answer alike
 // is compared here: LASTSAVE's form and its agreement with INFO, and the
 // argument, transaction and script errors Redis gives before saving.
 

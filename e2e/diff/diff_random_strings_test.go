@@ -28,7 +28,8 @@ var ttlDigits = &normalizer{"positive integer masked to its digit count", func(b
 
 // stringEncoding masks a string's OBJECT ENCODING: minilock decides int,
 // embstr or raw from the contents, Redis from the value's history (APPEND
-// and SETRANGE leave it raw, INCRBYFLOAT embstr): a README difference.
+// and SETRANGE leave it raw, INCRBYFLOAT embstr): a difference
+// docs/differences.md lists.
 // A collection's encoding is left as it is.
 var stringEncoding = &normalizer{"string encodings masked", func(b []byte) ([]byte, bool) {
 	switch string(b) {

@@ -2,8 +2,8 @@ package diff_test
 
 // The differential suite: every case is sent as raw RESP to minilock and to
 // a real redis-server 7 started by the test, and the raw replies must be
-// byte-identical. A difference is a bug in minilock unless the README lists
-// it as deliberate.
+// byte-identical. A difference is a bug in minilock unless
+// docs/differences.md lists it as deliberate.
 //
 //	go test -run TestDiff -v ./e2e/diff | grep cases      # how many cases ran
 //	go test -run 'TestDiff/strings/set_nx' ./e2e/diff     # one case
