@@ -1,4 +1,4 @@
-// Package archtest checks the shape of the house (ARCHITECTURE.md): imports
+// Package archtest checks the shape of the house (docs/architecture.md): imports
 // run one way, cmd -> lab -> server -> {luaeval, keyspace} -> {resp,
 // expiry}, with the few shared helpers below, and only
 // luaeval/internal/seam reaches into gopher-lua's internals.
