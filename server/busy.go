@@ -42,13 +42,15 @@ func (s *Server) serveWhileBusy(c *client) {
 	c.flushToFeed() // the feed's lock orders this with the script's PUBLISHes
 }
 
-// runsWhileBusy lists the ALLOW_BUSY commands minilock answers without the
-// owner. RESET, WATCH, UNWATCH and DISCARD are ALLOW_BUSY in Redis too, but
-// they change owner-side state (watched keys), so here they get BUSY.
+// runsWhileBusy says whether cmd is answered without the owner: an
+// ALLOW_BUSY command that touches only its own connection's state, or
+// stops the script or the server. MULTI, DISCARD, WATCH, UNWATCH and RESET
+// are ALLOW_BUSY in Redis too, but they change owner-side state (the
+// transaction, watched keys), so here they get BUSY.
 func runsWhileBusy(cmd *command) bool {
 	switch cmd.name {
 	case "auth", "hello", "quit", "script|kill", "function|kill", "function|stats", "shutdown":
-		return true
+		return cmd.flags&fAllowBusy != 0
 	}
 	return false
 }

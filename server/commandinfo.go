@@ -1,135 +1,102 @@
 package server
 
 import (
+	"sort"
 	"strings"
 
+	"github.com/minilock/minilock/internal/cmdspec"
 	"github.com/minilock/minilock/resp"
 )
 
-// Redis's COMMAND INFO and COMMAND DOCS also answer for a subcommand named
-// "container|sub" (lookupCommandBySds). The captured entries hold each
-// subcommand inside its container's; these find it there, for the
-// subcommands minilock has.
+// COMMAND, COMMAND COUNT, INFO and DOCS (server.c), written from the
+// commands' metadata (commandspec_gen.go) for the commands minilock has.
+// A container's entry lists all of Redis's subcommands, as Redis's does;
+// COMMAND INFO and DOCS answer for "container|sub" only when minilock has
+// that subcommand.
 
-// lookupSub finds the table's subcommand for a "container|sub" name.
-func lookupSub(name string) *command {
+// specOf is the metadata COMMAND INFO and DOCS answer with for name (lower
+// case), "container|sub" for a subcommand (server.c:lookupCommandBySds),
+// or nil for a command minilock does not have.
+func specOf(name string) *cmdspec.Command {
+	if cmd := commands[name]; cmd != nil {
+		return cmd.spec
+	}
 	parent, sub, ok := strings.Cut(name, "|")
 	if !ok || commands[parent] == nil {
 		return nil
 	}
-	return commands[parent].subIndex[sub]
-}
-
-// commandInfoEntry is the COMMAND INFO entry for name (lower case) in
-// protocol proto.
-func commandInfoEntry(proto int, name string) (string, bool) {
-	if e, ok := commandInfo[proto][name]; ok {
-		return e, true
-	}
-	if lookupSub(name) == nil {
-		return "", false
-	}
-	e, ok := subInfo(commandInfo[proto][strings.SplitN(name, "|", 2)[0]])[name]
-	return e, ok
-}
-
-// commandDocsEntry is COMMAND DOCS's entry for name, like commandInfoEntry.
-func commandDocsEntry(proto int, name string) (string, bool) {
-	if e, ok := commandDocs[proto][name]; ok {
-		return e, true
-	}
-	if lookupSub(name) == nil {
-		return "", false
-	}
-	e, ok := subDocs(commandDocs[proto][strings.SplitN(name, "|", 2)[0]])[name]
-	return e, ok
-}
-
-// subInfo returns the subcommand entries of a COMMAND INFO entry: its tenth
-// element is an array of entries like the container's, each starting with
-// the subcommand's full name.
-func subInfo(raw string) map[string]string {
-	b := []byte(raw)
-	head, b, err := resp.Next(b)
-	if err != nil || head.Kind != '*' || head.Int != 10 {
-		return nil
-	}
-	for i := 0; i < 9; i++ {
-		if b, err = resp.Skip(b); err != nil {
-			return nil
-		}
-	}
-	return entries(b, func(entry []byte) string {
-		_, rest, _ := resp.Next(entry) // the entry's array header
-		name, _, _ := resp.Next(rest)
-		return string(name.Data)
-	})
-}
-
-// subDocs returns the subcommand docs of a COMMAND DOCS entry: the value of
-// its "subcommands" field, a map from full name to docs.
-func subDocs(raw string) map[string]string {
-	b := []byte(raw)
-	head, b, err := resp.Next(b)
-	if err != nil || head.Kind != '*' && head.Kind != '%' {
-		return nil
-	}
-	fields := head.Int
-	if head.Kind == '*' {
-		fields /= 2
-	}
-	for ; fields > 0; fields-- {
-		key, rest, err := resp.Next(b)
-		if err != nil {
-			return nil
-		}
-		if string(key.Data) != "subcommands" {
-			if b, err = resp.Skip(rest); err != nil {
-				return nil
-			}
-			continue
-		}
-		m, rest, err := resp.Next(rest)
-		if err != nil {
-			return nil
-		}
-		out := map[string]string{}
-		pairs := m.Int
-		if m.Kind == '*' {
-			pairs /= 2
-		}
-		for ; pairs > 0; pairs-- {
-			name, after, err := resp.Next(rest)
-			if err != nil {
-				return nil
-			}
-			next, err := resp.Skip(after)
-			if err != nil {
-				return nil
-			}
-			out[strings.ToLower(string(name.Data))] = string(after[:len(after)-len(next)])
-			rest = next
-		}
-		return out
+	if cmd := commands[parent].subIndex[sub]; cmd != nil {
+		return cmd.spec
 	}
 	return nil
 }
 
-// entries reads an array of RESP elements from b, keyed by name(element).
-func entries(b []byte, name func([]byte) string) map[string]string {
-	arr, b, err := resp.Next(b)
-	if err != nil || arr.Kind != '*' {
-		return nil
+// commandNames returns the names of the top-level commands, sorted.
+func commandNames() []string {
+	names := make([]string, 0, len(commands))
+	for name := range commands {
+		names = append(names, name)
 	}
-	out := map[string]string{}
-	for ; arr.Int > 0; arr.Int-- {
-		next, err := resp.Skip(b)
-		if err != nil {
-			return nil
+	sort.Strings(names)
+	return names
+}
+
+// COMMAND: every command's COMMAND INFO entry.
+func cmdCommandAll(x *call, args [][]byte) error {
+	if len(args) > 1 {
+		// Reached only for a known subcommand with a bad arity, which
+		// lookup has already answered; kept for safety.
+		return resp.ErrWrongArgs("command")
+	}
+	names := commandNames()
+	x.W.Array(len(names))
+	for _, name := range names {
+		commands[name].spec.WriteInfo(x.W)
+	}
+	return nil
+}
+
+// COMMAND COUNT
+func cmdCommandCount(x *call, args [][]byte) error {
+	x.W.Int(int64(len(commands)))
+	return nil
+}
+
+// COMMAND INFO [name ...]: null for a command minilock does not have.
+func cmdCommandInfo(x *call, args [][]byte) error {
+	if len(args) == 2 {
+		return cmdCommandAll(x, args[:1])
+	}
+	x.W.Array(len(args) - 2)
+	for _, a := range args[2:] {
+		if sp := specOf(strings.ToLower(string(a))); sp != nil {
+			sp.WriteInfo(x.W)
+		} else {
+			x.W.Null()
 		}
-		entry := b[:len(b)-len(next)]
-		out[name(entry)] = string(entry)
-		b = next
 	}
-	return out
+	return nil
+}
+
+// COMMAND DOCS [name ...]: a map of the named (or all) commands' docs.
+func cmdCommandDocs(x *call, args [][]byte) error {
+	var specs []*cmdspec.Command
+	if len(args) > 2 {
+		for _, a := range args[2:] {
+			// Named twice, a command is answered twice, as in Redis.
+			if sp := specOf(strings.ToLower(string(a))); sp != nil {
+				specs = append(specs, sp)
+			}
+		}
+	} else {
+		for _, name := range commandNames() {
+			specs = append(specs, commands[name].spec)
+		}
+	}
+	x.W.Map(len(specs))
+	for _, sp := range specs {
+		x.W.BulkString(sp.Name)
+		sp.WriteDocs(x.W)
+	}
+	return nil
 }

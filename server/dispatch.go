@@ -5,26 +5,9 @@ import (
 	"fmt"
 	"runtime/debug"
 
+	"github.com/minilock/minilock/internal/cmdspec"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
-)
-
-// cmdFlags are the properties of a command that dispatch acts on, named after
-// Redis's command flags.
-type cmdFlags uint32
-
-const (
-	fWrite        cmdFlags = 1 << iota // may change data
-	fReadOnly                          // only reads data
-	fDenyOOM                           // may grow memory
-	fFast                              // O(1)/O(log n)
-	fNoScript                          // refused inside scripts
-	fNoAuth                            // runs before AUTH
-	fAllowBusy                         // answered while a script is busy
-	fNoMulti                           // refused inside MULTI
-	fSkipMonitor                       // not shown by MONITOR (Redis: admin or skip_monitor)
-	fMayReplicate                      // may write through what it runs (EVAL, EVALSHA), or publishes
-	fPubSub                            // a pub/sub command
 )
 
 // command is one entry of the command table.
@@ -38,6 +21,9 @@ type command struct {
 	subIndex map[string]*command
 	// id numbers the command for its statistics (stats.go).
 	id int
+	// spec is the command's metadata (commandspec_gen.go), whose arity
+	// and flags index copies into the fields above.
+	spec *cmdspec.Command
 }
 
 // call is one command being executed on the owner goroutine.

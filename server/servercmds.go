@@ -3,15 +3,13 @@ package server
 import (
 	"crypto/rand"
 	"encoding/hex"
-	"sort"
-	"strings"
 
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
 )
 
-// Server commands: INFO, TIME, CONFIG GET, COMMAND, SHUTDOWN (server.c,
-// config.c).
+// Server commands: INFO, TIME, CONFIG GET, SHUTDOWN (server.c, config.c);
+// COMMAND is in commandinfo.go and commandkeys.go.
 
 func newRunID() string {
 	var b [20]byte
@@ -78,77 +76,6 @@ func (s *Server) shutdownAsync() {
 		go s.cfg.OnShutdown()
 	}
 	go s.Close()
-}
-
-// commandNames returns the names of the top-level commands, sorted.
-func commandNames() []string {
-	names := make([]string, 0, len(commands))
-	for name := range commands {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
-// COMMAND: every command's COMMAND INFO entry.
-func cmdCommandAll(x *call, args [][]byte) error {
-	if len(args) > 1 {
-		// Reached only for a known subcommand with a bad arity, which
-		// lookup has already answered; kept for safety.
-		return resp.ErrWrongArgs("command")
-	}
-	names := commandNames()
-	x.W.Array(len(names))
-	for _, name := range names {
-		x.W.B = append(x.W.B, commandInfo[x.W.Proto][name]...)
-	}
-	return nil
-}
-
-// COMMAND COUNT
-func cmdCommandCount(x *call, args [][]byte) error {
-	x.W.Int(int64(len(commands)))
-	return nil
-}
-
-// COMMAND INFO [name ...]: Redis 7.0.15's own entries, captured by
-// internal/gencommands; null for a command minilock does not have.
-func cmdCommandInfo(x *call, args [][]byte) error {
-	if len(args) == 2 {
-		return cmdCommandAll(x, args[:1])
-	}
-	x.W.Array(len(args) - 2)
-	for _, a := range args[2:] {
-		info, ok := commandInfoEntry(x.W.Proto, strings.ToLower(string(a)))
-		if !ok {
-			x.W.Null()
-			continue
-		}
-		x.W.B = append(x.W.B, info...)
-	}
-	return nil
-}
-
-// COMMAND DOCS [name ...]: a map of the named (or all) commands' docs.
-func cmdCommandDocs(x *call, args [][]byte) error {
-	names := commandNames()
-	if len(args) > 2 {
-		names = names[:0]
-		for _, a := range args[2:] {
-			// Named twice, a command is answered twice, as in Redis.
-			name := strings.ToLower(string(a))
-			if _, ok := commandDocsEntry(x.W.Proto, name); ok {
-				names = append(names, name)
-			}
-		}
-	}
-	x.W.Map(len(names))
-	for _, name := range names {
-		x.W.BulkString(name)
-		docs, _ := commandDocsEntry(x.W.Proto, name)
-		x.W.B = append(x.W.B, docs...)
-	}
-	return nil
 }
 
 func yesNo(b bool) string {

@@ -31,6 +31,7 @@ var layers = map[string]int{
 	"luaeval":                  3,
 	"keyspace":                 3,
 	"internal/cmdargs":         4, // arguments both keyspace and server parse
+	"internal/cmdspec":         4, // Redis's command metadata: types, COMMAND INFO/DOCS replies, key specs
 	"luaeval/internal/seam":    4, // below the rest of luaeval: all use it
 	"luaeval/internal/lstrlib": 4, // the matcher and format, below the string table (lstrlib/strlib)
 	"luaeval/internal/lauxlib": 5, // below the seam: its hooks use it

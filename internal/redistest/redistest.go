@@ -64,24 +64,33 @@ const startTimeout = 10 * time.Second
 func Start(t testing.TB, extra ...string) *Server {
 	t.Helper()
 	bin := Require(t)
-	dir := t.TempDir()
+	s, err := Launch(bin, t.TempDir(), extra...)
+	if err != nil {
+		t.Fatalf("redistest: %v", err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// Launch is Start for a program that is not a test (the generators): it
+// runs the redis-server at bin on a free loopback port with its files in
+// dir, and the caller stops it with Stop.
+func Launch(bin, dir string, extra ...string) (*Server, error) {
 	var lastErr error
 	// A free port can be taken by someone else before redis-server binds
 	// it; try a few.
 	for attempt := 0; attempt < 5; attempt++ {
 		port, err := freePort()
 		if err != nil {
-			t.Fatalf("redistest: %v", err)
+			return nil, err
 		}
 		s, err := start(bin, dir, port, extra)
 		if err == nil {
-			t.Cleanup(s.stop)
-			return s
+			return s, nil
 		}
 		lastErr = err
 	}
-	t.Fatalf("redistest: redis-server did not start: %v", lastErr)
-	return nil
+	return nil, fmt.Errorf("redis-server did not start: %v", lastErr)
 }
 
 func start(bin, dir string, port int, extra []string) (*Server, error) {
@@ -111,7 +120,7 @@ func start(bin, dir string, port int, extra []string) (*Server, error) {
 		default:
 		}
 		if time.Now().After(deadline) {
-			s.stop()
+			s.Stop()
 			return nil, fmt.Errorf("no answer on %s after %v (%v): %s", addr, startTimeout, err, s.logTail())
 		}
 		time.Sleep(10 * time.Millisecond)
@@ -140,8 +149,8 @@ func ping(addr string) error {
 	return nil
 }
 
-// stop terminates the server: SIGTERM, then SIGKILL if it lingers.
-func (s *Server) stop() {
+// Stop terminates the server: SIGTERM, then SIGKILL if it lingers.
+func (s *Server) Stop() {
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	select {
 	case <-s.exit:
