@@ -33,42 +33,48 @@ func main() {
 	table := flag.String("table", "commands.go", "the Go file holding minilock's command table")
 	out := flag.String("out", "commandspec_gen.go", "file to write")
 	flag.Parse()
-
-	names, err := tableNames(*table)
-	if err != nil {
+	if err := run(*addr, *table, *out); err != nil {
 		log.Fatal(err)
 	}
-	if *addr == "" {
+}
+
+// run is main with its cleanups (the redis-server it started) done before
+// the exit.
+func run(addr, table, out string) error {
+	names, err := tableNames(table)
+	if err != nil {
+		return err
+	}
+	if addr == "" {
 		bin, err := exec.LookPath(redistest.Binary)
 		if err != nil {
-			log.Fatalf("%v: install redis-server %s or pass -addr", err, version)
+			return fmt.Errorf("%v: install redis-server %s or pass -addr", err, version)
 		}
 		dir, err := os.MkdirTemp("", "gencommands")
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
 		defer os.RemoveAll(dir)
 		srv, err := redistest.Launch(bin, dir)
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
 		defer srv.Stop()
-		*addr = srv.Addr
+		addr = srv.Addr
 	}
-	src, err := generate(*addr, names)
+	src, err := generate(addr, names)
 	if err != nil {
-		log.Print(err)
-		return // the deferred Stop still runs
+		return err
 	}
-	if old, err := os.ReadFile(*out); err == nil && bytes.Equal(old, src) {
-		fmt.Println(*out, "is up to date")
-		return
+	if old, err := os.ReadFile(out); err == nil && bytes.Equal(old, src) {
+		fmt.Println(out, "is up to date")
+		return nil
 	}
-	if err := os.WriteFile(*out, src, 0o644); err != nil {
-		log.Print(err)
-		return
+	if err := os.WriteFile(out, src, 0o644); err != nil {
+		return err
 	}
-	fmt.Printf("wrote %s: %d commands (%s ... %s)\n", *out, len(names), names[0], names[len(names)-1])
+	fmt.Printf("wrote %s: %d commands (%s ... %s)\n", out, len(names), names[0], names[len(names)-1])
+	return nil
 }
 
 // generate asks the redis-server at addr for names' metadata and returns
