@@ -33,7 +33,7 @@ type Command struct {
 }
 
 // Docs is what COMMAND DOCS says of a command, beside its subcommands.
-// An empty string or slice is a field Redis leaves out.
+// An empty string, or a nil slice, is a field Redis leaves out.
 type Docs struct {
 	Summary, Since, Group, Complexity string
 	DocFlags                          DocFlags

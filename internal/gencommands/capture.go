@@ -40,7 +40,7 @@ func capture(conn *redistest.Conn, names []string) ([]*cmdspec.Command, error) {
 				return nil, err
 			}
 			_, entry, err := resp.Next(r)
-			if err != nil || entry[0] != '*' {
+			if err != nil || len(entry) == 0 || entry[0] != '*' {
 				return nil, fmt.Errorf("COMMAND INFO %s: Redis %s has no such command", name, version)
 			}
 			raw[name].info[proto] = entry
