@@ -57,11 +57,22 @@ func TestEveryRecursionBounded(t *testing.T) {
 		{"metamethod __eq", "local mt = {} mt.__eq = function(a, b) return a == b end return setmetatable({}, mt) == setmetatable({}, mt)", "-ERR "},
 		{"metamethod __unm", "local t = setmetatable({}, {}) getmetatable(t).__unm = function(a) return -a end return -t", "-ERR "},
 		{"tostring through __tostring", "local t t = setmetatable({}, {__tostring = function() return tostring(t) end}) return tostring(t)", "-ERR "},
+		// Lua 5.1's %s takes strings only: no __tostring, no recursion.
+		{"string.format of a table", "local t t = setmetatable({}, {__tostring = function() return string.format('%s', t) end}) return string.format('%s', t)", "-ERR user_script:1: bad argument #2 to 'format' (string expected, got table) "},
 		{"pcall", "local function f() return pcall(f) end return tostring(f())", ""},
 		{"xpcall handlers", "local function f() return select(2, xpcall(f, f)) end return f()", ""},
 		{"string.gsub callbacks", "local function f() return (string.gsub('a', 'a', f)) end return f()", "-ERR "},
 		{"table.sort comparators", "local function f() table.sort({1, 2, 3}, function(a, b) f() return a < b end) end return f()", "-ERR "},
 		{"coroutines in coroutines", "local function f() return coroutine.wrap(f)() end return f()", "-ERR "},
+		// The deepest library recursion at the deepest nesting of calls.
+		{"cjson at the deepest nested call", "cjson.decode_max_depth(1e6) local s = string.rep('[', 100000) local done = false " +
+			"local function f() local ok, e = pcall(function() return setmetatable({}, {__index = function() return f() end}).x end) " +
+			"if not ok and not done then done = true return cjson.decode(s) end error(e, 0) end return f()",
+			"-ERR user_script:1: Found too many nested data structures (7999) at character 7999 "},
+		{"cmsgpack at the deepest nested call", "local done = false " +
+			"local function f() local ok, e = pcall(function() return setmetatable({}, {__index = function() return f() end}).x end) " +
+			"if not ok and not done then done = true return cmsgpack.unpack(string.rep(string.char(0x91), 100000) .. string.char(1)) end error(e, 0) end return f()",
+			"-ERR user_script:1: stack overflow (in function mp_decode_to_lua_array) "},
 		{"Lua recursion", "local function f() return f() + 1 end return f()", "-ERR user_script:1: stack overflow "},
 	} {
 		t.Run(tc.site, func(t *testing.T) {
