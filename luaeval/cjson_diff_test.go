@@ -61,6 +61,14 @@ var cjsonScripts = []string{
 	"return cjson.decode('\\0')",
 	"return cjson.decode('[1] \\0 x')",
 	"return {pcall(cjson.decode, '1\\0')}",
+	// cjson.new: another module, writable, with its own configuration.
+	"local c = cjson.new() c.encode_max_depth(1) return {cjson.encode_max_depth(), c.encode_max_depth(), c == cjson and 1 or 0, c.null == cjson.null and 1 or 0, c._NAME, c._VERSION}",
+	"local c = cjson.new() c.x = 1 return c.x",
+	"local c = cjson.new() local d = c.new() d.encode_max_depth(2) return {c.encode_max_depth(), d.encode_max_depth()}",
+	"local n = 0 for k in pairs(cjson.new()) do n = n + 1 end return n",
+	"local c = cjson.new() c.encode_max_depth(2^31-1) local t = {} t[1] = t return c.encode(t)",
+	"return cjson.new(1)",
+	"for i = 1, 100000 do cjson.new() end return 1",
 	// luaL_error's position: none when pcall calls cjson directly.
 	"return {pcall(cjson.decode, '[')}",
 	"return {pcall(cjson.encode, function() end)}",

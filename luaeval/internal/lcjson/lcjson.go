@@ -6,9 +6,8 @@
 // Where it differs from the C, on purpose: Redis keeps the configuration
 // for the life of the Lua state, so one script's cjson.encode_max_depth(1)
 // changes every later script; here the engine calls Reset before each run.
-// cjson.new returns the module itself (a fresh instance would share the
-// per-run configuration). The encoder refuses output past the host's
-// string limit before it grows its buffer.
+// The encoder refuses output past the host's string limit before it grows
+// its buffer.
 package lcjson
 
 import (
@@ -43,6 +42,10 @@ var defaultConfig = config{
 	sparseRatio: 2, sparseSafe: 10, decodeInvalidNum: 1,
 }
 
+// moduleBytes is about what one module holds (its table, functions and
+// configuration), charged to the script before cjson.new builds one.
+const moduleBytes = 4096
+
 // Null is cjson.null, the stand-in for JSON null (a NULL lightuserdata in
 // Redis; a userdata here, so type() says "userdata" as there).
 var Null = &lua.LUserData{Metatable: lua.LNil}
@@ -54,9 +57,6 @@ type Host interface {
 	Real(t *lua.LTable) *lua.LTable
 	// MaxStringBytes is the longest string a script may build.
 	MaxStringBytes() int
-	// Global returns the global name as scripts see it (cjson.new
-	// returns the module, "cjson").
-	Global(name string) lua.LValue
 }
 
 // Lib is one installed cjson module and its configuration.
@@ -91,8 +91,13 @@ func Open(L *lua.LState, t *lua.LTable, h Host) *Lib {
 		"encode_keep_buffer":      lib.enumConfig(&c.keepBuffer, boolOptions),
 		"encode_invalid_numbers":  lib.enumConfig(&c.encodeInvalidNum, []string{"off", "on", "null"}),
 		"decode_invalid_numbers":  lib.enumConfig(&c.decodeInvalidNum, boolOptions),
+		// lua_cjson_new: another module, writable, with a configuration of
+		// its own from the defaults.
 		"new": func(L *lua.LState) int {
-			L.Push(h.Global("cjson"))
+			lauxlib.Alloc(L, moduleBytes)
+			m := L.CreateTable(0, 16)
+			Open(L, m, h)
+			L.Push(m)
 			return 1
 		},
 	} {
