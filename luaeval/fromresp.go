@@ -16,7 +16,7 @@ func (e *Engine) replyToLua(L *lua.LState, b []byte) (v lua.LValue, isErr bool) 
 	if v, ok := e.quickReply(b); ok {
 		return v, false
 	}
-	v, rest, ok := e.parseReply(L, b)
+	v, rest, ok := e.parseReply(L, b, 0)
 	if !ok || len(rest) != 0 {
 		// A Host that broke its contract: say so rather than guess.
 		return errTable(L, "Reply from the command could not be parsed"), true
@@ -65,7 +65,17 @@ func smallDecimal(b []byte, i int) (n, end int, ok bool) {
 	return n, i, true
 }
 
-func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) {
+// maxReplyDepth bounds the nesting parseReply follows. No command replies
+// more than a few levels deep; Redis, past about this depth, would find its
+// Lua stack full (lua_checkstack) and panic. Here such a reply is one the
+// host should not have written, and the recursion stays short.
+const maxReplyDepth = luaMaxCStack / 2
+
+// parseReply converts the reply at the start of b, depth aggregates down.
+func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []byte, bool) {
+	if depth > maxReplyDepth {
+		return lua.LNil, b, false
+	}
 	it, rest, err := resp.Next(b)
 	if err != nil {
 		return lua.LNil, b, false
@@ -125,7 +135,7 @@ func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) 
 		for j := int64(1); j <= it.Int; j++ {
 			var v lua.LValue
 			var ok bool
-			v, rest, ok = e.parseReply(L, rest)
+			v, rest, ok = e.parseReply(L, rest, depth+1)
 			if !ok {
 				return lua.LNil, b, false
 			}
@@ -137,10 +147,10 @@ func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) 
 		for j := int64(0); j < it.Int; j++ {
 			var k, v lua.LValue
 			var ok bool
-			if k, rest, ok = e.parseReply(L, rest); !ok {
+			if k, rest, ok = e.parseReply(L, rest, depth+1); !ok {
 				return lua.LNil, b, false
 			}
-			if v, rest, ok = e.parseReply(L, rest); !ok {
+			if v, rest, ok = e.parseReply(L, rest, depth+1); !ok {
 				return lua.LNil, b, false
 			}
 			if k != lua.LNil && !isNaN(k) {
@@ -155,7 +165,7 @@ func (e *Engine) parseReply(L *lua.LState, b []byte) (lua.LValue, []byte, bool) 
 		for j := int64(0); j < it.Int; j++ {
 			var k lua.LValue
 			var ok bool
-			if k, rest, ok = e.parseReply(L, rest); !ok {
+			if k, rest, ok = e.parseReply(L, rest, depth+1); !ok {
 				return lua.LNil, b, false
 			}
 			if k != lua.LNil && !isNaN(k) {

@@ -49,6 +49,11 @@ func TestHostileScripts(t *testing.T) {
 		{"local t = {} for i = 1, 100000 do t[i] = i end return t", "*100000\r\n:1\r\n"},
 		{"return cjson.decode(string.rep('[', 100000))", "-ERR user_script:1: Found too many nested data structures (1001) at character 1001 script: "},
 		{"local t = {} t[1] = t return cjson.encode(t)", "-ERR user_script:1: Cannot serialise, excessive nesting (1001) script: "},
+		// Issue 22: raised depth options used to let these overflow Go's
+		// stack; Redis's Lua stack bounds them (see lcjson).
+		{"cjson.encode_max_depth(2^31-1) local t={} t[1]=t return cjson.encode(t)", "-ERR user_script:1: Cannot serialise, excessive nesting (7998) script: "},
+		{"cjson.decode_max_depth(2^31-1) return cjson.decode(string.rep('[', 5000000))", "-ERR user_script:1: Found too many nested data structures (7999) at character 7999 script: "},
+		{"return cjson.decode(string.rep('[', 5000000))", "-ERR user_script:1: Found too many nested data structures (1001) at character 1001 script: "},
 		{"return '" + strings.Repeat("(", 300) + "'", "$300\r\n"},
 		{"return " + strings.Repeat("(", 300) + "1" + strings.Repeat(")", 300), "-ERR Error compiling script (new function): user_script:1: chunk has too many syntax levels\r\n"},
 		// Tables (issue 17): a sparse key is one hash entry, not an array

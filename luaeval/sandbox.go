@@ -223,7 +223,6 @@ type libHost struct{ sb *sandbox }
 
 func (h libHost) Real(t *lua.LTable) *lua.LTable { return h.sb.realTable(t) }
 func (h libHost) MaxStringBytes() int            { return h.sb.e.cfg.MaxStringBytes }
-func (h libHost) Global(name string) lua.LValue  { return h.sb.gReal.RawGetString(name) }
 
 // set registers Go functions in t.
 func (sb *sandbox) set(t *lua.LTable, fns map[string]lua.LGFunction) {

@@ -125,6 +125,26 @@ return assert(load(function() if done then return nil end done = true return d e
 	{name: "cjson.decode nesting", mirrors: "lua-cjson's decode depth limit (1000)",
 		script: `return cjson.decode(string.rep("[", 100000))`,
 		want:   "-ERR user_script:1: Found too many nested data structures (1001) at character 1001 script: {sha}, on @user_script:1.\r\n", redis: true},
+	// Issue 22: with the depth options raised, these killed the process
+	// (a Go stack overflow is fatal). Redis's recursion is bounded by its
+	// Lua stack (lua_checkstack, LUAI_MAXCSTACK 8000 slots), whatever the
+	// options say. Redis keeps cjson's options for the life of its Lua
+	// state, so SCRIPT FLUSH afterwards gives the next cases its defaults.
+	{name: "cjson.encode nesting, encode_max_depth raised", mirrors: "lua_cjson.c's lua_checkstack as it descends: one Lua stack slot per array level",
+		script: `cjson.encode_max_depth(2^31-1) local t={} t[1]=t return cjson.encode(t)`,
+		want:   "-ERR user_script:1: Cannot serialise, excessive nesting (7998) script: {sha}, on @user_script:1.\r\n", redis: true,
+		after: [][2]string{{"SCRIPT FLUSH", "+OK\r\n"}}},
+	{name: "cjson.encode nesting of objects, encode_max_depth raised", mirrors: "the same, two slots (key and value) per object level",
+		script: `cjson.encode_max_depth(2^31-1) local t={} t.a=t return cjson.encode(t)`,
+		want:   "-ERR user_script:1: Cannot serialise, excessive nesting (4000) script: {sha}, on @user_script:1.\r\n", redis: true,
+		after: [][2]string{{"SCRIPT FLUSH", "+OK\r\n"}}},
+	{name: "cjson.decode nesting, decode_max_depth raised", mirrors: "lua_cjson.c's json_decode_descend: lua_checkstack fails past 7998 nested arrays",
+		script: `cjson.decode_max_depth(2^31-1) return cjson.decode(string.rep("[", 5000000))`,
+		want:   "-ERR user_script:1: Found too many nested data structures (7999) at character 7999 script: {sha}, on @user_script:1.\r\n", redis: true,
+		after: [][2]string{{"SCRIPT FLUSH", "+OK\r\n"}}},
+	{name: "cjson.decode of five million [", mirrors: "lua-cjson's decode depth limit (1000), on a 5 MB input",
+		script: `return cjson.decode(string.rep("[", 5000000))`,
+		want:   "-ERR user_script:1: Found too many nested data structures (1001) at character 1001 script: {sha}, on @user_script:1.\r\n", redis: true},
 	{name: "cmsgpack.unpack nesting", mirrors: "CVE-2018-11218: cmsgpack overflowed its stack on nested input; since the fix, luaL_checkstack stops it at LUAI_MAXCSTACK",
 		script: `return cmsgpack.unpack(string.rep(string.char(0x91), 100000) .. string.char(1))`,
 		want:   "-ERR user_script:1: stack overflow (in function mp_decode_to_lua_array) script: {sha}, on @user_script:1.\r\n", redis: true},

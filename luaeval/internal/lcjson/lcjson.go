@@ -6,9 +6,8 @@
 // Where it differs from the C, on purpose: Redis keeps the configuration
 // for the life of the Lua state, so one script's cjson.encode_max_depth(1)
 // changes every later script; here the engine calls Reset before each run.
-// cjson.new returns the module itself (a fresh instance would share the
-// per-run configuration). The encoder refuses output past the host's
-// string limit before it grows its buffer.
+// The encoder refuses output past the host's string limit before it grows
+// its buffer.
 package lcjson
 
 import (
@@ -24,23 +23,28 @@ import (
 	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
-// config is lua-cjson's per-module configuration.
+// config is lua-cjson's per-module configuration (json_config_t). The
+// flags are ints, as in C: json_enum_option stores an option's index.
 type config struct {
 	encodeMaxDepth   int
 	decodeMaxDepth   int
 	precision        int
-	keepBuffer       bool
-	sparseConvert    bool
+	keepBuffer       int
+	sparseConvert    int
 	sparseRatio      int
 	sparseSafe       int
-	encodeInvalidNum int // 0 error, 1 allow (NaN/Infinity), 2 "null"... as lua-cjson
-	decodeInvalidNum bool
+	encodeInvalidNum int // 0 "off": error, 1 "on": nan/inf, 2 "null"
+	decodeInvalidNum int
 }
 
 var defaultConfig = config{
-	encodeMaxDepth: 1000, decodeMaxDepth: 1000, precision: 14, keepBuffer: true,
-	sparseRatio: 2, sparseSafe: 10, decodeInvalidNum: true,
+	encodeMaxDepth: 1000, decodeMaxDepth: 1000, precision: 14, keepBuffer: 1,
+	sparseRatio: 2, sparseSafe: 10, decodeInvalidNum: 1,
 }
+
+// moduleBytes is about what one module holds (its table, functions and
+// configuration), charged to the script before cjson.new builds one.
+const moduleBytes = 4096
 
 // Null is cjson.null, the stand-in for JSON null (a NULL lightuserdata in
 // Redis; a userdata here, so type() says "userdata" as there).
@@ -53,9 +57,6 @@ type Host interface {
 	Real(t *lua.LTable) *lua.LTable
 	// MaxStringBytes is the longest string a script may build.
 	MaxStringBytes() int
-	// Global returns the global name as scripts see it (cjson.new
-	// returns the module, "cjson").
-	Global(name string) lua.LValue
 }
 
 // Lib is one installed cjson module and its configuration.
@@ -72,18 +73,31 @@ func Open(L *lua.LState, t *lua.LTable, h Host) *Lib {
 	t.RawSetString("_NAME", lua.LString("cjson"))
 	t.RawSetString("_VERSION", lua.LString("2.1.0"))
 	t.RawSetString("null", Null)
+	c := &lib.cfg
 	for k, f := range map[string]lua.LGFunction{
-		"encode":                  lib.encode,
-		"decode":                  lib.decode,
-		"encode_max_depth":        lib.intOpt(&lib.cfg.encodeMaxDepth, 1, math.MaxInt32),
-		"decode_max_depth":        lib.intOpt(&lib.cfg.decodeMaxDepth, 1, math.MaxInt32),
-		"encode_number_precision": lib.intOpt(&lib.cfg.precision, 1, 14),
-		"encode_keep_buffer":      lib.boolOpt(&lib.cfg.keepBuffer),
-		"decode_invalid_numbers":  lib.boolOpt(&lib.cfg.decodeInvalidNum),
-		"encode_invalid_numbers":  lib.encodeInvalid,
-		"encode_sparse_array":     lib.sparse,
+		"encode": lib.encode,
+		"decode": lib.decode,
+		"encode_sparse_array": func(L *lua.LState) int {
+			argInit(L, 3)
+			lib.dirty = true
+			enumOption(L, 1, &c.sparseConvert, boolOptions)
+			intOption(L, 2, &c.sparseRatio, 0, math.MaxInt32)
+			intOption(L, 3, &c.sparseSafe, 0, math.MaxInt32)
+			return 3
+		},
+		"encode_max_depth":        lib.intConfig(&c.encodeMaxDepth, 1, math.MaxInt32),
+		"decode_max_depth":        lib.intConfig(&c.decodeMaxDepth, 1, math.MaxInt32),
+		"encode_number_precision": lib.intConfig(&c.precision, 1, 14),
+		"encode_keep_buffer":      lib.enumConfig(&c.keepBuffer, boolOptions),
+		"encode_invalid_numbers":  lib.enumConfig(&c.encodeInvalidNum, []string{"off", "on", "null"}),
+		"decode_invalid_numbers":  lib.enumConfig(&c.decodeInvalidNum, boolOptions),
+		// lua_cjson_new: another module, writable, with a configuration of
+		// its own from the defaults.
 		"new": func(L *lua.LState) int {
-			L.Push(h.Global("cjson"))
+			lauxlib.Alloc(L, moduleBytes)
+			m := L.CreateTable(0, 16)
+			Open(L, m, h)
+			L.Push(m)
 			return 1
 		},
 	} {
@@ -92,78 +106,90 @@ func Open(L *lua.LState, t *lua.LTable, h Host) *Lib {
 	return lib
 }
 
-func (lib *Lib) intOpt(p *int, lo, hi int) lua.LGFunction {
-	return func(L *lua.LState) int {
-		if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-			f := lauxlib.CheckNumber(L, 1)
-			v := int(lauxlib.ToInteger(f))
-			if v < lo || v > hi {
-				lauxlib.ArgError(L, 1, "expected integer between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi))
-			}
-			lib.dirty = true
-			*p = v
+// The configuration functions check their arguments as lua_cjson.c's
+// json_arg_init, json_integer_option and json_enum_option do, quirks
+// included: an integer out of range is blamed on argument #1 whichever
+// argument it was, and encode_sparse_array keeps the options it set before
+// the one it refused.
+
+var boolOptions = []string{"off", "on"}
+
+// argInit refuses more than n arguments and pads them with nils to n, so
+// the results pushed after them leave them in place (json_arg_init).
+func argInit(L *lua.LState, n int) {
+	if L.GetTop() > n {
+		lauxlib.ArgError(L, n+1, "found too many arguments")
+	}
+	for L.GetTop() < n {
+		L.Push(lua.LNil)
+	}
+}
+
+// intOption is json_integer_option: luaL_checkinteger stored in a C int
+// (so 2^32+5 sets 5), then the range check.
+func intOption(L *lua.LState, i int, p *int, lo, hi int) {
+	if L.Get(i) != lua.LNil {
+		v := lauxlib.CheckInt(L, i)
+		if v < lo || v > hi {
+			lauxlib.ArgError(L, 1, "expected integer between "+strconv.Itoa(lo)+" and "+strconv.Itoa(hi))
 		}
-		L.Push(lua.LNumber(*p))
+		*p = v
+	}
+	L.Push(lua.LNumber(*p))
+}
+
+// enumOption is json_enum_option (every caller's bool_true is 1): a
+// boolean sets 0 or 1, anything else must name one of options
+// (luaL_checkoption); the setting reads back as a boolean when it is 0 or
+// 1, else as its name.
+func enumOption(L *lua.LState, i int, p *int, options []string) {
+	if v := L.Get(i); v != lua.LNil {
+		if b, ok := v.(lua.LBool); ok {
+			*p = 0
+			if b {
+				*p = 1
+			}
+		} else {
+			*p = checkOption(L, i, options)
+		}
+	}
+	if *p <= 1 {
+		L.Push(lua.LBool(*p != 0))
+	} else {
+		L.Push(lua.LString(options[*p]))
+	}
+}
+
+// checkOption is luaL_checkoption with no default: the argument as a C
+// string (numbers converted, a NUL ends it), compared with strcmp.
+func checkOption(L *lua.LState, i int, options []string) int {
+	name := lauxlib.CheckString(L, i)
+	if j := strings.IndexByte(name, 0); j >= 0 {
+		name = name[:j]
+	}
+	if j := slices.Index(options, name); j >= 0 {
+		return j
+	}
+	lauxlib.ArgError(L, i, "invalid option '"+name+"'")
+	return 0
+}
+
+func (lib *Lib) intConfig(p *int, lo, hi int) lua.LGFunction {
+	return func(L *lua.LState) int {
+		argInit(L, 1)
+		lib.dirty = true
+		intOption(L, 1, p, lo, hi)
 		return 1
 	}
 }
 
-func (lib *Lib) boolOpt(p *bool) lua.LGFunction {
+func (lib *Lib) enumConfig(p *int, options []string) lua.LGFunction {
 	return func(L *lua.LState) int {
-		if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-			lib.dirty = true
-			*p = lua.LVAsBool(L.Get(1))
-		}
-		L.Push(lua.LBool(*p))
+		argInit(L, 1)
+		lib.dirty = true
+		enumOption(L, 1, p, options)
 		return 1
 	}
-}
-
-func (lib *Lib) encodeInvalid(L *lua.LState) int {
-	c := &lib.cfg
-	if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-		lib.dirty = true
-		switch v := L.Get(1).(type) {
-		case lua.LString:
-			if v != "null" {
-				lauxlib.ArgError(L, 1, "invalid option '"+string(v)+"'")
-			}
-			c.encodeInvalidNum = 2
-		default:
-			if lua.LVAsBool(v) {
-				c.encodeInvalidNum = 1
-			} else {
-				c.encodeInvalidNum = 0
-			}
-		}
-	}
-	switch c.encodeInvalidNum {
-	case 1:
-		L.Push(lua.LTrue)
-	case 2:
-		L.Push(lua.LString("null"))
-	default:
-		L.Push(lua.LFalse)
-	}
-	return 1
-}
-
-func (lib *Lib) sparse(L *lua.LState) int {
-	c := &lib.cfg
-	if L.GetTop() >= 1 && L.Get(1) != lua.LNil {
-		lib.dirty = true
-		c.sparseConvert = lua.LVAsBool(L.Get(1))
-		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
-			c.sparseRatio = int(lauxlib.ToInteger(lauxlib.CheckNumber(L, 2)))
-		}
-		if L.GetTop() >= 3 && L.Get(3) != lua.LNil {
-			c.sparseSafe = int(lauxlib.ToInteger(lauxlib.CheckNumber(L, 3)))
-		}
-	}
-	L.Push(lua.LBool(c.sparseConvert))
-	L.Push(lua.LNumber(c.sparseRatio))
-	L.Push(lua.LNumber(c.sparseSafe))
-	return 3
 }
 
 // Reset restores the default configuration (before a run).
@@ -176,12 +202,22 @@ func (lib *Lib) Reset() {
 
 // ---- encode (lua_cjson.c:json_append_data) ----
 
+// Both directions are bounded by the Lua stack as much as by the options.
+// lua_cjson.c calls lua_checkstack as it descends, and Lua 5.1 refuses
+// past LUAI_MAXCSTACK (8000) slots in one C function. A nested array
+// holds one slot of the C function's stack (its element), a nested object
+// two (key and value), so whatever a script sets with encode_max_depth or
+// decode_max_depth, a chain of arrays stops at 7998 levels (encode) or
+// 7999 (decode), a chain of objects at 4000. The slots are counted here as
+// Redis holds them, which gives the same errors at the same depths and
+// bounds the Go recursion below 8000 frames.
+
 func (lib *Lib) encode(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		lauxlib.ArgError(L, 1, "expected 1 argument")
 	}
 	enc := jsonEncoder{L: L, max: lib.host.MaxStringBytes(), host: lib.host, cfg: &lib.cfg}
-	enc.value(L.Get(1), 0)
+	enc.value(L.Get(1), 0, 1) // the argument is the stack's one slot
 	L.Push(lua.LString(enc.b))
 	return 1
 }
@@ -194,11 +230,14 @@ type jsonEncoder struct {
 	b    []byte
 }
 
+// fail is json_encode_exception.
 func (j *jsonEncoder) fail(v lua.LValue, reason string) {
-	j.L.RaiseError("Cannot serialise %s: %s", v.Type().String(), reason)
+	lauxlib.Error(j.L, "Cannot serialise "+v.Type().String()+": "+reason)
 }
 
-func (j *jsonEncoder) value(v lua.LValue, depth int) {
+// value appends v, which sits on top of slots stack slots of
+// json_encode's C function, inside depth tables.
+func (j *jsonEncoder) value(v lua.LValue, depth, slots int) {
 	// Strings are checked before they grow the buffer (see str); the
 	// rest adds a few bytes per value.
 	if len(j.b) > j.max {
@@ -218,9 +257,11 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 	case *lua.LNilType:
 		j.b = append(j.b, "null"...)
 	case *lua.LTable:
+		// json_check_encode_depth: lua_checkstack(l, 3), for the key
+		// and value of the walk and an error message.
 		depth++
-		if depth > j.cfg.encodeMaxDepth {
-			j.L.RaiseError("Cannot serialise, excessive nesting (%d)", depth)
+		if depth > j.cfg.encodeMaxDepth || slots+3 > lauxlib.MaxCStack {
+			lauxlib.Error(j.L, "Cannot serialise, excessive nesting ("+strconv.Itoa(depth)+")")
 		}
 		t := j.host.Real(x)
 		if n := j.arrayLength(t); n > 0 {
@@ -229,7 +270,7 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 				if i > 1 {
 					j.b = append(j.b, ',')
 				}
-				j.value(seam.GetInt(t, i), depth)
+				j.value(seam.GetInt(t, i), depth, slots+1)
 			}
 			j.b = append(j.b, ']')
 			return
@@ -252,7 +293,7 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 			default:
 				j.fail(k, "table key must be a number or string")
 			}
-			j.value(val, depth)
+			j.value(val, depth, slots+2)
 		}
 		j.b = append(j.b, '}')
 	case *lua.LUserData:
@@ -266,20 +307,22 @@ func (j *jsonEncoder) value(v lua.LValue, depth int) {
 	}
 }
 
+// number is json_append_number.
 func (j *jsonEncoder) number(v lua.LValue, f float64) {
-	if math.IsInf(f, 0) || math.IsNaN(f) {
-		switch j.cfg.encodeInvalidNum {
-		case 0:
+	switch j.cfg.encodeInvalidNum {
+	case 0:
+		if math.IsInf(f, 0) || math.IsNaN(f) {
 			j.fail(v, "must not be NaN or Inf")
-		case 1:
-			switch {
-			case math.IsNaN(f):
-				j.b = append(j.b, "NaN"...)
-			case f < 0:
-				j.b = append(j.b, "-Infinity"...)
-			default:
-				j.b = append(j.b, "Infinity"...)
-			}
+		}
+	case 1:
+		// "nan" whatever its sign: printf spells x86's 0/0 "-nan".
+		if math.IsNaN(f) {
+			j.b = append(j.b, "nan"...)
+			return
+		}
+	default:
+		if math.IsInf(f, 0) || math.IsNaN(f) {
+			j.b = append(j.b, "null"...)
 			return
 		}
 	}
@@ -296,26 +339,30 @@ func (j *jsonEncoder) number(v lua.LValue, f float64) {
 
 // arrayLength is lua_cjson.c:lua_array_length: the largest key when every
 // key is a positive integer, -1 otherwise; excessively sparse arrays fail.
+// Its arithmetic is C's on ints: a key past INT_MAX is stored in max as
+// x86 stores it (INT_MIN, so such a table is an object, or an array of
+// the keys seen after it), and items*ratio wraps.
 func (j *jsonEncoder) arrayLength(t *lua.LTable) int {
-	max, items := 0.0, 0
+	var max, items int32
 	for k, _, _ := seam.Next(t, lua.LNil); k != lua.LNil; k, _, _ = seam.Next(t, k) {
 		n, ok := k.(lua.LNumber)
-		if !ok || n != n || math.Floor(float64(n)) != float64(n) || n < 1 {
+		f := float64(n)
+		if !ok || math.Floor(f) != f || f < 1 {
 			return -1
 		}
-		if float64(n) > max {
-			max = float64(n)
+		if f > float64(max) {
+			max = math.MinInt32
+			if f <= math.MaxInt32 {
+				max = int32(f)
+			}
 		}
 		items++
 	}
 	c := j.cfg
-	if c.sparseRatio > 0 && max > float64(items*c.sparseRatio) && max > float64(c.sparseSafe) {
-		if !c.sparseConvert {
+	if c.sparseRatio > 0 && max > items*int32(c.sparseRatio) && max > int32(c.sparseSafe) {
+		if c.sparseConvert == 0 {
 			j.fail(t, "excessively sparse array")
 		}
-		return -1
-	}
-	if max > math.MaxInt32 {
 		return -1
 	}
 	return int(max)
@@ -362,12 +409,17 @@ func (lib *Lib) decode(L *lua.LState) int {
 		lauxlib.ArgError(L, 1, "expected 1 argument")
 	}
 	s := lauxlib.CheckString(L, 1)
+	// Only the first character is sure to be ASCII in JSON text, so a NUL
+	// in either of the first two means UTF-16 or UTF-32.
+	if len(s) >= 2 && (s[0] == 0 || s[1] == 0) {
+		lauxlib.Error(L, "JSON parser does not support UTF-16 or UTF-32")
+	}
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i] // a NUL ends the text, as in C
 	}
 	d := jsonDecoder{L: L, s: s, cfg: &lib.cfg}
 	tok := d.nextToken()
-	v := d.value(tok)
+	v := d.value(tok, 1) // the argument is the stack's one slot
 	if tok = d.nextToken(); tok.kind != jEnd {
 		d.fail("the end", tok)
 	}
@@ -416,7 +468,7 @@ func (d *jsonDecoder) fail(expected string, t jsonToken) {
 	if t.kind != jError {
 		found = jsonTokenNames[t.kind]
 	}
-	d.L.RaiseError("Expected %s but found %s at character %d", expected, found, t.index+1)
+	lauxlib.Error(d.L, "Expected "+expected+" but found "+found+" at character "+strconv.Itoa(t.index+1))
 }
 
 func (d *jsonDecoder) errToken(msg string) jsonToken {
@@ -469,7 +521,7 @@ func (d *jsonDecoder) nextToken() jsonToken {
 func (d *jsonDecoder) otherToken(c byte) jsonToken {
 	rest := d.s[d.pos:]
 	if c == '-' || c >= '0' && c <= '9' {
-		if !d.cfg.decodeInvalidNum && invalidJSONNumber(rest) {
+		if d.cfg.decodeInvalidNum == 0 && invalidJSONNumber(rest) {
 			return d.errToken("invalid number")
 		}
 		return d.numberToken()
@@ -484,7 +536,7 @@ func (d *jsonDecoder) otherToken(c byte) jsonToken {
 	case strings.HasPrefix(rest, "null"):
 		d.pos += 4
 		return jsonToken{kind: jNull}
-	case d.cfg.decodeInvalidNum && invalidJSONNumber(rest):
+	case d.cfg.decodeInvalidNum != 0 && invalidJSONNumber(rest):
 		return d.numberToken()
 	}
 	return d.errToken("invalid token")
@@ -600,7 +652,9 @@ func (d *jsonDecoder) unicodeEscape(b []byte) ([]byte, bool) {
 	return utf8.AppendRune(b, cp), true
 }
 
-func (d *jsonDecoder) value(t jsonToken) lua.LValue {
+// value is json_process_value: the value t starts, to be pushed on top of
+// slots stack slots of json_decode's C function.
+func (d *jsonDecoder) value(t jsonToken, slots int) lua.LValue {
 	switch t.kind {
 	case jString:
 		return lua.LString(t.str)
@@ -611,23 +665,26 @@ func (d *jsonDecoder) value(t jsonToken) lua.LValue {
 	case jNull:
 		return Null
 	case jObjBegin:
-		return d.object()
+		return d.object(slots)
 	case jArrBegin:
-		return d.array()
+		return d.array(slots)
 	}
 	d.fail("value", t)
 	return lua.LNil
 }
 
-func (d *jsonDecoder) descend() {
+// descend is json_decode_descend: need is the lua_checkstack the level
+// makes for what it pushes above the slots below it.
+func (d *jsonDecoder) descend(slots, need int) {
 	d.depth++
-	if d.depth > d.cfg.decodeMaxDepth {
-		d.L.RaiseError("Found too many nested data structures (%d) at character %d", d.depth, d.pos)
+	if d.depth > d.cfg.decodeMaxDepth || slots+need > lauxlib.MaxCStack {
+		lauxlib.Error(d.L, "Found too many nested data structures ("+strconv.Itoa(d.depth)+") at character "+strconv.Itoa(d.pos))
 	}
 }
 
-func (d *jsonDecoder) object() lua.LValue {
-	d.descend()
+// object holds the table and a key on the stack while it reads a value.
+func (d *jsonDecoder) object(slots int) lua.LValue {
+	d.descend(slots, 3)
 	// lua_newtable, filled key by key with lua_rawset, as lua_cjson.c
 	// does: the same inserts give the same layout, so pairs walks the
 	// keys in Redis's order.
@@ -645,7 +702,7 @@ func (d *jsonDecoder) object() lua.LValue {
 		if tok = d.nextToken(); tok.kind != jColon {
 			d.fail("colon", tok)
 		}
-		v := d.value(d.nextToken())
+		v := d.value(d.nextToken(), slots+2)
 		seam.RawSetString(d.L, t, key, v)
 		tok = d.nextToken()
 		if tok.kind == jObjEnd {
@@ -659,8 +716,9 @@ func (d *jsonDecoder) object() lua.LValue {
 	}
 }
 
-func (d *jsonDecoder) array() lua.LValue {
-	d.descend()
+// array holds the table on the stack while it reads a value.
+func (d *jsonDecoder) array(slots int) lua.LValue {
+	d.descend(slots, 2)
 	t := seam.NewTable(d.L, 0, 0)
 	tok := d.nextToken()
 	if tok.kind == jArrEnd {
@@ -668,7 +726,7 @@ func (d *jsonDecoder) array() lua.LValue {
 		return t
 	}
 	for i := 1; ; i++ {
-		seam.RawSetInt(d.L, t, i, d.value(tok))
+		seam.RawSetInt(d.L, t, i, d.value(tok, slots+1))
 		tok = d.nextToken()
 		if tok.kind == jArrEnd {
 			d.depth--
