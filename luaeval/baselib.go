@@ -200,7 +200,7 @@ func (sb *sandbox) setmetatable(L *lua.LState) int {
 		lauxlib.ArgError(L, 2, "nil or table expected")
 	}
 	if old, ok := t.Metatable.(*lua.LTable); ok && old.RawGetString("__metatable") != lua.LNil {
-		L.RaiseError("cannot change a protected metatable")
+		lauxlib.Error(L, "cannot change a protected metatable")
 	}
 	if sb.isProtected(t) {
 		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
@@ -215,6 +215,11 @@ func luaTostringFn(L *lua.LState) int {
 	if n, ok := v.(lua.LNumber); ok {
 		L.Push(lua.LString(lauxlib.FormatNumber(float64(n))))
 		return 1
+	}
+	if L.GetMetaField(v, "__tostring").Type() == lua.LTFunction {
+		// luaL_callmeta calls __tostring with lua_call: a C boundary.
+		defer lauxlib.LeaveC(L)
+		lauxlib.EnterC(L)
 	}
 	L.Push(L.ToStringMeta(v))
 	return 1
@@ -318,7 +323,7 @@ func luaUnpack(L *lua.LState) int {
 	}
 	n := e - i + 1
 	if n <= 0 || n+int64(L.GetTop()) > luaMaxCStack || n >= 1<<31-1 {
-		L.RaiseError("too many results to unpack")
+		lauxlib.Error(L, "too many results to unpack")
 	}
 	for k := i; k <= e; k++ {
 		L.Push(seam.GetInt(t, int(k)))
@@ -410,7 +415,7 @@ func (sb *sandbox) xpcall(L *lua.LState) int {
 		L.Push(lua.LString("error in error handling"))
 		return 2
 	}
-	n := lauxlib.Of(L).CCalls(L)
+	n := &lauxlib.Of(L).CCalls(L).N
 	saved := *n
 	defer func() { *n = saved }()
 	for at := saved + 1; ; at++ {
@@ -508,7 +513,7 @@ func (sb *sandbox) load(L *lua.LState) int {
 	var b strings.Builder
 	for {
 		L.Push(f)
-		L.Call(0, 1)
+		callReader(L)
 		r := L.Get(-1)
 		L.Pop(1)
 		if r == lua.LNil {
@@ -533,6 +538,14 @@ func (sb *sandbox) load(L *lua.LState) int {
 		b.WriteString(string(s))
 	}
 	return sb.loadChunk(L, b.String(), name)
+}
+
+// callReader calls load's reader function on top of L's stack: lua_load
+// calls it from C (a C boundary).
+func callReader(L *lua.LState) {
+	defer lauxlib.LeaveC(L)
+	lauxlib.EnterC(L)
+	L.Call(0, 1)
 }
 
 func (sb *sandbox) loadChunk(L *lua.LState, src, name string) int {
@@ -570,7 +583,7 @@ func luaAssert(L *lua.LState) int {
 		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
 			msg = lauxlib.CheckString(L, 2)
 		}
-		L.RaiseError("%s", msg)
+		lauxlib.Error(L, msg)
 	}
 	return L.GetTop()
 }

@@ -70,10 +70,10 @@ type control struct {
 	// in the current run; owner goroutine only. Most runs have one thread:
 	// its count is first, and the last thread asked for is remembered, so
 	// a run costs no allocation and EnterC/LeaveC no map lookup.
-	ccalls    map[*lua.LState]*int
-	first     int
+	ccalls    map[*lua.LState]*lauxlib.CCount
+	first     lauxlib.CCount
 	lastL     *lua.LState
-	lastN     *int
+	lastN     *lauxlib.CCount
 	ticks     uint32 // instructions run, counted by Done; owner goroutine only
 	tick      time.Duration
 	threshold time.Duration
@@ -82,7 +82,7 @@ type control struct {
 
 func (c *control) init(e *Engine) {
 	c.e = e
-	c.ccalls = make(map[*lua.LState]*int)
+	c.ccalls = make(map[*lua.LState]*lauxlib.CCount)
 	c.killCh = make(chan struct{})
 	c.busyCh = make(chan struct{})
 	c.wake = make(chan struct{}, 1)
@@ -116,6 +116,10 @@ func (c *control) begin() {
 
 // end marks the end of a run (owner goroutine).
 func (c *control) end() {
+	// The counts name the run's coroutines: dropped now, so that what a
+	// script left behind is garbage as soon as it ends.
+	clear(c.ccalls)
+	c.lastL, c.lastN = nil, nil
 	old := c.state.Swap(stIdle)
 	c.gen.Add(1)
 	if old == stKilled {
@@ -435,7 +439,7 @@ func (r runCtx) Stopped() error {
 
 // CCalls is lauxlib.Budget's: thread L's count of nested C-boundary calls
 // in this run. Owner goroutine only.
-func (r runCtx) CCalls(L *lua.LState) *int {
+func (r runCtx) CCalls(L *lua.LState) *lauxlib.CCount {
 	c := r.c
 	if L == c.lastL {
 		return c.lastN
@@ -443,9 +447,9 @@ func (r runCtx) CCalls(L *lua.LState) *int {
 	n, ok := c.ccalls[L]
 	if !ok {
 		if len(c.ccalls) == 0 {
-			c.first, n = 0, &c.first
+			c.first, n = lauxlib.CCount{}, &c.first
 		} else {
-			n = new(int)
+			n = new(lauxlib.CCount)
 		}
 		c.ccalls[L] = n
 	}

@@ -4,11 +4,12 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
 // coroutineLib is Lua 5.1's coroutine library (lbaselib.c) on gopher-lua's
-// threads: create and wrap build threads with the smaller coroutine stack
-// and the run's own context; resume, wrap and yield give Lua 5.1's messages
+// threads: create and wrap build threads with stacks that grow (see
+// seam.NewThread) and the run's own context; resume, wrap and yield give Lua 5.1's messages
 // and refuse what Lua 5.1 refuses (yielding from the main script or across
 // a pcall, a metamethod or any other C boundary).
 func (sb *sandbox) coroutineLib(t *lua.LTable) {
@@ -20,9 +21,22 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 		if f, ok := fn.(*lua.LFunction); !ok || f.IsG {
 			lauxlib.ArgError(L, 1, "Lua function expected")
 		}
+		// seam.NewThread makes a thread whose call stack grows from
+		// one segment up to coFreshCalls frames, with a value stack of
+		// coRegInitial slots that grows: what Lua 5.1 allocates for a
+		// coroutine, about 2 KB, with the run's own context.
+		if co := seam.NewThread(L, fn.(*lua.LFunction), lua.Options{
+			CallStackSize:    coFreshCalls,
+			RegistrySize:     coRegInitial,
+			RegistryGrowStep: coRegInitial,
+			RegistryMaxSize:  regMax,
+		}); co != nil {
+			return co
+		}
+		// Without the hooks: gopher-lua's thread, with a fixed call
+		// stack of coFixedCalls frames allocated whole.
 		saved := L.Options
-		L.Options.CallStackSize = coMaxCalls
-		L.Options.RegistrySize = coRegInitial
+		L.Options = lua.Options{CallStackSize: coFixedCalls, RegistrySize: 256, RegistryGrowStep: 256, RegistryMaxSize: regMax}
 		// NewThread would derive the thread's context from L's with
 		// context.WithCancel, whose cancel can run after the run has ended
 		// and then panics (see runCtx). Without a context it derives none,
@@ -51,6 +65,18 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 			L.Push(lua.LString("cannot resume " + st + " coroutine"))
 			return false
 		}
+		// lua_setlevel and lua_resume: co counts its C calls on from
+		// L's, one deeper; at the limit it is not resumed (and stays
+		// suspended).
+		b := lauxlib.Of(L)
+		from := b.CCalls(L).N
+		if from >= lauxlib.MaxCCalls {
+			L.Pop(nargs)
+			L.Push(lua.LString("C stack overflow"))
+			return false
+		}
+		cc := b.CCalls(co)
+		cc.N, cc.Base = from+1, from+1
 		base := L.GetTop() - nargs
 		L.Insert(co, base+1)
 		n := origResume(L)

@@ -33,10 +33,19 @@ const (
 	luaMaxCStack  = lauxlib.MaxCStack // LUAI_MAXCSTACK: lua_checkstack limit (unpack, reply depth)
 	regInitial    = 1024              // registry slots a state starts with
 	regMax        = 1 << 21           // registry slots a state may grow to (32 MiB)
-	// A coroutine gets a smaller fixed call stack: gopher-lua allocates it
-	// whole for every thread (its growing stack cannot report overflow).
-	coMaxCalls   = 2000
-	coRegInitial = 256
+	// A coroutine starts with a call stack of one segment (8 frames) and
+	// a value stack of coRegInitial slots, both grown on demand
+	// (seam.ReserveCall), as Lua 5.1 starts one with 8 call infos and 45
+	// stack slots: a suspended coroutine costs about 2 KB, not the
+	// 160 KB a preallocated stack of 2,000 frames did. Its own call
+	// limit is Lua's in a thread of its own, which has a base call info
+	// that gopher-lua's threads lack: coFreshCalls frames (16,383 levels
+	// of recursion), coMaxCalls once an overflow was caught in it, not
+	// counting the frames of pcall's runner (CCount.Hidden).
+	coFreshCalls = luaFreshCalls - 2
+	coMaxCalls   = luaMaxCalls - 2
+	coRegInitial = 32
+	coFixedCalls = 2000 // a coroutine's call stack when the hooks are off
 )
 
 // sandbox is the one Lua state every script runs in, arranged so that no

@@ -21,10 +21,22 @@ type Budget interface {
 	// Stopped reports whether the script has been stopped (SCRIPT KILL,
 	// SHUTDOWN NOSAVE, the memory watchdog). Long loops in Go poll it.
 	Stopped() error
-	// CCalls is the count of calls through C boundaries that thread L is
-	// inside (Lua 5.1's L->nCcalls); see EnterC.
-	CCalls(L *lua.LState) *int
+	// CCalls is thread L's count of calls through C boundaries (Lua 5.1's
+	// L->nCcalls and L->baseCcalls); see EnterC.
+	CCalls(L *lua.LState) *CCount
 }
+
+// CCount is one thread's count of nested calls through C boundaries. N is
+// Lua 5.1's nCcalls: a coroutine starts each resume one above its
+// resumer's count (lua_setlevel, then lua_resume's increment), so the
+// limit holds across coroutines resumed inside coroutines. Base is
+// baseCcalls, N as the thread was last resumed: a thread may yield only
+// when N is back at Base.
+//
+// Hidden counts the frames of the engine's own on the thread's call stack
+// that Lua 5.1 has no call info for (the runner of a protected call): a
+// thread's call limit is counted without them.
+type CCount struct{ N, Base, Hidden int }
 
 // unlimited is the budget of a state that is not running an engine's
 // script (tests of a library on a bare gopher-lua state).
@@ -34,7 +46,7 @@ func (unlimited) Alloc(int) bool { return true }
 func (unlimited) Stopped() error { return nil }
 
 // CCalls counts nothing: a bare state has gopher-lua's own stack limits.
-func (unlimited) CCalls(*lua.LState) *int { return new(int) }
+func (unlimited) CCalls(*lua.LState) *CCount { return new(CCount) }
 
 // Of returns the budget of the script L runs.
 func Of(L *lua.LState) Budget {
@@ -89,7 +101,7 @@ const MaxCCalls = 200
 //	defer lauxlib.LeaveC(L)
 //	lauxlib.EnterC(L)
 func EnterC(L *lua.LState) {
-	n := Of(L).CCalls(L)
+	n := &Of(L).CCalls(L).N
 	*n++
 	switch {
 	case *n == MaxCCalls:
@@ -97,15 +109,25 @@ func EnterC(L *lua.LState) {
 	case *n >= MaxCCalls+MaxCCalls>>3:
 		L.Error(lua.LString("error in error handling"), 0)
 	}
+	ReserveCall(L)
 }
+
+// ReserveCall makes room in L's call stack for the call a C boundary is
+// about to make, or raises "stack overflow" when L is at its limit. Package
+// seam sets it when its hooks are on: a coroutine's call stack starts at
+// one segment and grows on demand (seam.ReserveCall); without the hooks
+// gopher-lua's fixed stacks need nothing.
+var ReserveCall = func(*lua.LState) {}
 
 // LeaveC undoes EnterC.
 func LeaveC(L *lua.LState) {
-	*Of(L).CCalls(L)--
+	Of(L).CCalls(L).N--
 }
 
-// InC reports whether L's thread is inside a call through a C boundary,
-// which Lua 5.1 does not let a coroutine yield across.
+// InC reports whether L's thread is inside a call through a C boundary
+// entered since it was resumed, which Lua 5.1 does not let a coroutine
+// yield across.
 func InC(L *lua.LState) bool {
-	return *Of(L).CCalls(L) > 0
+	c := Of(L).CCalls(L)
+	return c.N > c.Base
 }

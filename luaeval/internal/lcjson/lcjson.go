@@ -195,7 +195,7 @@ type jsonEncoder struct {
 }
 
 func (j *jsonEncoder) fail(v lua.LValue, reason string) {
-	j.L.RaiseError("Cannot serialise %s: %s", v.Type().String(), reason)
+	lauxlib.Errorf(j.L, "Cannot serialise %s: %s", v.Type().String(), reason)
 }
 
 func (j *jsonEncoder) value(v lua.LValue, depth int) {
@@ -416,7 +416,7 @@ func (d *jsonDecoder) fail(expected string, t jsonToken) {
 	if t.kind != jError {
 		found = jsonTokenNames[t.kind]
 	}
-	d.L.RaiseError("Expected %s but found %s at character %d", expected, found, t.index+1)
+	lauxlib.Errorf(d.L, "Expected %s but found %s at character %d", expected, found, t.index+1)
 }
 
 func (d *jsonDecoder) errToken(msg string) jsonToken {

@@ -70,7 +70,7 @@ func concat(L *lua.LState, inst uint32) {
 			L.Push(tm)
 			L.Push(lhs)
 			L.Push(rhs)
-			L.Call(2, 1)
+			metaCall(L, 2, 1)
 			r := L.Get(-1)
 			L.Pop(1)
 			f = frameOf(L) // the call may have grown the value stack

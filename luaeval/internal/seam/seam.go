@@ -115,7 +115,10 @@ func check() string {
 			}
 		}
 	}
-	return checkLayout()
+	if msg := checkLayout(); msg != "" {
+		return msg
+	}
+	return checkGrowStack()
 }
 
 // install puts every VM hook in place (see the package doc).
@@ -124,4 +127,6 @@ func install() {
 	installForPrep()
 	installArith()
 	installTables()
+	installCallStacks()
+	installCCalls()
 }
