@@ -512,8 +512,15 @@ func (sb *sandbox) load(L *lua.LState) int {
 	name := L.OptString(2, "=(load)")
 	var b strings.Builder
 	for {
+		L.Push(sb.readerRunner)
 		L.Push(f)
-		callReader(L)
+		if err := L.PCall(1, 1, nil); err != nil {
+			// lua_load reads its chunk in protected mode: an error in
+			// the reader is load's second result.
+			L.Push(lua.LNil)
+			L.Push(sb.caught(err))
+			return 2
+		}
 		r := L.Get(-1)
 		L.Pop(1)
 		if r == lua.LNil {
@@ -540,12 +547,68 @@ func (sb *sandbox) load(L *lua.LState) int {
 	return sb.loadChunk(L, b.String(), name)
 }
 
-// callReader calls load's reader function on top of L's stack: lua_load
-// calls it from C (a C boundary).
-func callReader(L *lua.LState) {
+// readerRun calls load's reader (its argument) as lua_load does: from C (a
+// C boundary), in protected mode. An error in it becomes what the thread's
+// error handler in effect makes of it, as luaD_protectedparser passes
+// L->errfunc on: Redis's __redis__err__handler (its table: err, source,
+// line) when the main script is not inside a pcall, the error itself
+// inside a pcall or a coroutine (which have none). Inside an xpcall
+// Lua would call its handler; minilock passes the error itself.
+func (sb *sandbox) readerRun(L *lua.LState) int {
+	defer func() {
+		if r := recover(); r != nil {
+			ae, ok := r.(*lua.ApiError)
+			if !ok {
+				panic(r)
+			}
+			obj := ae.Object
+			if sb.redisHandlerInEffect(L) {
+				se := sb.describeError(L, obj, 0).Value.(*scriptError)
+				t := L.CreateTable(0, 3)
+				if et, ok := obj.(*lua.LTable); ok {
+					t = et
+				} else {
+					t.RawSetString("err", lua.LString(se.msg))
+				}
+				if se.hasPos {
+					t.RawSetString("source", lua.LString(se.source))
+					t.RawSetString("line", lua.LNumber(se.line))
+				}
+				obj = t
+			} else {
+				obj = sb.nameVariables(L, goArgError(L, obj), 0)
+				if s, ok := obj.(lua.LString); ok {
+					obj = lua.LString(translateRuntime(string(s)))
+				}
+			}
+			panic(&lua.ApiError{Type: ae.Type, Object: obj, StackTrace: "(recorded by readerRun)"})
+		}
+	}()
 	defer lauxlib.LeaveC(L)
 	lauxlib.EnterC(L)
 	L.Call(0, 1)
+	return 1
+}
+
+// redisHandlerInEffect reports whether an error raised now in L would reach
+// Redis's error handler: L is the main thread and the nearest protected
+// call on its stack is the script's own, not a pcall's.
+func (sb *sandbox) redisHandlerInEffect(L *lua.LState) bool {
+	if L != sb.L {
+		return false
+	}
+	for i := 0; ; i++ {
+		dbg, ok := L.GetStack(i)
+		if !ok {
+			return false
+		}
+		switch fn, _ := L.GetInfo("f", dbg, lua.LNil); fn {
+		case sb.runner:
+			return true
+		case sb.pcallRunner:
+			return false
+		}
+	}
 }
 
 func (sb *sandbox) loadChunk(L *lua.LState, src, name string) int {

@@ -71,6 +71,11 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 		b := lauxlib.Of(L)
 		from := b.CCalls(L).N
 		if from >= lauxlib.MaxCCalls {
+			// resume_error leaves co's stack at its base: a coroutine
+			// that never ran loses its function there, and is dead.
+			if !seam.Started(co) {
+				co.Dead = true
+			}
 			L.Pop(nargs)
 			L.Push(lua.LString("C stack overflow"))
 			return false

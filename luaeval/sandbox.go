@@ -93,10 +93,11 @@ type sandbox struct {
 	keys, argv *lua.LTable       // KEYS and ARGV, refilled for each run (see fillArgs)
 	sources    map[string]string // loadstring chunk id -> source, this run
 
-	cjson       *lcjson.Lib // its configuration is reset before each run
-	readonly    *lua.LFunction
-	pcallRunner *lua.LFunction // calls the function of the script's pcall (pcallRun)
-	overflowed  bool           // a call-stack overflow happened: the limit is luaMaxCalls
+	cjson        *lcjson.Lib // its configuration is reset before each run
+	readonly     *lua.LFunction
+	pcallRunner  *lua.LFunction // calls the function of the script's pcall (pcallRun)
+	readerRunner *lua.LFunction // calls load's reader (readerRun)
+	overflowed   bool           // a call-stack overflow happened: the limit is luaMaxCalls
 }
 
 // sandboxGen numbers sandboxes so a script knows when its closure was made
@@ -155,6 +156,7 @@ func newSandbox(e *Engine) *sandbox {
 	sb.handler = L.NewFunction(sb.errHandler)
 	sb.runner = L.NewFunction(sb.runScript)
 	sb.pcallRunner = L.NewFunction(sb.pcallRun)
+	sb.readerRunner = L.NewFunction(sb.readerRun)
 	sb.installBase(orig)
 
 	// The Lua 5.1 library ports (luaeval/internal/l*), each installed

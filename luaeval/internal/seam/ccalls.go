@@ -54,7 +54,15 @@ func installCCalls() {
 				return orig(L, inst, baseframe)
 			}
 			f := frameOf(L)
-			if eqCalls(L, f.rk(OpB(inst)), f.rk(OpC(inst))) {
+			lhs, rhs := f.rk(OpB(inst)), f.rk(OpC(inst))
+			if x, ok := lhs.(lua.LNumber); ok {
+				// The common case, decided here rather than after a
+				// second decoding of the instruction.
+				y, ok := rhs.(lua.LNumber)
+				f.condJump(inst, ok && x == y)
+				return 0
+			}
+			if eqCalls(L, lhs, rhs) {
 				return callOrig(L, orig, inst, baseframe)
 			}
 			return orig(L, inst, baseframe)
@@ -62,7 +70,7 @@ func installCCalls() {
 	})
 	// lvm.c's call_orderTM: both operands of one type with the same
 	// function; `<=` tries __le, then __lt.
-	compare := func(events ...string) func(orig instFunc) instFunc {
+	compare := func(less func(x, y lua.LNumber) bool, events ...string) func(orig instFunc) instFunc {
 		return func(orig instFunc) instFunc {
 			return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
 				if !ours(L) {
@@ -70,6 +78,12 @@ func installCCalls() {
 				}
 				f := frameOf(L)
 				lhs, rhs := f.rk(OpB(inst)), f.rk(OpC(inst))
+				if x, ok := lhs.(lua.LNumber); ok {
+					if y, ok := rhs.(lua.LNumber); ok {
+						f.condJump(inst, less(x, y))
+						return 0
+					}
+				}
 				for _, ev := range events {
 					if sameMetaFunc(L, lhs, rhs, ev) {
 						return callOrig(L, orig, inst, baseframe)
@@ -79,8 +93,8 @@ func installCCalls() {
 			}
 		}
 	}
-	hook(lua.OP_LT, compare("__lt"))
-	hook(lua.OP_LE, compare("__le", "__lt"))
+	hook(lua.OP_LT, compare(func(x, y lua.LNumber) bool { return x < y }, "__lt"))
+	hook(lua.OP_LE, compare(func(x, y lua.LNumber) bool { return x <= y }, "__le", "__lt"))
 	// The generic for calls its iterator through luaD_call (lvm.c's
 	// OP_TFORLOOP): a C boundary.
 	hook(lua.OP_TFORLOOP, func(orig instFunc) instFunc {
@@ -144,4 +158,13 @@ func metaCall(L *lua.LState, nargs, nret int) {
 	defer lauxlib.LeaveC(L)
 	lauxlib.EnterC(L)
 	L.Call(nargs, nret)
+}
+
+// condJump ends a comparison instruction as lvm.c's OP_EQ, OP_LT and OP_LE
+// do: the next instruction (a jump) is skipped when the result differs
+// from A.
+func (f frame) condJump(inst uint32, result bool) {
+	if result != (OpA(inst) != 0) {
+		f.cf.Pc++
+	}
 }

@@ -183,3 +183,10 @@ func installCallStacks() {
 		})
 	}
 }
+
+// Started reports whether thread L has run (gopher-lua's isStarted): a
+// coroutine that was never resumed has no current frame. It reports true
+// when the hooks are off.
+func Started(L *lua.LState) bool {
+	return !Enabled() || stateOf(L).currentFrame != nil
+}
