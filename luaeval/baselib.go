@@ -353,6 +353,7 @@ func (sb *sandbox) pcall(L *lua.LState) int {
 	top := L.GetTop()
 	L.Insert(sb.pcallRunner, 1)
 	if err := L.PCall(top, lua.MultRet, nil); err != nil {
+		lauxlib.Of(L).CCalls(L).Raising = false
 		L.Push(lua.LFalse)
 		obj := sb.caught(err)
 		t, ok := obj.(*lua.LTable)
@@ -415,11 +416,28 @@ func (sb *sandbox) xpcall(L *lua.LState) int {
 		L.Push(lua.LString("error in error handling"))
 		return 2
 	}
-	n := &lauxlib.Of(L).CCalls(L).N
-	saved := *n
-	defer func() { *n = saved }()
-	for at := saved + 1; ; at++ {
-		*n = at
+	c := lauxlib.Of(L).CCalls(L)
+	saved := c.N
+	defer func() { c.N, c.Raising = saved, false }()
+	// The handler runs one C call deeper than where the error was raised
+	// (CCount.RaisedAt), entered by pcallRun's own count.
+	where := ""
+	raisedAt := func(fallback int) int {
+		if c.Raising {
+			c.Raising, where = false, c.RaisedWhere
+			return max(c.RaisedAt, fallback)
+		}
+		return fallback
+	}
+	for at := raisedAt(saved + 1); ; {
+		if at+1 == lauxlib.MaxCCalls {
+			// The handler's call is the 200th: it fails, as raised
+			// where the error was (luaG_runerror), and the handler is
+			// called one deeper with that error instead.
+			obj, at = lua.LString(where+"C stack overflow"), at+1
+			continue
+		}
+		c.N = at
 		L.SetTop(0)
 		L.Push(sb.pcallRunner)
 		L.Push(handler)
@@ -433,6 +451,7 @@ func (sb *sandbox) xpcall(L *lua.LState) int {
 		if m, ok := obj.(lua.LString); ok && m == "error in error handling" {
 			break
 		}
+		at = raisedAt(at + 1)
 	}
 	L.SetTop(0)
 	L.Push(lua.LFalse)
@@ -517,6 +536,7 @@ func (sb *sandbox) load(L *lua.LState) int {
 		if err := L.PCall(1, 1, nil); err != nil {
 			// lua_load reads its chunk in protected mode: an error in
 			// the reader is load's second result.
+			lauxlib.Of(L).CCalls(L).Raising = false
 			L.Push(lua.LNil)
 			L.Push(sb.caught(err))
 			return 2

@@ -4,6 +4,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/luac"
 	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
@@ -25,7 +26,7 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 		// one segment up to coFreshCalls frames, with a value stack of
 		// coRegInitial slots that grows: what Lua 5.1 allocates for a
 		// coroutine, about 2 KB, with the run's own context.
-		if co := seam.NewThread(L, fn.(*lua.LFunction), lua.Options{
+		if co := seam.NewThread(L, sb.coStart(L, fn.(*lua.LFunction)), lua.Options{
 			CallStackSize:    coFreshCalls,
 			RegistrySize:     coRegInitial,
 			RegistryGrowStep: coRegInitial,
@@ -81,7 +82,7 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 			return false
 		}
 		cc := b.CCalls(co)
-		cc.N, cc.Base = from+1, from+1
+		*cc = lauxlib.CCount{N: from + 1, Base: from + 1}
 		base := L.GetTop() - nargs
 		L.Insert(co, base+1)
 		n := origResume(L)
@@ -164,4 +165,49 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 			return 1
 		},
 	})
+}
+
+// coStartSrc is the function a coroutine starts in: it sets the thread's
+// panic function (coPanic) and tail-calls the coroutine's own function, so
+// that no frame or level is added. gopher-lua's resume sets a thread's
+// panic function as it first runs it, so it cannot be set before.
+const coStartSrc = "local f, init return function(...) init() return f(...) end"
+
+// coStart returns the function a new coroutine of fn starts in (see
+// coStartSrc).
+func (sb *sandbox) coStart(L *lua.LState, fn *lua.LFunction) *lua.LFunction {
+	if sb.coStartProto == nil {
+		p, err := compileChunk([]byte(coStartSrc), "=coroutine", luac.Options{})
+		if err != nil {
+			panic("luaeval: the coroutine trampoline does not compile: " + err.Error())
+		}
+		sb.coStartProto = p.FunctionPrototypes[0]
+		seam.SetTransparent(sb.coStartProto)
+		sb.coInit = L.NewFunction(func(L *lua.LState) int {
+			L.Panic = sb.coPanic
+			return 0
+		})
+	}
+	start := L.NewFunctionFromProto(sb.coStartProto)
+	for i, name := range sb.coStartProto.DbgUpvalues {
+		uv := &lua.Upvalue{}
+		uv.Close()
+		if name == "f" {
+			uv.SetValue(fn)
+		} else {
+			uv.SetValue(sb.coInit)
+		}
+		start.Upvalues[i] = uv
+	}
+	return start
+}
+
+// coPanic is a coroutine's panic function, called where an error is
+// raised, its frames intact: the error gets Lua 5.1's wording with the
+// variable's name, as pcallRun and runScript give it on the main thread
+// (the coroutine's frames are gone by the time resume sees the error).
+// It then unwinds as gopher-lua's own (panicWithoutTraceback) does.
+func (sb *sandbox) coPanic(L *lua.LState) {
+	obj := sb.nameVariables(L, goArgError(L, L.Get(-1)), 0)
+	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: obj})
 }

@@ -125,6 +125,7 @@ func (sb *sandbox) runScript(L *lua.LState) int {
 				obj = lua.LString(fmt.Sprint(r)) // as PCall reports a Go panic
 			}
 			sb.noteOverflow(L, obj)
+			obj = handlerDepth(L, obj)
 			panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: sb.describeError(L, obj, 0), StackTrace: "(recorded by runScript)"})
 		}
 	}()
@@ -134,6 +135,28 @@ func (sb *sandbox) runScript(L *lua.LState) int {
 	// A function (FCALL) is called with its KEYS and ARGV tables.
 	L.Call(L.GetTop()-1, 1)
 	return 1
+}
+
+// handlerDepth is what calling Redis's error handler makes of obj, an error
+// on its way out of the script: luaG_errormsg calls the handler with
+// luaD_call, one C call deeper than where obj was raised, and that call
+// fails with "C stack overflow" when it is the 200th (the position is the
+// raising function's, when it is a Lua function), or with "error in error
+// handling" past LUAI_MAXCCALLS + 1/8. The handler then describes that
+// error instead.
+func handlerDepth(L *lua.LState, obj lua.LValue) lua.LValue {
+	c := lauxlib.Of(L).CCalls(L)
+	if !c.Raising {
+		return obj
+	}
+	c.Raising = false
+	switch at := c.RaisedAt + 1; {
+	case at == lauxlib.MaxCCalls:
+		return lua.LString(c.RaisedWhere + "C stack overflow")
+	case at >= lauxlib.MaxCCalls+lauxlib.MaxCCalls>>3:
+		return lua.LString("error in error handling")
+	}
+	return obj
 }
 
 // nameVariables rewrites a type error raised by the Lua function at level

@@ -36,7 +36,22 @@ type Budget interface {
 // Hidden counts the frames of the engine's own on the thread's call stack
 // that Lua 5.1 has no call info for (the runner of a protected call): a
 // thread's call limit is counted without them.
-type CCount struct{ N, Base, Hidden int }
+//
+// Raising says an error is unwinding the thread's C calls (or was, until
+// something caught it: whoever catches one clears it), and RaisedAt is N
+// where it was raised. Lua 5.1 calls the error handler in effect one C
+// call deeper than that, so an error raised at MaxCCalls-1 becomes "C
+// stack overflow" when it reaches a handler.
+//
+// RaisedWhere is the position of the function running where it was raised
+// (none for a Go function), which luaG_runerror puts before "C stack
+// overflow" when the handler's call is the one that overflows.
+type CCount struct {
+	N, Base, Hidden int
+	Raising         bool
+	RaisedAt        int
+	RaisedWhere     string
+}
 
 // unlimited is the budget of a state that is not running an engine's
 // script (tests of a library on a bare gopher-lua state).
@@ -119,9 +134,21 @@ func EnterC(L *lua.LState) {
 // gopher-lua's fixed stacks need nothing.
 var ReserveCall = func(*lua.LState) {}
 
-// LeaveC undoes EnterC.
+// LeaveC undoes EnterC. Deferred, it is the first to see an error raised
+// inside the innermost C call, and notes its depth (CCount.RaisedAt)
+// before passing it on.
 func LeaveC(L *lua.LState) {
-	Of(L).CCalls(L).N--
+	c := Of(L).CCalls(L)
+	if r := recover(); r != nil {
+		if !c.Raising {
+			// The raising frames are still on L's call stack: only a
+			// protected call, further out, unwinds them.
+			c.Raising, c.RaisedAt, c.RaisedWhere = true, c.N, Where(L, 0)
+		}
+		c.N--
+		panic(r)
+	}
+	c.N--
 }
 
 // InC reports whether L's thread is inside a call through a C boundary

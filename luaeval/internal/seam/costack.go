@@ -3,6 +3,7 @@ package seam
 import (
 	"fmt"
 	"reflect"
+	"sync/atomic"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -172,17 +173,41 @@ func reserve(L *lua.LState, s *growStack) {
 // has room for them (see the top of this file).
 func installCallStacks() {
 	lauxlib.ReserveCall = ReserveCall
-	for _, op := range []int{lua.OP_CALL, lua.OP_TAILCALL} {
-		hook(op, func(orig instFunc) instFunc {
-			return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
-				if s := growStackOf(L); s != nil && ours(L) {
-					reserve(L, s)
-				}
-				return orig(L, inst, baseframe)
+	hook(lua.OP_CALL, func(orig instFunc) instFunc {
+		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
+			if s := growStackOf(L); s != nil && ours(L) {
+				reserve(L, s)
 			}
-		})
-	}
+			return orig(L, inst, baseframe)
+		}
+	})
+	hook(lua.OP_TAILCALL, func(orig instFunc) instFunc {
+		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
+			if s := growStackOf(L); s != nil && ours(L) {
+				reserve(L, s)
+				if cf := stateOf(L).currentFrame; cf != nil && !cf.Fn.IsG && cf.Fn.Proto == transparent.Load() {
+					r := orig(L, inst, baseframe)
+					if cf := stateOf(L).currentFrame; cf != nil && cf.TailCall > 0 {
+						cf.TailCall--
+					}
+					return r
+				}
+			}
+			return orig(L, inst, baseframe)
+		}
+	})
 }
+
+// transparent is the function prototype whose tail calls leave no trace
+// (see SetTransparent).
+var transparent atomic.Pointer[lua.FunctionProto]
+
+// SetTransparent names the prototype of the function a coroutine starts in
+// before its own (the engine's trampoline, which sets the thread up and
+// tail-calls the coroutine's function): its tail call is not counted, so
+// that the coroutine's function is the thread's base level, as in Lua
+// 5.1, and a level past it (error(msg, 2)) has no position.
+func SetTransparent(p *lua.FunctionProto) { transparent.Store(p) }
 
 // Started reports whether thread L has run (gopher-lua's isStarted): a
 // coroutine that was never resumed has no current frame. It reports true
