@@ -66,6 +66,10 @@ type control struct {
 	stopped  chan struct{}
 	heapLast atomic.Uint64 // last heap sample (bytes), for collectgarbage("count")
 	growth   atomic.Int64  // the current run's heap growth at the last sample
+	// garbage says the current run, at the last sample, had grown the heap
+	// (garbage included) by more than releaseAfter and by more than the
+	// live heap it started with (see Engine.releaseMemory).
+	garbage atomic.Bool
 	// ccalls counts each thread's nested C-boundary calls (lauxlib.EnterC)
 	// in the current run; owner goroutine only. Most runs have one thread:
 	// its count is first, and the last thread asked for is remembered, so
@@ -104,6 +108,7 @@ func (c *control) begin() {
 	c.lastL, c.lastN = nil, nil
 	c.reason.Store(0)
 	c.growth.Store(0)
+	c.garbage.Store(false)
 	c.state.Store(stRunning)
 	c.gen.Add(1)
 	if c.parked.Load() && c.parked.CompareAndSwap(true, false) {
@@ -342,6 +347,9 @@ func (c *control) monitor() {
 		prev = m
 		growth, over := m.overLimit(base, c.memLimit)
 		c.growth.Store(growth)
+		if total := m.heap - base.heap - (m.data - base.data); total > releaseAfter && total > base.live {
+			c.garbage.Store(true)
+		}
 		if now.Sub(seenAt) >= c.threshold {
 			c.setBusy(g)
 		}

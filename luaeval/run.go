@@ -197,10 +197,16 @@ const releaseAfter = 32 << 20
 // budget, sent again and again, ratchets the process's memory up (135 MB to
 // 1.6 GB in 7 runs before this). A forced collection costs the owner a
 // few milliseconds per hundred MB of live data; only runs that grew the
-// heap past releaseAfter pay it.
+// live heap past releaseAfter pay it, or that made more than releaseAfter
+// of garbage and more than the live heap they started with (a forced
+// collection costs in proportion to the live heap, so such a run pays at
+// most as much again as it spent allocating): without that, a script
+// leaving tens of MB of garbage left the process's RSS anywhere between
+// 12 and 62 MB from one run to the next.
 func (e *Engine) releaseMemory() {
-	if e.ctl.reason.Load() == reasonMemory || e.ctl.growth.Load() > releaseAfter {
+	if e.ctl.reason.Load() == reasonMemory || e.ctl.growth.Load() > releaseAfter || e.ctl.garbage.Load() {
 		e.ctl.growth.Store(0)
+		e.ctl.garbage.Store(false)
 		debug.FreeOSMemory()
 	}
 }
