@@ -66,10 +66,13 @@ type control struct {
 	stopped  chan struct{}
 	heapLast atomic.Uint64 // last heap sample (bytes), for collectgarbage("count")
 	growth   atomic.Int64  // the current run's heap growth at the last sample
-	// garbage says the current run, at the last sample, had grown the heap
-	// (garbage included) by more than releaseAfter and by more than the
-	// live heap it started with (see Engine.releaseMemory).
-	garbage atomic.Bool
+	// idleHeap is the heap, the data excluded, at the watchdog's last
+	// sample between runs; sampled says the watchdog has seen the current
+	// run (it has lasted a tick); heapNow reads the heap as a run ends
+	// (owner goroutine). See madeGarbage.
+	idleHeap atomic.Int64
+	sampled  atomic.Bool
+	heapNow  []metrics.Sample
 	// ccalls counts each thread's nested C-boundary calls (lauxlib.EnterC)
 	// in the current run; owner goroutine only. Most runs have one thread:
 	// its count is first, and the last thread asked for is remembered, so
@@ -87,6 +90,7 @@ type control struct {
 func (c *control) init(e *Engine) {
 	c.e = e
 	c.ccalls = make(map[*lua.LState]*lauxlib.CCount)
+	c.heapNow = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	c.killCh = make(chan struct{})
 	c.busyCh = make(chan struct{})
 	c.wake = make(chan struct{}, 1)
@@ -108,7 +112,7 @@ func (c *control) begin() {
 	c.lastL, c.lastN = nil, nil
 	c.reason.Store(0)
 	c.growth.Store(0)
-	c.garbage.Store(false)
+	c.sampled.Store(false)
 	c.state.Store(stRunning)
 	c.gen.Add(1)
 	if c.parked.Load() && c.parked.CompareAndSwap(true, false) {
@@ -121,10 +125,7 @@ func (c *control) begin() {
 
 // end marks the end of a run (owner goroutine).
 func (c *control) end() {
-	// The counts name the run's coroutines: dropped now, so that what a
-	// script left behind is garbage as soon as it ends.
-	clear(c.ccalls)
-	c.lastL, c.lastN = nil, nil
+	c.dropThreads()
 	old := c.state.Swap(stIdle)
 	c.gen.Add(1)
 	if old == stKilled {
@@ -141,6 +142,14 @@ func (c *control) end() {
 		c.busyFlag.Store(false)
 		c.mu.Unlock()
 	}
+}
+
+// dropThreads forgets the run's C-call counts, which name its coroutines,
+// so that what a script left behind is garbage as soon as it ends (owner
+// goroutine).
+func (c *control) dropThreads() {
+	clear(c.ccalls)
+	c.lastL, c.lastN = nil, nil
 }
 
 // enterCall is called before Host.Call; false means the run was stopped and
@@ -319,6 +328,7 @@ func (c *control) monitor() {
 		now := time.Now()
 		if g%2 == 0 { // no run right now
 			prev = m
+			c.idleHeap.Store(m.heap - m.data)
 			if now.Sub(idleSince) > time.Second {
 				c.parked.Store(true)
 				if c.gen.Load() != g {
@@ -333,6 +343,7 @@ func (c *control) monitor() {
 				}
 				c.parked.Store(false)
 				prev = read()
+				c.idleHeap.Store(prev.heap - prev.data)
 				t.Reset(c.tick)
 				idleSince = time.Now()
 			}
@@ -343,13 +354,11 @@ func (c *control) monitor() {
 			// First sight of this run: the previous sample was taken
 			// before it started.
 			watched, seenAt, base = g, now, prev
+			c.sampled.Store(true)
 		}
 		prev = m
 		growth, over := m.overLimit(base, c.memLimit)
 		c.growth.Store(growth)
-		if total := m.heap - base.heap - (m.data - base.data); total > releaseAfter && total > base.live {
-			c.garbage.Store(true)
-		}
 		if now.Sub(seenAt) >= c.threshold {
 			c.setBusy(g)
 		}
@@ -470,3 +479,26 @@ type killedError struct{}
 func (killedError) Error() string { return "Script killed by user with SCRIPT KILL..." }
 
 var errScriptKilled error = killedError{}
+
+// madeGarbage reports whether the run ending now, if it lasted long enough
+// for the watchdog to see it, leaves the heap (garbage included, the data
+// excluded) more than releaseAfter above where it was between runs, and by
+// more than the data holds: a forced collection marks the whole live heap,
+// mostly the data, so such a run pays for it at most about as much again
+// as it spent allocating. Owner goroutine; a short run costs one atomic
+// load.
+func (c *control) madeGarbage() bool {
+	if !c.sampled.Load() {
+		return false
+	}
+	metrics.Read(c.heapNow)
+	if c.heapNow[0].Value.Kind() != metrics.KindUint64 {
+		return false
+	}
+	now, data := int64(c.heapNow[0].Value.Uint64()), int64(0)
+	if c.e.cfg.DataBytes != nil {
+		data = c.e.cfg.DataBytes()
+	}
+	total := now - data - c.idleHeap.Load()
+	return total > releaseAfter && total > data
+}
