@@ -6,8 +6,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
+
+// needHooks skips a test of what minilock's gopher-lua hooks give (growing
+// coroutine stacks): without them (MINILOCK_GOPHERLUA_HOOKS=off) a
+// coroutine has gopher-lua's fixed call stack, a documented difference.
+func needHooks(t *testing.T) {
+	t.Helper()
+	if !seam.Enabled() {
+		t.Skip("gopher-lua hooks off: ", seam.Why())
+	}
+}
 
 // suspendedCoroutines leaves 20,000 coroutines suspended in a table, as
 // issue 22 sent it: Redis answers 20000 at about 30 MB of RSS; minilock,
@@ -22,6 +33,7 @@ const suspendedCoroutines = "local t={} for i=1,20000 do local c=coroutine.creat
 // and the race detector hold, and the Go runtime returns freed spans on
 // its own schedule. TestRepeatedGarbageRunsKeepRSSFlat measures RSS.)
 func TestSuspendedCoroutinesRepeated(t *testing.T) {
+	needHooks(t)
 	e := newTestEngine(t, Config{})
 	var first uint64
 	for i := range 8 {
@@ -53,6 +65,7 @@ func (h *heapHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 // preallocated call stack of 2,000 frames it cost before: measured on
 // 20,000 of them held live by the script.
 func TestSuspendedCoroutineCost(t *testing.T) {
+	needHooks(t)
 	const n = 20000
 	e := newTestEngine(t, Config{})
 	h := &heapHost{}
@@ -89,6 +102,7 @@ return #t + #s`
 // C-call counts of the run's coroutines, a pool, a cache) holds on to it.
 // RSS is read after each run, as a client would see it between scripts.
 func TestRepeatedGarbageRunsKeepRSSFlat(t *testing.T) {
+	needHooks(t)
 	e := newTestEngine(t, Config{})
 	var first int64
 	for i := range 8 {
@@ -108,6 +122,7 @@ func TestRepeatedGarbageRunsKeepRSSFlat(t *testing.T) {
 // The memory limit still stops a coroutine bomb, now that each coroutine is
 // small: ten million of them pass any limit.
 func TestCoroutineBombStillStopped(t *testing.T) {
+	needHooks(t)
 	e := newTestEngine(t, Config{MemoryLimit: 32 << 20})
 	got := evalReply(e, newFakeHost(), 2, "local cos = {} for i = 1, 1e7 do cos[i] = coroutine.create(function() coroutine.yield() end) coroutine.resume(cos[i]) end return #cos", "0")
 	if !strings.HasPrefix(got, "-ERR not enough memory") {

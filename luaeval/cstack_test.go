@@ -77,6 +77,7 @@ func cstackScript(r *rand.Rand) string {
 // TestCStackAgainstRedis: generated nestings of C calls (see cstackScript)
 // around Lua 5.1's limit of 200, against redis-server.
 func TestCStackAgainstRedis(t *testing.T) {
+	needHooks(t)
 	r := rand.New(rand.NewSource(seed(t)))
 	var scripts []string
 	for range 400 {
@@ -89,6 +90,7 @@ func TestCStackAgainstRedis(t *testing.T) {
 // generated lengths around Lua 5.1's MAXTAGLOOP (100), ending in a value, a
 // function or nothing, read and written with every kind of key access.
 func TestMetaChainsAgainstRedis(t *testing.T) {
+	needHooks(t)
 	r := rand.New(rand.NewSource(seed(t)))
 	ends := []string{"cur.x = 'end' cur[1] = 'one'", "setmetatable(cur, {__index = function(t, k) return 'fn:' .. tostring(k) end, __newindex = function(t, k, v) rawset(t, k, 'fn') end})", "", "setmetatable(cur, {__index = cur})"}
 	access := []string{
@@ -117,6 +119,7 @@ func TestMetaChainsAgainstRedis(t *testing.T) {
 // level each. Each script runs at the deepest nesting Lua 5.1 allows, in
 // a process whose Go stacks are capped at cStackCap.
 func TestCStackDepthsStayShallow(t *testing.T) {
+	needHooks(t)
 	// The cap is the whole process's: a goroutine past it kills the test
 	// binary (fatal error: stack overflow), which is the failure this
 	// test exists to show.
