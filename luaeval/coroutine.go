@@ -1,6 +1,8 @@
 package luaeval
 
 import (
+	"sync"
+
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
@@ -173,23 +175,29 @@ func (sb *sandbox) coroutineLib(t *lua.LTable) {
 // panic function as it first runs it, so it cannot be set before.
 const coStartSrc = "local f, init return function(...) init() return f(...) end"
 
+// coStartProto is coStartSrc's inner function, compiled once for every
+// sandbox: seam.SetTransparent knows one prototype.
+var coStartProto = sync.OnceValue(func() *lua.FunctionProto {
+	p, err := compileChunk([]byte(coStartSrc), "=coroutine", luac.Options{})
+	if err != nil {
+		panic("luaeval: the coroutine trampoline does not compile: " + err.Error())
+	}
+	seam.SetTransparent(p.FunctionPrototypes[0])
+	return p.FunctionPrototypes[0]
+})
+
 // coStart returns the function a new coroutine of fn starts in (see
 // coStartSrc).
 func (sb *sandbox) coStart(L *lua.LState, fn *lua.LFunction) *lua.LFunction {
-	if sb.coStartProto == nil {
-		p, err := compileChunk([]byte(coStartSrc), "=coroutine", luac.Options{})
-		if err != nil {
-			panic("luaeval: the coroutine trampoline does not compile: " + err.Error())
-		}
-		sb.coStartProto = p.FunctionPrototypes[0]
-		seam.SetTransparent(sb.coStartProto)
+	p := coStartProto()
+	if sb.coInit == nil {
 		sb.coInit = L.NewFunction(func(L *lua.LState) int {
 			L.Panic = sb.coPanic
 			return 0
 		})
 	}
-	start := L.NewFunctionFromProto(sb.coStartProto)
-	for i, name := range sb.coStartProto.DbgUpvalues {
+	start := L.NewFunctionFromProto(p)
+	for i, name := range p.DbgUpvalues {
 		uv := &lua.Upvalue{}
 		uv.Close()
 		if name == "f" {

@@ -95,11 +95,10 @@ type sandbox struct {
 
 	cjson        *lcjson.Lib // its configuration is reset before each run
 	readonly     *lua.LFunction
-	pcallRunner  *lua.LFunction     // calls the function of the script's pcall (pcallRun)
-	readerRunner *lua.LFunction     // calls load's reader (readerRun)
-	coStartProto *lua.FunctionProto // what coroutines start in (coStart)
-	coInit       *lua.LFunction
-	overflowed   bool // a call-stack overflow happened: the limit is luaMaxCalls
+	pcallRunner  *lua.LFunction // calls the function of the script's pcall (pcallRun)
+	readerRunner *lua.LFunction // calls load's reader (readerRun)
+	coInit       *lua.LFunction // sets a coroutine's panic function (coStart)
+	overflowed   bool           // a call-stack overflow happened: the limit is luaMaxCalls
 }
 
 // sandboxGen numbers sandboxes so a script knows when its closure was made
