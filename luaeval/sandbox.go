@@ -25,11 +25,16 @@ const (
 	// (luaD_growCI); after that first overflow luaD_pcall leaves the
 	// array at exactly 20000 (restore_stack_limit) until SCRIPT FLUSH
 	// makes a new state. A fresh sandbox holds luaFreshCalls frames, then
-	// luaMaxCalls (seam.SetCallLimit): recursion under a pcall overflows
-	// after 16381 calls, and after 19997 once anything has overflowed, as
-	// in Redis.
-	luaMaxCalls   = 20001
-	luaFreshCalls = 16385
+	// luaMaxCalls (seam.SetCallLimit), not counting the frames of pcall's
+	// runner, which Lua has no call info for (CCount.Hidden); the runner
+	// of the script itself stands for Lua's base call info: recursion
+	// under a pcall overflows after 16381 calls, and after 19997 once
+	// anything has overflowed, as in Redis, under two pcalls after 16380
+	// and 19996 ... Like a coroutine's, the main thread's call stack grows
+	// on demand (seam.ReserveCall); without the hooks it is gopher-lua's
+	// fixed stack of luaMaxCalls+1 frames (and no pcall is left out).
+	luaMaxCalls   = 20000
+	luaFreshCalls = 16384
 	luaMaxCStack  = lauxlib.MaxCStack // LUAI_MAXCSTACK: lua_checkstack limit (unpack, reply depth)
 	regInitial    = 1024              // registry slots a state starts with
 	regMax        = 1 << 21           // registry slots a state may grow to (32 MiB)
@@ -42,8 +47,8 @@ const (
 	// that gopher-lua's threads lack: coFreshCalls frames (16,383 levels
 	// of recursion), coMaxCalls once an overflow was caught in it, not
 	// counting the frames of pcall's runner (CCount.Hidden).
-	coFreshCalls = luaFreshCalls - 2
-	coMaxCalls   = luaMaxCalls - 2
+	coFreshCalls = luaFreshCalls - 1
+	coMaxCalls   = luaMaxCalls - 1
 	coRegInitial = 32
 	coFixedCalls = 2000 // a coroutine's call stack when the hooks are off
 )
@@ -107,13 +112,17 @@ type sandbox struct {
 var sandboxGen atomic.Uint64
 
 func newSandbox(e *Engine) *sandbox {
-	L := lua.NewState(lua.Options{
+	opts := lua.Options{
 		SkipOpenLibs:     true,
-		CallStackSize:    luaMaxCalls,
+		CallStackSize:    luaMaxCalls + 1,
 		RegistrySize:     regInitial,
 		RegistryMaxSize:  regMax,
 		RegistryGrowStep: 256,
-	})
+	}
+	if seam.Enabled() {
+		opts.CallStackSize, opts.MinimizeStackMemory = lua.FramesPerSegment, true
+	}
+	L := lua.NewState(opts)
 	seam.SetCallLimit(L, luaFreshCalls)
 	sb := &sandbox{
 		e:      e,
