@@ -151,7 +151,12 @@ func ReserveCall(L *lua.LState) {
 
 func reserve(L *lua.LState, s *growStack) {
 	d := s.depth()
-	limit := L.Options.CallStackSize + lauxlib.Of(L).CCalls(L).Hidden
+	limit := L.Options.CallStackSize
+	if d >= limit {
+		// Near the limit only: the frames Lua has no call info for
+		// (pcall's runner) do not count.
+		limit += lauxlib.Of(L).CCalls(L).Hidden
+	}
 	if d >= limit {
 		// luaD_growCI's error, raised by luaG_runerror: with the position
 		// of the running function when that is a Lua function.
