@@ -75,9 +75,11 @@ type control struct {
 	heapNow  []metrics.Sample
 	// ccalls counts each thread's nested C-boundary calls (lauxlib.EnterC)
 	// in the current run; owner goroutine only. Most runs have one thread:
-	// its count is first, and the last thread asked for is remembered, so
-	// a run costs no allocation and EnterC/LeaveC no map lookup.
+	// its count is first (of thread firstL), outside the map, and the last
+	// thread asked for is remembered, so a run costs no allocation and no
+	// map operation, and EnterC/LeaveC no lookup.
 	ccalls    map[*lua.LState]*lauxlib.CCount
+	firstL    *lua.LState
 	first     lauxlib.CCount
 	lastL     *lua.LState
 	lastN     *lauxlib.CCount
@@ -108,8 +110,7 @@ func (c *control) init(e *Engine) {
 
 // begin marks the start of a run (owner goroutine).
 func (c *control) begin() {
-	clear(c.ccalls)
-	c.lastL, c.lastN = nil, nil
+	c.dropThreads()
 	c.reason.Store(0)
 	c.growth.Store(0)
 	c.sampled.Store(false)
@@ -148,8 +149,10 @@ func (c *control) end() {
 // so that what a script left behind is garbage as soon as it ends (owner
 // goroutine).
 func (c *control) dropThreads() {
-	clear(c.ccalls)
-	c.lastL, c.lastN = nil, nil
+	if len(c.ccalls) > 0 {
+		clear(c.ccalls)
+	}
+	c.firstL, c.lastL, c.lastN = nil, nil, nil
 }
 
 // enterCall is called before Host.Call; false means the run was stopped and
@@ -461,14 +464,18 @@ func (r runCtx) CCalls(L *lua.LState) *lauxlib.CCount {
 	if L == c.lastL {
 		return c.lastN
 	}
-	n, ok := c.ccalls[L]
-	if !ok {
-		if len(c.ccalls) == 0 {
-			c.first, n = lauxlib.CCount{}, &c.first
-		} else {
+	var n *lauxlib.CCount
+	switch {
+	case c.firstL == nil:
+		c.firstL, c.first = L, lauxlib.CCount{}
+		n = &c.first
+	case L == c.firstL:
+		n = &c.first
+	default:
+		if n = c.ccalls[L]; n == nil {
 			n = new(lauxlib.CCount)
+			c.ccalls[L] = n
 		}
-		c.ccalls[L] = n
 	}
 	c.lastL, c.lastN = L, n
 	return n
