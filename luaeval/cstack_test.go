@@ -144,3 +144,29 @@ func TestCStackDepthsStayShallow(t *testing.T) {
 // cStackCap is the Go stack TestCStackDepthsStayShallow allows: an eighth
 // of the 64 MiB cap the capped test run uses.
 const cStackCap = 8 << 20
+
+// TestCoroutineRuntimeErrorsAgainstRedis: the generated runtime errors of
+// TestRuntimeErrorsAgainstRedis raised inside a coroutine, before and after
+// a yield, seen through resume, through wrap (which puts its caller's
+// position in front) and through a pcall inside the coroutine. Lua 5.1
+// names the variable there too.
+func TestCoroutineRuntimeErrorsAgainstRedis(t *testing.T) {
+	needHooks(t)
+	r := rand.New(rand.NewSource(seed(t) + 5000))
+	var scripts []string
+	for _, s := range genErrScripts(seed(t)+6000, 1500) {
+		body := s
+		if r.Intn(2) == 0 {
+			body = "coroutine.yield(1) " + s
+		}
+		switch r.Intn(3) {
+		case 0:
+			scripts = append(scripts, "local co = coroutine.create(function() "+body+" end) local a, b = coroutine.resume(co) if a and b == 1 then a, b = coroutine.resume(co) end return {tostring(a), tostring(b)}")
+		case 1:
+			scripts = append(scripts, "local co = coroutine.wrap(function() "+body+" end) local ok, e = pcall(co) if ok and e == 1 then ok, e = pcall(co) end return {tostring(ok), tostring(e)}")
+		default:
+			scripts = append(scripts, "local co = coroutine.create(function() return pcall(function() "+s+" end) end) return {coroutine.resume(co)}")
+		}
+	}
+	diffAgainstRedisBy(t, scripts, maskAddresses)
+}
