@@ -200,7 +200,7 @@ func (sb *sandbox) setmetatable(L *lua.LState) int {
 		lauxlib.ArgError(L, 2, "nil or table expected")
 	}
 	if old, ok := t.Metatable.(*lua.LTable); ok && old.RawGetString("__metatable") != lua.LNil {
-		L.RaiseError("cannot change a protected metatable")
+		lauxlib.Error(L, "cannot change a protected metatable")
 	}
 	if sb.isProtected(t) {
 		L.Error(lua.LString("Attempt to modify a readonly table"), 0)
@@ -215,6 +215,11 @@ func luaTostringFn(L *lua.LState) int {
 	if n, ok := v.(lua.LNumber); ok {
 		L.Push(lua.LString(lauxlib.FormatNumber(float64(n))))
 		return 1
+	}
+	if L.GetMetaField(v, "__tostring").Type() == lua.LTFunction {
+		// luaL_callmeta calls __tostring with lua_call: a C boundary.
+		defer lauxlib.LeaveC(L)
+		lauxlib.EnterC(L)
 	}
 	L.Push(L.ToStringMeta(v))
 	return 1
@@ -318,7 +323,7 @@ func luaUnpack(L *lua.LState) int {
 	}
 	n := e - i + 1
 	if n <= 0 || n+int64(L.GetTop()) > luaMaxCStack || n >= 1<<31-1 {
-		L.RaiseError("too many results to unpack")
+		lauxlib.Error(L, "too many results to unpack")
 	}
 	for k := i; k <= e; k++ {
 		L.Push(seam.GetInt(t, int(k)))
@@ -348,6 +353,7 @@ func (sb *sandbox) pcall(L *lua.LState) int {
 	top := L.GetTop()
 	L.Insert(sb.pcallRunner, 1)
 	if err := L.PCall(top, lua.MultRet, nil); err != nil {
+		lauxlib.Of(L).CCalls(L).Raising = false
 		L.Push(lua.LFalse)
 		obj := sb.caught(err)
 		t, ok := obj.(*lua.LTable)
@@ -410,11 +416,28 @@ func (sb *sandbox) xpcall(L *lua.LState) int {
 		L.Push(lua.LString("error in error handling"))
 		return 2
 	}
-	n := lauxlib.Of(L).CCalls(L)
-	saved := *n
-	defer func() { *n = saved }()
-	for at := saved + 1; ; at++ {
-		*n = at
+	c := lauxlib.Of(L).CCalls(L)
+	saved := c.N
+	defer func() { c.N, c.Raising = saved, false }()
+	// The handler runs one C call deeper than where the error was raised
+	// (CCount.RaisedAt), entered by pcallRun's own count.
+	where := ""
+	raisedAt := func(fallback int) int {
+		if c.Raising {
+			c.Raising, where = false, c.RaisedWhere
+			return max(c.RaisedAt, fallback)
+		}
+		return fallback
+	}
+	for at := raisedAt(saved + 1); ; {
+		if at+1 == lauxlib.MaxCCalls {
+			// The handler's call is the 200th: it fails, as raised
+			// where the error was (luaG_runerror), and the handler is
+			// called one deeper with that error instead.
+			obj, at = lua.LString(where+"C stack overflow"), at+1
+			continue
+		}
+		c.N = at
 		L.SetTop(0)
 		L.Push(sb.pcallRunner)
 		L.Push(handler)
@@ -428,6 +451,7 @@ func (sb *sandbox) xpcall(L *lua.LState) int {
 		if m, ok := obj.(lua.LString); ok && m == "error in error handling" {
 			break
 		}
+		at = raisedAt(at + 1)
 	}
 	L.SetTop(0)
 	L.Push(lua.LFalse)
@@ -507,8 +531,16 @@ func (sb *sandbox) load(L *lua.LState) int {
 	name := L.OptString(2, "=(load)")
 	var b strings.Builder
 	for {
+		L.Push(sb.readerRunner)
 		L.Push(f)
-		L.Call(0, 1)
+		if err := L.PCall(1, 1, nil); err != nil {
+			// lua_load reads its chunk in protected mode: an error in
+			// the reader is load's second result.
+			lauxlib.Of(L).CCalls(L).Raising = false
+			L.Push(lua.LNil)
+			L.Push(sb.caught(err))
+			return 2
+		}
 		r := L.Get(-1)
 		L.Pop(1)
 		if r == lua.LNil {
@@ -533,6 +565,70 @@ func (sb *sandbox) load(L *lua.LState) int {
 		b.WriteString(string(s))
 	}
 	return sb.loadChunk(L, b.String(), name)
+}
+
+// readerRun calls load's reader (its argument) as lua_load does: from C (a
+// C boundary), in protected mode. An error in it becomes what the thread's
+// error handler in effect makes of it, as luaD_protectedparser passes
+// L->errfunc on: Redis's __redis__err__handler (its table: err, source,
+// line) when the main script is not inside a pcall, the error itself
+// inside a pcall or a coroutine (which have none). Inside an xpcall
+// Lua would call its handler; minilock passes the error itself.
+func (sb *sandbox) readerRun(L *lua.LState) int {
+	defer func() {
+		if r := recover(); r != nil {
+			ae, ok := r.(*lua.ApiError)
+			if !ok {
+				panic(r)
+			}
+			obj := ae.Object
+			if sb.redisHandlerInEffect(L) {
+				se := sb.describeError(L, obj, 0).Value.(*scriptError)
+				t := L.CreateTable(0, 3)
+				if et, ok := obj.(*lua.LTable); ok {
+					t = et
+				} else {
+					t.RawSetString("err", lua.LString(se.msg))
+				}
+				if se.hasPos {
+					t.RawSetString("source", lua.LString(se.source))
+					t.RawSetString("line", lua.LNumber(se.line))
+				}
+				obj = t
+			} else {
+				obj = sb.nameVariables(L, goArgError(L, obj), 0)
+				if s, ok := obj.(lua.LString); ok {
+					obj = lua.LString(translateRuntime(string(s)))
+				}
+			}
+			panic(&lua.ApiError{Type: ae.Type, Object: obj, StackTrace: "(recorded by readerRun)"})
+		}
+	}()
+	defer lauxlib.LeaveC(L)
+	lauxlib.EnterC(L)
+	L.Call(0, 1)
+	return 1
+}
+
+// redisHandlerInEffect reports whether an error raised now in L would reach
+// Redis's error handler: L is the main thread and the nearest protected
+// call on its stack is the script's own, not a pcall's.
+func (sb *sandbox) redisHandlerInEffect(L *lua.LState) bool {
+	if L != sb.L {
+		return false
+	}
+	for i := 0; ; i++ {
+		dbg, ok := L.GetStack(i)
+		if !ok {
+			return false
+		}
+		switch fn, _ := L.GetInfo("f", dbg, lua.LNil); fn {
+		case sb.runner:
+			return true
+		case sb.pcallRunner:
+			return false
+		}
+	}
 }
 
 func (sb *sandbox) loadChunk(L *lua.LState, src, name string) int {
@@ -570,7 +666,7 @@ func luaAssert(L *lua.LState) int {
 		if L.GetTop() >= 2 && L.Get(2) != lua.LNil {
 			msg = lauxlib.CheckString(L, 2)
 		}
-		L.RaiseError("%s", msg)
+		lauxlib.Error(L, msg)
 	}
 	return L.GetTop()
 }

@@ -66,14 +66,23 @@ type control struct {
 	stopped  chan struct{}
 	heapLast atomic.Uint64 // last heap sample (bytes), for collectgarbage("count")
 	growth   atomic.Int64  // the current run's heap growth at the last sample
+	// idleHeap is the heap, the data excluded, at the watchdog's last
+	// sample between runs; sampled says the watchdog has seen the current
+	// run (it has lasted a tick); heapNow reads the heap as a run ends
+	// (owner goroutine). See madeGarbage.
+	idleHeap atomic.Int64
+	sampled  atomic.Bool
+	heapNow  []metrics.Sample
 	// ccalls counts each thread's nested C-boundary calls (lauxlib.EnterC)
 	// in the current run; owner goroutine only. Most runs have one thread:
-	// its count is first, and the last thread asked for is remembered, so
-	// a run costs no allocation and EnterC/LeaveC no map lookup.
-	ccalls    map[*lua.LState]*int
-	first     int
+	// its count is first (of thread firstL), outside the map, and the last
+	// thread asked for is remembered, so a run costs no allocation and no
+	// map operation, and EnterC/LeaveC no lookup.
+	ccalls    map[*lua.LState]*lauxlib.CCount
+	firstL    *lua.LState
+	first     lauxlib.CCount
 	lastL     *lua.LState
-	lastN     *int
+	lastN     *lauxlib.CCount
 	ticks     uint32 // instructions run, counted by Done; owner goroutine only
 	tick      time.Duration
 	threshold time.Duration
@@ -82,7 +91,8 @@ type control struct {
 
 func (c *control) init(e *Engine) {
 	c.e = e
-	c.ccalls = make(map[*lua.LState]*int)
+	c.ccalls = make(map[*lua.LState]*lauxlib.CCount)
+	c.heapNow = []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
 	c.killCh = make(chan struct{})
 	c.busyCh = make(chan struct{})
 	c.wake = make(chan struct{}, 1)
@@ -100,10 +110,10 @@ func (c *control) init(e *Engine) {
 
 // begin marks the start of a run (owner goroutine).
 func (c *control) begin() {
-	clear(c.ccalls)
-	c.lastL, c.lastN = nil, nil
+	c.dropThreads()
 	c.reason.Store(0)
 	c.growth.Store(0)
+	c.sampled.Store(false)
 	c.state.Store(stRunning)
 	c.gen.Add(1)
 	if c.parked.Load() && c.parked.CompareAndSwap(true, false) {
@@ -116,6 +126,7 @@ func (c *control) begin() {
 
 // end marks the end of a run (owner goroutine).
 func (c *control) end() {
+	c.dropThreads()
 	old := c.state.Swap(stIdle)
 	c.gen.Add(1)
 	if old == stKilled {
@@ -132,6 +143,16 @@ func (c *control) end() {
 		c.busyFlag.Store(false)
 		c.mu.Unlock()
 	}
+}
+
+// dropThreads forgets the run's C-call counts, which name its coroutines,
+// so that what a script left behind is garbage as soon as it ends (owner
+// goroutine).
+func (c *control) dropThreads() {
+	if len(c.ccalls) > 0 {
+		clear(c.ccalls)
+	}
+	c.firstL, c.lastL, c.lastN = nil, nil, nil
 }
 
 // enterCall is called before Host.Call; false means the run was stopped and
@@ -310,6 +331,7 @@ func (c *control) monitor() {
 		now := time.Now()
 		if g%2 == 0 { // no run right now
 			prev = m
+			c.idleHeap.Store(m.heap - m.data)
 			if now.Sub(idleSince) > time.Second {
 				c.parked.Store(true)
 				if c.gen.Load() != g {
@@ -324,6 +346,7 @@ func (c *control) monitor() {
 				}
 				c.parked.Store(false)
 				prev = read()
+				c.idleHeap.Store(prev.heap - prev.data)
 				t.Reset(c.tick)
 				idleSince = time.Now()
 			}
@@ -334,6 +357,7 @@ func (c *control) monitor() {
 			// First sight of this run: the previous sample was taken
 			// before it started.
 			watched, seenAt, base = g, now, prev
+			c.sampled.Store(true)
 		}
 		prev = m
 		growth, over := m.overLimit(base, c.memLimit)
@@ -435,19 +459,23 @@ func (r runCtx) Stopped() error {
 
 // CCalls is lauxlib.Budget's: thread L's count of nested C-boundary calls
 // in this run. Owner goroutine only.
-func (r runCtx) CCalls(L *lua.LState) *int {
+func (r runCtx) CCalls(L *lua.LState) *lauxlib.CCount {
 	c := r.c
 	if L == c.lastL {
 		return c.lastN
 	}
-	n, ok := c.ccalls[L]
-	if !ok {
-		if len(c.ccalls) == 0 {
-			c.first, n = 0, &c.first
-		} else {
-			n = new(int)
+	var n *lauxlib.CCount
+	switch {
+	case c.firstL == nil:
+		c.firstL, c.first = L, lauxlib.CCount{}
+		n = &c.first
+	case L == c.firstL:
+		n = &c.first
+	default:
+		if n = c.ccalls[L]; n == nil {
+			n = new(lauxlib.CCount)
+			c.ccalls[L] = n
 		}
-		c.ccalls[L] = n
 	}
 	c.lastL, c.lastN = L, n
 	return n
@@ -458,3 +486,26 @@ type killedError struct{}
 func (killedError) Error() string { return "Script killed by user with SCRIPT KILL..." }
 
 var errScriptKilled error = killedError{}
+
+// madeGarbage reports whether the run ending now, if it lasted long enough
+// for the watchdog to see it, leaves the heap (garbage included, the data
+// excluded) more than releaseAfter above where it was between runs, and by
+// more than the data holds: a forced collection marks the whole live heap,
+// mostly the data, so such a run pays for it at most about as much again
+// as it spent allocating. Owner goroutine; a short run costs one atomic
+// load.
+func (c *control) madeGarbage() bool {
+	if !c.sampled.Load() {
+		return false
+	}
+	metrics.Read(c.heapNow)
+	if c.heapNow[0].Value.Kind() != metrics.KindUint64 {
+		return false
+	}
+	now, data := int64(c.heapNow[0].Value.Uint64()), int64(0)
+	if c.e.cfg.DataBytes != nil {
+		data = c.e.cfg.DataBytes()
+	}
+	total := now - data - c.idleHeap.Load()
+	return total > releaseAfter && total > data
+}

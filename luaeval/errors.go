@@ -124,7 +124,8 @@ func (sb *sandbox) runScript(L *lua.LState) int {
 			} else {
 				obj = lua.LString(fmt.Sprint(r)) // as PCall reports a Go panic
 			}
-			sb.noteOverflow(obj)
+			sb.noteOverflow(L, obj)
+			obj = handlerDepth(L, obj)
 			panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: sb.describeError(L, obj, 0), StackTrace: "(recorded by runScript)"})
 		}
 	}()
@@ -134,6 +135,28 @@ func (sb *sandbox) runScript(L *lua.LState) int {
 	// A function (FCALL) is called with its KEYS and ARGV tables.
 	L.Call(L.GetTop()-1, 1)
 	return 1
+}
+
+// handlerDepth is what calling Redis's error handler makes of obj, an error
+// on its way out of the script: luaG_errormsg calls the handler with
+// luaD_call, one C call deeper than where obj was raised, and that call
+// fails with "C stack overflow" when it is the 200th (the position is the
+// raising function's, when it is a Lua function), or with "error in error
+// handling" past LUAI_MAXCCALLS + 1/8. The handler then describes that
+// error instead.
+func handlerDepth(L *lua.LState, obj lua.LValue) lua.LValue {
+	c := lauxlib.Of(L).CCalls(L)
+	if !c.Raising {
+		return obj
+	}
+	c.Raising = false
+	switch at := c.RaisedAt + 1; {
+	case at == lauxlib.MaxCCalls:
+		return lua.LString(c.RaisedWhere + "C stack overflow")
+	case at >= lauxlib.MaxCCalls+lauxlib.MaxCCalls>>3:
+		return lua.LString("error in error handling")
+	}
+	return obj
 }
 
 // nameVariables rewrites a type error raised by the Lua function at level
@@ -174,7 +197,7 @@ func (sb *sandbox) pcallRun(L *lua.LState) int {
 			if !ok {
 				panic(r)
 			}
-			sb.noteOverflow(ae.Object)
+			sb.noteOverflow(L, ae.Object)
 			obj := sb.nameVariables(L, goArgError(L, ae.Object), 0)
 			if s, ok := obj.(lua.LString); ok {
 				obj = lua.LString(translateRuntime(string(s)))
@@ -187,28 +210,46 @@ func (sb *sandbox) pcallRun(L *lua.LState) int {
 	// "C stack overflow".
 	defer lauxlib.LeaveC(L)
 	lauxlib.EnterC(L)
+	// This frame is one Lua 5.1 does not have: a coroutine's call limit
+	// does not count it (seam.ReserveCall).
+	c := lauxlib.Of(L).CCalls(L)
+	c.Hidden++
+	defer func() { c.Hidden-- }()
 	L.Call(L.GetTop()-1, lua.MultRet)
 	return L.GetTop()
 }
 
-// noteOverflow widens the call limit to luaMaxCalls after the first
-// call-stack overflow, as luaD_pcall's restore_stack_limit leaves Lua 5.1's
-// call-info array at LUAI_MAXCALLS (see luaFreshCalls). obj is the error as
-// gopher-lua raised it: its own data-stack overflow says "registry".
-func (sb *sandbox) noteOverflow(obj lua.LValue) {
+// noteOverflow widens thread L's call limit after its first call-stack
+// overflow, as luaD_pcall's restore_stack_limit leaves Lua 5.1's call-info
+// array at LUAI_MAXCALLS (see luaFreshCalls): luaMaxCalls for the main
+// thread, coMaxCalls for a coroutine (each has an array of its own). obj
+// is the error as gopher-lua raised it: its own data-stack overflow says
+// "registry".
+func (sb *sandbox) noteOverflow(L *lua.LState, obj lua.LValue) {
 	s, ok := obj.(lua.LString)
-	if sb.overflowed || !ok || !strings.HasSuffix(string(s), "stack overflow") || strings.HasSuffix(string(s), "C stack overflow") {
+	if !ok || !strings.HasSuffix(string(s), "stack overflow") || strings.HasSuffix(string(s), "C stack overflow") {
 		return
 	}
-	sb.overflowed = true
-	seam.SetCallLimit(sb.L, luaMaxCalls)
+	if L != sb.L {
+		seam.SetCallLimit(L, coMaxCalls)
+		return
+	}
+	if !sb.overflowed {
+		sb.overflowed = true
+		seam.SetCallLimit(sb.L, luaMaxCalls)
+	}
 }
 
 // errorText is the reply text for a raised Lua value.
 func errorText(obj lua.LValue) string {
 	if t, ok := obj.(*lua.LTable); ok {
-		if s, ok := t.RawGetString("err").(lua.LString); ok {
-			return string(s)
+		// luaExtractErrorInformation reads err with lua_isstring and
+		// lua_tostring: a number is its "%.14g" text.
+		switch v := t.RawGetString("err").(type) {
+		case lua.LString:
+			return string(v)
+		case lua.LNumber:
+			return lauxlib.FormatNumber(float64(v))
 		}
 		// Redis 7.0.15 crashes on an error table without err; we answer
 		// with the table's text instead.

@@ -358,8 +358,8 @@ func (e *Engine) runLibrary(name string, code, body []byte) (lib *Library, err e
 			e.rebuildFunctions(anyString(r))
 			lib, err = nil, resp.NewError("Error registering functions: the scripting engine was reset")
 		}
+		e.releaseMemory() // before the end, as exec does
 		e.ctl.end()
-		e.releaseMemory()
 	}()
 	proto, cerr := compileChunk(body, "@user_function", luac.Options{Interrupt: e.ctl.interrupted})
 	if e.ctl.killed() {
@@ -601,9 +601,9 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 		}
 		e.run = runState{}
 		e.fn.running.Store(nil)
+		e.releaseMemory() // before the end, as exec does
 		e.ctl.end()
 		e.ctl.isFunc.Store(false)
-		e.releaseMemory()
 	}()
 	L.Push(sb.runner)
 	L.Push(f.fn)

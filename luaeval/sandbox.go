@@ -25,18 +25,32 @@ const (
 	// (luaD_growCI); after that first overflow luaD_pcall leaves the
 	// array at exactly 20000 (restore_stack_limit) until SCRIPT FLUSH
 	// makes a new state. A fresh sandbox holds luaFreshCalls frames, then
-	// luaMaxCalls (seam.SetCallLimit): recursion under a pcall overflows
-	// after 16381 calls, and after 19997 once anything has overflowed, as
-	// in Redis.
-	luaMaxCalls   = 20001
-	luaFreshCalls = 16385
+	// luaMaxCalls (seam.SetCallLimit), not counting the frames of pcall's
+	// runner, which Lua has no call info for (CCount.Hidden); the runner
+	// of the script itself stands for Lua's base call info: recursion
+	// under a pcall overflows after 16381 calls, and after 19997 once
+	// anything has overflowed, as in Redis, under two pcalls after 16380
+	// and 19996 ... Like a coroutine's, the main thread's call stack grows
+	// on demand (seam.ReserveCall); without the hooks it is gopher-lua's
+	// fixed stack of luaMaxCalls+1 frames (and no pcall is left out).
+	luaMaxCalls   = 20000
+	luaFreshCalls = 16384
 	luaMaxCStack  = lauxlib.MaxCStack // LUAI_MAXCSTACK: lua_checkstack limit (unpack, reply depth)
 	regInitial    = 1024              // registry slots a state starts with
 	regMax        = 1 << 21           // registry slots a state may grow to (32 MiB)
-	// A coroutine gets a smaller fixed call stack: gopher-lua allocates it
-	// whole for every thread (its growing stack cannot report overflow).
-	coMaxCalls   = 2000
-	coRegInitial = 256
+	// A coroutine starts with a call stack of one segment (8 frames) and
+	// a value stack of coRegInitial slots, both grown on demand
+	// (seam.ReserveCall), as Lua 5.1 starts one with 8 call infos and 45
+	// stack slots: a suspended coroutine costs about 2 KB, not the
+	// 160 KB a preallocated stack of 2,000 frames did. Its own call
+	// limit is Lua's in a thread of its own, which has a base call info
+	// that gopher-lua's threads lack: coFreshCalls frames (16,383 levels
+	// of recursion), coMaxCalls once an overflow was caught in it, not
+	// counting the frames of pcall's runner (CCount.Hidden).
+	coFreshCalls = luaFreshCalls - 1
+	coMaxCalls   = luaMaxCalls - 1
+	coRegInitial = 32
+	coFixedCalls = 2000 // a coroutine's call stack when the hooks are off
 )
 
 // sandbox is the one Lua state every script runs in, arranged so that no
@@ -84,10 +98,12 @@ type sandbox struct {
 	keys, argv *lua.LTable       // KEYS and ARGV, refilled for each run (see fillArgs)
 	sources    map[string]string // loadstring chunk id -> source, this run
 
-	cjson       *lcjson.Lib // its configuration is reset before each run
-	readonly    *lua.LFunction
-	pcallRunner *lua.LFunction // calls the function of the script's pcall (pcallRun)
-	overflowed  bool           // a call-stack overflow happened: the limit is luaMaxCalls
+	cjson        *lcjson.Lib // its configuration is reset before each run
+	readonly     *lua.LFunction
+	pcallRunner  *lua.LFunction // calls the function of the script's pcall (pcallRun)
+	readerRunner *lua.LFunction // calls load's reader (readerRun)
+	coInit       *lua.LFunction // sets a coroutine's panic function (coStart)
+	overflowed   bool           // a call-stack overflow happened: the limit is luaMaxCalls
 }
 
 // sandboxGen numbers sandboxes so a script knows when its closure was made
@@ -96,13 +112,17 @@ type sandbox struct {
 var sandboxGen atomic.Uint64
 
 func newSandbox(e *Engine) *sandbox {
-	L := lua.NewState(lua.Options{
+	opts := lua.Options{
 		SkipOpenLibs:     true,
-		CallStackSize:    luaMaxCalls,
+		CallStackSize:    luaMaxCalls + 1,
 		RegistrySize:     regInitial,
 		RegistryMaxSize:  regMax,
 		RegistryGrowStep: 256,
-	})
+	}
+	if seam.Enabled() {
+		opts.CallStackSize, opts.MinimizeStackMemory = lua.FramesPerSegment, true
+	}
+	L := lua.NewState(opts)
 	seam.SetCallLimit(L, luaFreshCalls)
 	sb := &sandbox{
 		e:      e,
@@ -146,6 +166,7 @@ func newSandbox(e *Engine) *sandbox {
 	sb.handler = L.NewFunction(sb.errHandler)
 	sb.runner = L.NewFunction(sb.runScript)
 	sb.pcallRunner = L.NewFunction(sb.pcallRun)
+	sb.readerRunner = L.NewFunction(sb.readerRun)
 	sb.installBase(orig)
 
 	// The Lua 5.1 library ports (luaeval/internal/l*), each installed

@@ -21,9 +21,36 @@ type Budget interface {
 	// Stopped reports whether the script has been stopped (SCRIPT KILL,
 	// SHUTDOWN NOSAVE, the memory watchdog). Long loops in Go poll it.
 	Stopped() error
-	// CCalls is the count of calls through C boundaries that thread L is
-	// inside (Lua 5.1's L->nCcalls); see EnterC.
-	CCalls(L *lua.LState) *int
+	// CCalls is thread L's count of calls through C boundaries (Lua 5.1's
+	// L->nCcalls and L->baseCcalls); see EnterC.
+	CCalls(L *lua.LState) *CCount
+}
+
+// CCount is one thread's count of nested calls through C boundaries. N is
+// Lua 5.1's nCcalls: a coroutine starts each resume one above its
+// resumer's count (lua_setlevel, then lua_resume's increment), so the
+// limit holds across coroutines resumed inside coroutines. Base is
+// baseCcalls, N as the thread was last resumed: a thread may yield only
+// when N is back at Base.
+//
+// Hidden counts the frames of the engine's own on the thread's call stack
+// that Lua 5.1 has no call info for (the runner of a protected call): a
+// thread's call limit is counted without them.
+//
+// Raising says an error is unwinding the thread's C calls (or was, until
+// something caught it: whoever catches one clears it), and RaisedAt is N
+// where it was raised. Lua 5.1 calls the error handler in effect one C
+// call deeper than that, so an error raised at MaxCCalls-1 becomes "C
+// stack overflow" when it reaches a handler.
+//
+// RaisedWhere is the position of the function running where it was raised
+// (none for a Go function), which luaG_runerror puts before "C stack
+// overflow" when the handler's call is the one that overflows.
+type CCount struct {
+	N, Base, Hidden int
+	Raising         bool
+	RaisedAt        int
+	RaisedWhere     string
 }
 
 // unlimited is the budget of a state that is not running an engine's
@@ -34,7 +61,7 @@ func (unlimited) Alloc(int) bool { return true }
 func (unlimited) Stopped() error { return nil }
 
 // CCalls counts nothing: a bare state has gopher-lua's own stack limits.
-func (unlimited) CCalls(*lua.LState) *int { return new(int) }
+func (unlimited) CCalls(*lua.LState) *CCount { return new(CCount) }
 
 // Of returns the budget of the script L runs.
 func Of(L *lua.LState) Budget {
@@ -89,7 +116,7 @@ const MaxCCalls = 200
 //	defer lauxlib.LeaveC(L)
 //	lauxlib.EnterC(L)
 func EnterC(L *lua.LState) {
-	n := Of(L).CCalls(L)
+	n := &Of(L).CCalls(L).N
 	*n++
 	switch {
 	case *n == MaxCCalls:
@@ -97,15 +124,37 @@ func EnterC(L *lua.LState) {
 	case *n >= MaxCCalls+MaxCCalls>>3:
 		L.Error(lua.LString("error in error handling"), 0)
 	}
+	ReserveCall(L)
 }
 
-// LeaveC undoes EnterC.
+// ReserveCall makes room in L's call stack for the call a C boundary is
+// about to make, or raises "stack overflow" when L is at its limit. Package
+// seam sets it when its hooks are on: a coroutine's call stack starts at
+// one segment and grows on demand (seam.ReserveCall); without the hooks
+// gopher-lua's fixed stacks need nothing.
+var ReserveCall = func(*lua.LState) {}
+
+// LeaveC undoes EnterC. Deferred, it is the first to see an error raised
+// inside the innermost C call, and notes its depth (CCount.RaisedAt)
+// before passing it on.
 func LeaveC(L *lua.LState) {
-	*Of(L).CCalls(L)--
+	c := Of(L).CCalls(L)
+	if r := recover(); r != nil {
+		if !c.Raising {
+			// The raising frames are still on L's call stack: only a
+			// protected call, further out, unwinds them.
+			c.Raising, c.RaisedAt, c.RaisedWhere = true, c.N, Where(L, 0)
+		}
+		c.N--
+		panic(r)
+	}
+	c.N--
 }
 
-// InC reports whether L's thread is inside a call through a C boundary,
-// which Lua 5.1 does not let a coroutine yield across.
+// InC reports whether L's thread is inside a call through a C boundary
+// entered since it was resumed, which Lua 5.1 does not let a coroutine
+// yield across.
 func InC(L *lua.LState) bool {
-	return *Of(L).CCalls(L) > 0
+	c := Of(L).CCalls(L)
+	return c.N > c.Base
 }

@@ -1,6 +1,7 @@
 package lauxlib
 
 import (
+	"fmt"
 	"strconv"
 
 	lua "github.com/yuin/gopher-lua"
@@ -64,6 +65,15 @@ func CheckStack(L *lua.LState, n int, what string) {
 // called the library function (none when a Go function called it).
 func Error(L *lua.LState, msg string) {
 	L.Error(lua.LString(Where(L, 1)+msg), 0)
+}
+
+// Errorf is Error with a format. Library functions raise their errors
+// with it rather than with gopher-lua's RaiseError, which puts the
+// position of the nearest Lua function in front even when a Go function
+// called this one: pcall(cjson.decode, s), the usual way to decode
+// untrusted JSON, would carry "user_script:1: " where Redis's has none.
+func Errorf(L *lua.LState, format string, args ...any) {
+	Error(L, fmt.Sprintf(format, args...))
 }
 
 // CheckString is luaL_checklstring: strings and numbers (as "%.14g").

@@ -113,7 +113,7 @@ func (r *Rand) random(L *lua.LState) int {
 		}
 		L.Push(lua.LNumber(math.Floor(x*float64(u-l+1)) + float64(l)))
 	default:
-		L.RaiseError("wrong number of arguments")
+		lauxlib.Error(L, "wrong number of arguments")
 	}
 	return 1
 }

@@ -55,7 +55,7 @@ func (s *structFmt) getnum(df int) int {
 	for s.pos < len(s.f) && isDigit(s.f[s.pos]) {
 		d := int(s.f[s.pos] - '0')
 		if a > math.MaxInt32/10 || a*10 > math.MaxInt32-d {
-			s.L.RaiseError("integral size overflow")
+			lauxlib.Errorf(s.L, "integral size overflow")
 		}
 		a = a*10 + d
 		s.pos++
@@ -80,7 +80,7 @@ func (s *structFmt) optsize(opt byte) int {
 	case 'i', 'I':
 		sz := s.getnum(4)
 		if sz > structMaxIntSize {
-			s.L.RaiseError("integral size %d is larger than limit of %d", sz, structMaxIntSize)
+			lauxlib.Errorf(s.L, "integral size %d is larger than limit of %d", sz, structMaxIntSize)
 		}
 		return sz
 	}
@@ -107,7 +107,7 @@ func (s *structFmt) control(opt byte, h *structHeader) {
 	case '!':
 		a := s.getnum(structMaxAlign)
 		if a <= 0 || a&(a-1) != 0 {
-			s.L.RaiseError("alignment %d is not a power of 2", a)
+			lauxlib.Errorf(s.L, "alignment %d is not a power of 2", a)
 		}
 		h.align = a
 	default:
@@ -234,7 +234,7 @@ func structUnpack(L *lua.LState) int {
 			lauxlib.ArgError(L, 2, "data string too short")
 		}
 		if len(out)+2 > lauxlib.MaxCStack {
-			L.RaiseError("stack overflow (too many results)")
+			lauxlib.Errorf(L, "stack overflow (too many results)")
 		}
 		switch {
 		case isIntOpt(opt):
@@ -265,7 +265,7 @@ func structUnpack(L *lua.LState) int {
 				}
 				n, ok := prev.(lua.LNumber)
 				if !ok {
-					L.RaiseError("format 'c0' needs a previous size")
+					lauxlib.Errorf(L, "format 'c0' needs a previous size")
 				}
 				size = uint64(lauxlib.ToInteger(float64(n)))
 				out = out[:len(out)-1]
@@ -277,7 +277,7 @@ func structUnpack(L *lua.LState) int {
 		case opt == 's':
 			e := strings.IndexByte(data[pos:], 0)
 			if e < 0 {
-				L.RaiseError("unfinished string in data")
+				lauxlib.Errorf(L, "unfinished string in data")
 			}
 			size = uint64(e) + 1
 			out = append(out, lua.LString(data[pos:pos+uint64(e)]))

@@ -36,6 +36,9 @@ func installArith() {
 					// Lua 5.1's, naming the operand that is not a number.
 					L.RaiseError("cannot perform %s operation between %s and %s", ev[1], lhs.Type().String(), rhs.Type().String())
 				}
+				if metaFunc(L, lhs, ev[0]) || metaFunc(L, rhs, ev[0]) {
+					return callOrig(L, orig, inst, baseframe)
+				}
 				return orig(L, inst, baseframe)
 			}
 		})
@@ -46,9 +49,13 @@ func installArith() {
 				return orig(L, inst, baseframe)
 			}
 			f := frameOf(L)
-			if x, ok := toNumber(f.get(OpB(inst))); ok {
+			v := f.get(OpB(inst))
+			if x, ok := toNumber(v); ok {
 				f.set(OpA(inst), lua.LNumber(-x))
 				return 0
+			}
+			if metaFunc(L, v, "__unm") {
+				return callOrig(L, orig, inst, baseframe)
 			}
 			return orig(L, inst, baseframe)
 		}

@@ -14,11 +14,12 @@ type fixedStack struct {
 	sp    int
 }
 
-// SetCallLimit lets L hold at most n call frames from now on (at most the
-// CallStackSize it was made with, and never fewer than it holds now); the
-// next call past them fails with "stack overflow". It reports false, and
-// changes nothing, when the hooks are off or L's call stack is not of the
-// fixed kind.
+// SetCallLimit lets L hold at most n call frames from now on (for a fixed
+// call stack at most the CallStackSize it was made with, and never fewer
+// than it holds now); the next call past them fails with "stack overflow".
+// A growing call stack (a coroutine's, see costack.go) keeps its limit in
+// L.Options.CallStackSize. It reports false, and changes nothing, when the
+// hooks are off.
 //
 // Lua 5.1 doubles its call-info array and fails when the doubling would
 // pass LUAI_MAXCALLS, so a fresh state overflows at 16,384 frames; after
@@ -34,6 +35,10 @@ func SetCallLimit(L *lua.LState, n int) bool {
 	sv := reflect.ValueOf(L).Elem().FieldByName("stack")
 	if sv.Kind() != reflect.Interface || sv.IsNil() {
 		return false
+	}
+	if growStackOf(L) != nil {
+		L.Options.CallStackSize = n
+		return true
 	}
 	v := sv.Elem()
 	if v.Kind() != reflect.Pointer || v.Type().Elem().Name() != "fixedCallFrameStack" ||

@@ -1,6 +1,7 @@
 package seam
 
 import (
+	"sync/atomic"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -23,9 +24,23 @@ type instFunc = func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int
 // ours reports whether L runs a minilock script: its context is the
 // engine's run context, which carries the script's budget.
 func ours(L *lua.LState) bool {
+	// Every hooked instruction asks, so the answer for the last context
+	// type found to be a budget is remembered by its interface table
+	// word (a type assertion to an interface costs a table lookup).
+	tab := uintptr((*ifaceWords)(unsafe.Pointer(&stateOf(L).ctx)).tab)
+	if tab != 0 && tab == budgetTab.Load() {
+		return true
+	}
 	_, ok := L.Context().(lauxlib.Budget)
+	if ok {
+		budgetTab.Store(tab)
+	}
 	return ok
 }
+
+// budgetTab is the interface table word of the last state context found
+// to be a lauxlib.Budget (engines on several goroutines share it).
+var budgetTab atomic.Uintptr
 
 // hook replaces the handler of op with h; h gets the original to fall back
 // on.
@@ -70,7 +85,7 @@ func concat(L *lua.LState, inst uint32) {
 			L.Push(tm)
 			L.Push(lhs)
 			L.Push(rhs)
-			L.Call(2, 1)
+			metaCall(L, 2, 1)
 			r := L.Get(-1)
 			L.Pop(1)
 			f = frameOf(L) // the call may have grown the value stack

@@ -45,6 +45,23 @@
 //     compiler must fill it. Without it: that compiler cannot be used and
 //     gopher-lua's compiler (quadratic, recursive) compiles instead, behind
 //     stricter size and nesting limits.
+//   - Call stacks (costack.go): OP_CALL and OP_TAILCALL, and NewThread.
+//     gopher-lua allocates a thread's whole call stack up front (160 KB
+//     for 2,000 frames; its growing kind preallocates a slot per frame
+//     and cannot report overflow) and builds a whole global state for
+//     every coroutine only to drop it. NewThread makes a thread as Lua
+//     5.1 does (about 2 KB), and the hooks grow its call stack before
+//     each call, stopping it at Lua's limit with "stack overflow".
+//     Without it: 3,000 suspended coroutines exhausted the memory limit
+//     that Redis runs 20,000 of in 30 MB.
+//   - Metamethods as C calls (ccalls.go): OP_GETTABLEKS, OP_SELF, OP_EQ,
+//     OP_LT, OP_LE, OP_TFORLOOP, and the metamethod calls of the hooks
+//     above. Lua 5.1 calls a metamethod (and the generic for's iterator)
+//     through luaD_call, counted against LUAI_MAXCCALLS and not to be
+//     yielded across. Without it: a recursive __index function recursed
+//     20,000 levels deep in Go and ended with "stack overflow" where
+//     Redis says "C stack overflow" after 200, and a yield inside a
+//     metamethod was let through.
 //   - Registers (frame.go). The hooks above read and write the running
 //     function's registers as the VM's own handlers do.
 //
@@ -53,7 +70,8 @@
 // Before any hook is used, Enabled checks that the gopher-lua in the build
 // is v1.1.2 as a module (not replaced), and that the layout of every
 // internal struct read here (LTable, LState, registry, callFrame, Debug,
-// FunctionProto) is the one mirrored in mirror.go, field by field. If
+// FunctionProto, and the growing call stack with its segments) is the one
+// mirrored in mirror.go and costack.go, field by field. If
 // either differs, or the environment sets MINILOCK_GOPHERLUA_HOOKS=off, no
 // hook is installed: gopher-lua runs as shipped, and minilock keeps its
 // limits through the safe paths (the memory watchdog, the kill flag polled
@@ -115,7 +133,10 @@ func check() string {
 			}
 		}
 	}
-	return checkLayout()
+	if msg := checkLayout(); msg != "" {
+		return msg
+	}
+	return checkGrowStack()
 }
 
 // install puts every VM hook in place (see the package doc).
@@ -124,4 +145,6 @@ func install() {
 	installForPrep()
 	installArith()
 	installTables()
+	installCallStacks()
+	installCCalls()
 }

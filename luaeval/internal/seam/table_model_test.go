@@ -8,13 +8,17 @@ import (
 	"testing"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 type noLimits struct{ context.Context }
 
-func (noLimits) Alloc(int) bool            { return true }
-func (noLimits) Stopped() error            { return nil }
-func (noLimits) CCalls(L *lua.LState) *int { return new(int) }
+func (noLimits) Alloc(int) bool                       { return true }
+func (noLimits) Stopped() error                       { return nil }
+func (noLimits) CCalls(L *lua.LState) *lauxlib.CCount { return new(lauxlib.CCount) }
+
+var _ lauxlib.Budget = noLimits{}
 
 // TestTableModel applies seeded random writes to tables and checks them
 // against a Go map after each one: every value where Get finds it, next

@@ -8,6 +8,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 	"github.com/minilock/minilock/luaeval/internal/luac"
 	"github.com/minilock/minilock/luaeval/internal/seam"
 )
@@ -16,9 +17,11 @@ import (
 // only on those), with no limits.
 type budget struct{ context.Context }
 
-func (budget) Alloc(int) bool            { return true }
-func (budget) Stopped() error            { return nil }
-func (budget) CCalls(L *lua.LState) *int { return new(int) }
+func (budget) Alloc(int) bool                       { return true }
+func (budget) Stopped() error                       { return nil }
+func (budget) CCalls(L *lua.LState) *lauxlib.CCount { return new(lauxlib.CCount) }
+
+var _ lauxlib.Budget = budget{}
 
 func run(t *testing.T, src string) lua.LValue {
 	t.Helper()

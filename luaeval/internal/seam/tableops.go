@@ -15,15 +15,16 @@ import (
 //     counts).
 //   - OP_SETLIST: the array part is sized once for the whole list
 //     (luaH_resizearray), then filled.
-//   - OP_GETTABLE with a number key, OP_SETTABLE, OP_SETTABLEKS: lvm.c's
-//     luaV_gettable and luaV_settable over table.go's Get and RawSet
-//     (luaH_set gives a new key its node before __newindex is consulted,
-//     as in Lua).
+//   - OP_GETTABLE, OP_SETTABLE, OP_SETTABLEKS (and OP_GETTABLEKS and
+//     OP_SELF, ccalls.go): lvm.c's luaV_gettable and luaV_settable over
+//     table.go's Get and RawSet (luaH_set gives a new key its node before
+//     __newindex is consulted, as in Lua), MAXTAGLOOP (100) hops at most.
 //   - OP_LEN: luaH_getn for a table; Lua 5.1 does not consult __len for
 //     tables (gopher-lua does).
 //
-// OP_GETTABLEKS, OP_SELF and OP_GETGLOBAL read string keys, which
-// gopher-lua's own code finds where table.go keeps them.
+// OP_GETGLOBAL and OP_SETGLOBAL read and write string keys of the
+// globals' proxy, which gopher-lua's own code finds where table.go keeps
+// them; no script can give that chain another metamethod.
 func installTables() {
 	hook(lua.OP_NEWTABLE, func(orig instFunc) instFunc {
 		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
@@ -50,21 +51,7 @@ func installTables() {
 				return orig(L, inst, baseframe)
 			}
 			f := frameOf(L)
-			obj, key := f.get(OpB(inst)), f.rk(OpC(inst))
-			t, isTable := obj.(*lua.LTable)
-			if isTable {
-				if v := Get(t, key); v != lua.LNil || noMeta(t) {
-					f.set(OpA(inst), v)
-					return 0
-				}
-			}
-			if _, isNum := key.(lua.LNumber); !isNum || !isTable {
-				// gopher-lua finds non-number keys, and raises its own
-				// error (which the engine words as Lua's) for a
-				// non-table.
-				return orig(L, inst, baseframe)
-			}
-			v := getTable(L, obj, key)
+			v := index(L, f.get(OpB(inst)), f.rk(OpC(inst)))
 			frameOf(L).set(OpA(inst), v)
 			return 0
 		}
@@ -154,11 +141,15 @@ func setList(L *lua.LState, inst uint32) {
 	}
 }
 
+// maxTagLoop is lvm.c's MAXTAGLOOP: how many __index or __newindex tables
+// one access may pass through.
+const maxTagLoop = 100
+
 // getTable is lvm.c's luaV_gettable for a table whose raw value is nil:
 // the __index chain.
 func getTable(L *lua.LState, obj, key lua.LValue) lua.LValue {
 	cur := obj
-	for range lua.MaxTableGetLoop {
+	for range maxTagLoop {
 		t, isTable := cur.(*lua.LTable)
 		if isTable {
 			if v := Get(t, key); v != lua.LNil {
@@ -176,21 +167,21 @@ func getTable(L *lua.LState, obj, key lua.LValue) lua.LValue {
 			L.Push(tm)
 			L.Push(cur)
 			L.Push(key)
-			L.Call(2, 1)
+			metaCall(L, 2, 1)
 			v := L.Get(-1)
 			L.Pop(1)
 			return v
 		}
 		cur = tm
 	}
-	L.RaiseError("too many recursions in gettable")
+	L.RaiseError("loop in gettable")
 	return lua.LNil
 }
 
 // setTable is lvm.c's luaV_settable.
 func setTable(L *lua.LState, t *lua.LTable, key, val lua.LValue) {
 	var cur lua.LValue = t
-	for range lua.MaxTableGetLoop {
+	for range maxTagLoop {
 		if tb, ok := cur.(*lua.LTable); ok {
 			switch k := key.(type) {
 			case *lua.LNilType:
@@ -228,7 +219,7 @@ func setTable(L *lua.LState, t *lua.LTable, key, val lua.LValue) {
 		}
 		cur = tm
 	}
-	L.RaiseError("too many recursions in settable")
+	L.RaiseError("loop in settable")
 }
 
 func callNewIndex(L *lua.LState, tm, obj, key, val lua.LValue) {
@@ -236,7 +227,7 @@ func callNewIndex(L *lua.LState, tm, obj, key, val lua.LValue) {
 	L.Push(obj)
 	L.Push(key)
 	L.Push(val)
-	L.Call(3, 0)
+	metaCall(L, 3, 0)
 }
 
 // GetTable is lua_gettable for Go code: obj[key] with __index, reading

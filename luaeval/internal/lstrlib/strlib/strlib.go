@@ -184,7 +184,7 @@ func strChar(L *lua.LState) int {
 func strDump(L *lua.LState) int {
 	f := L.CheckFunction(1)
 	if f.IsG {
-		L.RaiseError("unable to dump given function")
+		lauxlib.Error(L, "unable to dump given function")
 	}
 	L.Push(lua.LString("\x1bLuaQ\x00\x01\x04\x08\x04\x08\x00"))
 	return 1
