@@ -40,9 +40,17 @@ type client struct {
 	// feed, once set, carries all of the connection's output (feed.go):
 	// MONITOR, pub/sub and replies alike. Set on the owner; the
 	// connection's goroutine reads it after its batch.
-	feed     *feed
-	pubsub   subscriptions // channels and patterns (pubsub.go)
-	closeNow bool          // QUIT or SHUTDOWN: close once the replies are out
+	feed   *feed
+	pubsub subscriptions // channels and patterns (pubsub.go)
+	// pushed are the pub/sub frames in w.B that the running command did
+	// not write as its reply: messages it published to c itself (directly,
+	// from a script or in EXEC) and its (un)subscribe confirmations. They
+	// are Redis's CLIENT_PUSHING output: a reply dropped after them (an
+	// error, CLIENT REPLY OFF or SKIP) leaves them in place (dropReply).
+	// Offsets into w.B, in order; only for the command running on the
+	// owner (runBatch empties it around each one).
+	pushed   []span
+	closeNow bool // QUIT or SHUTDOWN: close once the replies are out
 
 	// parked is the blocking command c waits to finish (blocking.go);
 	// owner goroutine only. mustWait tells c's goroutine, after a batch,
@@ -354,12 +362,16 @@ func (c *client) runBatch() {
 			break
 		}
 		// CLIENT REPLY OFF or SKIP: the command runs, its reply is
-		// dropped.
+		// dropped (not the pub/sub frames among it).
 		start, skip := len(c.w.B), c.replySkip
 		c.replySkip = false
+		c.pushed = c.pushed[:0]
 		c.srv.execute(c, args)
 		if c.replyOff || skip {
-			c.w.B = c.w.B[:start]
+			c.dropReply(start)
+			if c.parked != nil {
+				c.parked.quiet = true // its answer, when it comes, too
+			}
 		}
 		if c.replySkipNext {
 			c.replySkipNext, c.replySkip = false, true
@@ -376,8 +388,49 @@ func (c *client) runBatch() {
 			break
 		}
 	}
+	c.pushed = c.pushed[:0]
 	c.flushToFeed()
 	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(len(c.w.B)))
+}
+
+// span is [from, to) in a buffer.
+type span struct{ from, to int }
+
+// dropReply drops what the running command wrote to c.w.B from start on,
+// except the pub/sub frames (c.pushed), which move down to start in their
+// order. Owner goroutine, while c's command runs.
+func (c *client) dropReply(start int) {
+	n := start
+	for i, p := range c.pushed {
+		if p.from < start {
+			continue
+		}
+		m := copy(c.w.B[n:], c.w.B[p.from:p.to]) // n <= p.from: a move down
+		c.pushed[i] = span{n, n + m}
+		n += m
+	}
+	c.w.B = c.w.B[:n]
+}
+
+// replyStart is where the running command's own reply begins in c.w.B
+// when it began writing at start: past the pub/sub frames delivered to c
+// before it wrote anything (a PUBLISH to itself, a script's).
+func (c *client) replyStart(start int) int {
+	for _, p := range c.pushed {
+		if p.from == start {
+			start = p.to
+		}
+	}
+	return start
+}
+
+// markPush records b[from:] as a pub/sub frame just written to c's reply
+// buffer (see c.pushed). Frames written to another writer (none are:
+// (UN)SUBSCRIBE are refused in scripts) need no record.
+func (c *client) markPush(w *resp.Writer, from int) {
+	if w == &c.w && c.onOwner {
+		c.pushed = append(c.pushed, span{from, len(w.B)})
+	}
 }
 
 // startFeed gives c a feed with the given limits, unless it has one.

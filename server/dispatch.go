@@ -157,7 +157,7 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	began := s.commandStart(x)
 	defer func() {
 		if p := recover(); p != nil {
-			x.W.B = x.W.B[:start]
+			x.dropReply(start)
 			s.log.Error("command panicked", "cmd", cmd.name, "panic", p, "stack", string(debug.Stack()))
 			err := fmt.Errorf("internal error in '%s': %v", cmd.name, p)
 			x.W.Err(err)
@@ -166,17 +166,31 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	}()
 	err := cmd.run(x, args)
 	if err != nil {
-		x.W.B = x.W.B[:start]
+		x.dropReply(start)
 		if err != errNoReply {
 			x.W.Err(err)
 		} else {
 			err = nil
 		}
 	}
+	if x.W == &x.c.w {
+		start = x.c.replyStart(start)
+	}
 	s.afterCommand(x, cmd, args, began, err, x.W.B[start:])
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}
+}
+
+// dropReply drops the reply x's command wrote from start on. In the
+// client's own reply buffer, the pub/sub frames delivered to it meanwhile
+// stay: they were sent, as in Redis, whatever becomes of the reply.
+func (x *call) dropReply(start int) {
+	if x.W == &x.c.w {
+		x.c.dropReply(start)
+		return
+	}
+	x.W.B = x.W.B[:start]
 }
 
 // errRestartDelay is the error for a write refused during RestartDelay.
