@@ -80,9 +80,21 @@ type client struct {
 
 	fd      int   // the socket's descriptor, for CLIENT LIST
 	inBytes int64 // the size of the batch being served
-	// CLIENT NO-EVICT and CLIENT REPLY state (clientcmds.go).
+	// CLIENT NO-EVICT and CLIENT REPLY state (clientcmds.go). replySkip
+	// is set while the command that SKIP drops runs, and until it does
+	// (Redis's CLIENT_REPLY_SKIP: it drops MONITOR lines meanwhile too).
 	noEvict                            bool
 	replyOff, replySkipNext, replySkip bool
+	// While replies are dropped (CLIENT REPLY OFF or SKIP), quietFrom is
+	// where the dropped part of w.B began; quieted are the stretches of
+	// the running command's output that CLIENT REPLY ON ended already (an
+	// EXEC may switch replies off and on). They go when the command ends
+	// (cutQuiet), all but their pub/sub frames: Redis drops a reply at the
+	// moment it is written, so a transaction may lose its array header and
+	// keep the replies after its CLIENT REPLY ON.
+	quiet     bool
+	quietFrom int
+	quieted   []span
 	// pauseOver and pauseUntil: the batch stopped at a command that must
 	// wait for CLIENT PAUSE to end (see Run).
 	pauseOver  chan struct{}
@@ -363,16 +375,18 @@ func (c *client) runBatch() {
 		}
 		// CLIENT REPLY OFF or SKIP: the command runs, its reply is
 		// dropped (not the pub/sub frames among it).
-		start, skip := len(c.w.B), c.replySkip
-		c.replySkip = false
-		c.pushed = c.pushed[:0]
-		c.srv.execute(c, args)
-		if c.replyOff || skip {
-			c.dropReply(start)
-			if c.parked != nil {
-				c.parked.quiet = true // its answer, when it comes, too
-			}
+		c.pushed, c.quieted = c.pushed[:0], c.quieted[:0]
+		if c.replyOff || c.replySkip {
+			c.quietStart()
 		}
+		c.srv.execute(c, args)
+		if c.parked != nil {
+			// Its answer, when it comes, too.
+			c.parked.quiet = c.replyOff || c.replySkip
+		}
+		c.quietStop()
+		c.cutQuiet()
+		c.replySkip = false
 		if c.replySkipNext {
 			c.replySkipNext, c.replySkip = false, true
 		}
@@ -410,6 +424,52 @@ func (c *client) dropReply(start int) {
 		n += m
 	}
 	c.w.B = c.w.B[:n]
+	// What is left of the stretches to drop: the frames, kept anyway.
+	c.quietFrom = min(c.quietFrom, n)
+	for i := range c.quieted {
+		c.quieted[i] = span{min(c.quieted[i].from, n), min(c.quieted[i].to, n)}
+	}
+}
+
+// quietStart and quietStop mark where in c.w.B replies stop and start
+// being sent again (CLIENT REPLY OFF, SKIP, ON, RESET). Owner goroutine,
+// while c's command runs.
+func (c *client) quietStart() {
+	if !c.quiet {
+		c.quiet, c.quietFrom = true, len(c.w.B)
+	}
+}
+
+func (c *client) quietStop() {
+	if c.quiet {
+		c.quieted = append(c.quieted, span{c.quietFrom, len(c.w.B)})
+		c.quiet = false
+	}
+}
+
+// cutQuiet removes the stretches of c.w.B marked quieted, all but the
+// pub/sub frames in them, once the command that wrote them has ended (no
+// offset into the buffer is held any more).
+func (c *client) cutQuiet() {
+	if len(c.quieted) == 0 {
+		return
+	}
+	b := c.w.B
+	n := c.quieted[0].from // where the kept bytes go
+	r := n                 // the first byte not looked at
+	p := 0
+	for _, q := range c.quieted {
+		n += copy(b[n:], b[r:q.from])
+		for ; p < len(c.pushed) && c.pushed[p].from < q.to; p++ {
+			if c.pushed[p].from >= q.from {
+				n += copy(b[n:], b[c.pushed[p].from:c.pushed[p].to])
+			}
+		}
+		r = q.to
+	}
+	n += copy(b[n:], b[r:])
+	c.w.B = b[:n]
+	c.quieted = c.quieted[:0]
 }
 
 // replyStart is where the running command's own reply begins in c.w.B

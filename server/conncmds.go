@@ -211,8 +211,11 @@ func cmdReset(x *call, args [][]byte) error {
 	c.name = ""
 	c.setAuthed(x.s.password() == "")
 	// clearClientConnectionState clears CLIENT REPLY OFF and a pending
-	// SKIP, so RESET's own reply is sent.
+	// SKIP, so RESET's own reply is sent, unless a SKIP drops it.
 	c.replyOff, c.replySkipNext = false, false
+	if !c.replySkip {
+		c.quietStop()
+	}
 	x.W.Status("RESET")
 	return nil
 }

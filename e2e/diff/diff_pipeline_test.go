@@ -98,6 +98,16 @@ var pipelineCases = []diffCase{
 		notifyOn("KEA"), c("HELLO 3").with(helloID),
 		pipe(19, "SUBSCRIBE __keyspace@0__:k __keyevent@0__:del", "SET k v", "GETDEL k", "SET k v", "DEL k", "MULTI", "SET k 1", "INCR k", "EXEC", "PING"),
 		notifyOff),
+	// Redis drops a reply when it is written: CLIENT REPLY OFF inside a
+	// transaction keeps the array's header and the replies before it;
+	// CLIENT REPLY ON inside one sends its +OK and what follows, not the
+	// header (a client is left with a cut array: what Redis sends).
+	tc("client reply off inside exec",
+		pipe(5, "MULTI", "PING a", "CLIENT REPLY OFF", "PING b", "EXEC", "CLIENT REPLY ON", "PING c")),
+	tc("client reply on inside exec",
+		pipe(3, "CLIENT REPLY OFF", "MULTI", "PING a", "CLIENT REPLY ON", "PING b", "EXEC", "PING c")),
+	tc("client reply skip then a transaction holding client reply on",
+		pipe(5, "CLIENT REPLY SKIP", "MULTI", "PING a", "CLIENT REPLY ON", "PING b", "EXEC", "PING c")),
 	tc("blocked answer dropped by client reply off",
 		pipe(2, "CLIENT REPLY OFF", "BLPOP nosuch 0.01", "CLIENT REPLY ON", "PING")),
 	tc("blocked answer dropped by client reply skip",
