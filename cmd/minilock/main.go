@@ -91,6 +91,11 @@ func run(args []string) int {
 	}
 	log.Info("minilock ready to accept connections", "redis_version", server.Version, "addrs", strings.Join(s.Addrs(), " "), "pid", os.Getpid())
 
+	// As redis-server (server.c:setupSignalHandlers, initServer): SIGHUP
+	// (a closed terminal, a supervisor's reload) and SIGPIPE (stderr's
+	// reader gone, a log line written to it) do not end the process; SIGINT
+	// and SIGTERM shut it down gracefully.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
