@@ -117,6 +117,20 @@ var pipelineCases = []diffCase{
 		c("HELLO 3").on(1).with(helloID), c("SUBSCRIBE a").on(1),
 		parkOn(1, "BLPOP l 0"),
 		pipe(3, "RPUSH l x", "PUBLISH a m", "PING"), recv(1, 2)),
+	// DEBUG is refused (enable-debug-command no, Redis 7.0's default):
+	// after the arity check, before NOAUTH, as a rejected command (it
+	// aborts a transaction); scripts may not call it.
+	tc("debug is disabled",
+		c("DEBUG"), c("DEBUG SLEEP 0"), c("DEBUG HELP"), c("debug object k"), c("DEBUG JMAP"),
+		c("MULTI"), c("DEBUG SLEEP 0"), c("PING"), c("EXEC"),
+		cmd("EVAL", "return redis.pcall('debug', 'sleep', '0')", "0"), c("COMMAND INFO debug")),
+	tcAuth("debug is refused before noauth", c("DEBUG SLEEP 0"), c("DEBUG"), c("PING")),
+	// SHUTDOWN ABORT: there is never a shutdown to abort; the flags'
+	// illegal combinations are syntax errors (and must not shut down).
+	tc("shutdown abort",
+		c("SHUTDOWN ABORT"), c("shutdown abort"), c("SHUTDOWN ABORT ABORT"), c("SHUTDOWN ABORT NOSAVE"),
+		c("SHUTDOWN NOW ABORT"), c("SHUTDOWN FORCE ABORT"), c("SHUTDOWN SAVE NOSAVE"), c("SHUTDOWN NOSAVE SAVE NOW"),
+		c("SHUTDOWN nosuch"), c("MULTI"), c("SHUTDOWN ABORT"), c("EXEC"), c("PING")),
 	tc("monitor sees its own commands after their replies",
 		pipe(5, "MONITOR", "PING", "ECHO x").with(monitorLine),
 		pipe(3, "CLIENT REPLY SKIP", "PING", "ECHO y").with(monitorLine)),
