@@ -19,7 +19,8 @@ const diffBusy = 100 * time.Millisecond
 // the commands whose answer then has rules of its own (processCommand's
 // BUSY check and the ALLOW_BUSY commands): SHUTDOWN ABORT answers that no
 // shutdown is in progress, SHUTDOWN without NOSAVE gets BUSY, DEBUG is
-// refused as disabled before BUSY is considered. Then SCRIPT KILL ends the
+// refused as disabled before BUSY is considered; a client with CLIENT
+// REPLY OFF is sent none of its BUSY errors. Then SCRIPT KILL ends the
 // script. Both edges, byte for byte with redis-server.
 func TestDiffWhileBusy(t *testing.T) {
 	redistest.Require(t)
@@ -43,6 +44,12 @@ func TestDiffWhileBusy(t *testing.T) {
 	const replies = 9
 	var want []byte
 	for i, addr := range addrs {
+		// quiet has replies off: the BUSY errors it gets are dropped too.
+		// Its (UN)SUBSCRIBE frames, sent anyway, tell when OFF is in force.
+		quiet := redistest.Dial(t, addr)
+		quiet.MustSend(slices.Concat(redistest.Encode("CLIENT", "REPLY", "OFF"), redistest.Encode("SUBSCRIBE", "x"), redistest.Encode("UNSUBSCRIBE", "x")))
+		quiet.MustReply()
+		quiet.MustReply()
 		script := redistest.Dial(t, addr)
 		script.MustSend(redistest.Encode("EVAL", "while true do end", "0"))
 		other := redistest.Dial(t, addr)
@@ -57,6 +64,7 @@ func TestDiffWhileBusy(t *testing.T) {
 		if !busy {
 			t.Fatalf("%s: the script is not reported busy", addr)
 		}
+		quiet.MustSend(slices.Concat(redistest.Encode("PING"), redistest.Encode("GET", "k")))
 		other.MustSend(batch)
 		var got []byte
 		for range replies {
@@ -66,6 +74,9 @@ func TestDiffWhileBusy(t *testing.T) {
 			t.Fatalf("%s: SCRIPT KILL: %q", addr, r)
 		}
 		got = append(got, script.MustReply()...)
+		quiet.MustSend(slices.Concat(redistest.Encode("CLIENT", "REPLY", "ON"), redistest.Encode("PING")))
+		got = append(got, quiet.MustReply()...)
+		got = append(got, quiet.MustReply()...)
 		if i == 0 {
 			want = got
 			continue
