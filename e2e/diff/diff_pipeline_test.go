@@ -133,5 +133,12 @@ var pipelineCases = []diffCase{
 		c("SHUTDOWN nosuch"), c("MULTI"), c("SHUTDOWN ABORT"), c("EXEC"), c("PING")),
 	tc("monitor sees its own commands after their replies",
 		pipe(5, "MONITOR", "PING", "ECHO x").with(monitorLine),
-		pipe(3, "CLIENT REPLY SKIP", "PING", "ECHO y").with(monitorLine)),
+		pipe(3, "CLIENT REPLY SKIP", "PING", "ECHO y").with(monitorLine),
+		pipe(4, "CLIENT REPLY OFF", "PING", "CLIENT REPLY ON", "PING").with(monitorLine)),
+	// A MONITOR line is a reply to Redis: CLIENT REPLY SKIP drops the lines
+	// of other clients' commands until the skipped command has run.
+	tc("monitor lines and client reply skip",
+		c("MONITOR").on(1), c("CLIENT REPLY SKIP").on(1).with(monitorLine),
+		c("SET x 1"), pipe(2, "PING", "ECHO e").on(1).with(monitorLine),
+		c("SET z 1"), recv(1, 1).with(monitorLine)),
 }
