@@ -13,7 +13,10 @@ import (
 // Once a connection has a feed, every byte it is sent goes through it (the
 // replies to its own commands too, appended by the owner at the end of each
 // batch), so replies and messages reach the socket in exactly the order the
-// owner produced them.
+// owner produced them. Output produced for the connection whose own batch
+// is running (it publishes to itself, or monitors itself) goes into its
+// reply buffer instead, where its command has got to (client.deliver),
+// and reaches the feed with the batch's replies.
 //
 // A reader slower than the server is disconnected when what waits for it
 // passes the feed's limits, as Redis's client-output-buffer-limit does: a
