@@ -184,7 +184,15 @@ func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
 			deadline = false
 		}
 		cmds, err := c.nextRead()
-		if err != nil || !s.handle(c, cmds) {
+		if err != nil {
+			if c.feed != nil && c.conn.ProtocolError() != nil {
+				// The replies before the bad frame, and its error, are
+				// in the feed: they go out before the close.
+				c.feed.drain(s.drainTimeout())
+			}
+			return
+		}
+		if !s.handle(c, cmds) {
 			return
 		}
 	}
@@ -257,11 +265,7 @@ func (s *Server) handle(c *client, cmds requests) bool {
 			c.writeBy = time.Time{}
 		}
 		if c.closeNow {
-			d := s.cfg.WriteTimeout
-			if d <= 0 {
-				d = defaultWriteTimeout
-			}
-			c.feed.drain(d)
+			c.feed.drain(s.drainTimeout())
 		}
 	} else if !s.write(c) {
 		c.closeNow = true
@@ -287,6 +291,15 @@ func (c *client) endBatch() {
 	}
 	c.replyCap.Store(int64(cap(c.w.B)))
 	c.heldMem.Store(int64(cap(c.w.B)) + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
+}
+
+// drainTimeout bounds how long a closing connection's feed may take to
+// write what it holds.
+func (s *Server) drainTimeout() time.Duration {
+	if s.cfg.WriteTimeout > 0 {
+		return s.cfg.WriteTimeout
+	}
+	return defaultWriteTimeout
 }
 
 // write sends the replies gathered so far, under the write deadline.
@@ -500,6 +513,7 @@ func (c *client) startFeed(hard, soft int, softFor time.Duration) {
 		c.feed = newLoopFeed(c.conn, hard, soft, softFor, c.lc.outputQueued)
 	} else if c.feed == nil {
 		c.feed = newFeed(c.conn, hard, soft, softFor)
+		c.conn.errOut = c.feed.push
 	}
 }
 

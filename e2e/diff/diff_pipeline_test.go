@@ -108,6 +108,14 @@ var pipelineCases = []diffCase{
 		pipe(3, "CLIENT REPLY OFF", "MULTI", "PING a", "CLIENT REPLY ON", "PING b", "EXEC", "PING c")),
 	tc("client reply skip then a transaction holding client reply on",
 		pipe(5, "CLIENT REPLY SKIP", "MULTI", "PING a", "CLIENT REPLY ON", "PING b", "EXEC", "PING c")),
+	// A subscriber's bad frame: the replies before it, then the error,
+	// then the close (the goroutine edge wrote the error past the queued
+	// replies and dropped them).
+	tc("protocol error after subscribing in one write",
+		raw("SUBSCRIBE a b c d e f g h i j k l m n o p\r\nPING\r\n*1\r\n$x\r\n").eof()),
+	tc("resp3 protocol error after publishing to yourself",
+		c("HELLO 3").with(helloID),
+		raw("SUBSCRIBE a\r\nPUBLISH a m\r\nGET k\r\n*1\r\n$-5\r\n").eof()),
 	tc("blocked answer dropped by client reply off",
 		pipe(2, "CLIENT REPLY OFF", "BLPOP nosuch 0.01", "CLIENT REPLY ON", "PING")),
 	tc("blocked answer dropped by client reply skip",
