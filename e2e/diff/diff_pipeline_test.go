@@ -60,6 +60,9 @@ var helloIDField = regexp.MustCompile(`\$2\r\nid\r\n:[0-9]+\r\n`)
 var pipelineCases = []diffCase{
 	// The issue's example: the message, PUBLISH's count, and nothing of
 	// the earlier output again.
+	tc("the issue's repro: hello 3, subscribe, publish, ping inline in one write",
+		raw("HELLO 3\r\nSUBSCRIBE a\r\nPUBLISH a m1\r\nPING\r\n").expect(5).with(streamIDs),
+		raw("PUBLISH a m2\r\nPING\r\n").expect(3)),
 	tc("resp3 subscribe and publish to yourself in one write",
 		c("HELLO 3").with(helloID),
 		pipe(6, "SET k v", "SUBSCRIBE a", "PUBLISH a m1", "PING", "GET k"),
