@@ -67,6 +67,11 @@ var pipelineCases = []diffCase{
 		c("HELLO 3").with(helloID),
 		pipe(6, "SET k v", "SUBSCRIBE a", "PUBLISH a m1", "PING", "GET k"),
 		pipe(3, "PUBLISH a m2", "PUBLISH nobody x")),
+	// Past replyChunk (64 KiB) the batch is served in parts: the frames
+	// keep their places across the parts.
+	tc("resp3 publish to yourself past the reply chunk",
+		c("HELLO 3").with(helloID), c("SUBSCRIBE a"),
+		pipeArgs(2*3000+1, append(slices.Repeat([][]string{{"PUBLISH", "a", strings.Repeat("m", 100)}}, 3000), []string{"PING"})...)),
 	tc("resp3 pattern and channel to yourself in one write",
 		c("HELLO 3").with(helloID),
 		pipe(11, "PSUBSCRIBE a*", "SUBSCRIBE ab", "PUBLISH ab m1", "PUNSUBSCRIBE", "PUBLISH ab m2", "UNSUBSCRIBE", "PUBLISH ab m3", "PING")),
