@@ -42,6 +42,7 @@ type parked struct {
 	dst      []byte   // BLMOVE, BRPOPLPUSH
 	count    int64    // BLMPOP, BZMPOP
 	done     bool     // served, timed out or dropped
+	quiet    bool     // CLIENT REPLY OFF or SKIP: its answer is dropped
 	index    int      // in the deadline heap; -1 when not there
 }
 
@@ -147,6 +148,9 @@ func (b *blockingState) wake(p *parked, reply func(w *resp.Writer)) {
 	c.parked = nil
 	c.bw.Proto = c.w.Proto
 	reply(&c.bw)
+	if p.quiet {
+		c.bw.B = c.bw.B[:0]
+	}
 	if c.feed != nil {
 		c.feed.push(c.bw.B)
 		c.bw.B = c.bw.B[:0]

@@ -17,23 +17,31 @@ func (s *Server) serveWhileBusy(c *client) {
 		cmd, err := lookup(args)
 		switch {
 		case err != nil:
+		case protected(cmd):
+			err = errDebugDisabled
 		case !c.authed && cmd.flags&fNoAuth == 0:
 			err = resp.ErrNoAuth
 		case !runsWhileBusy(cmd):
 			err = s.busyError()
 		}
+		start := len(c.w.B)
 		if err != nil {
 			if c.multi != nil {
 				c.multi.aborted = true
 			}
 			c.w.Err(err)
 			s.ops.deferStat(pendingStat{cmd: cmd, err: resp.Text(err), rejected: true})
-			continue
+		} else {
+			x := call{s: s, c: c, offOwner: true}
+			x.W = &c.w
+			x.DB = c.db
+			s.run(&x, cmd, args)
 		}
-		x := call{s: s, c: c, offOwner: true}
-		x.W = &c.w
-		x.DB = c.db
-		s.run(&x, cmd, args)
+		if c.replyOff {
+			// CLIENT REPLY OFF drops the BUSY errors too (no command that
+			// could switch replies on runs while busy).
+			c.w.B = c.w.B[:start]
+		}
 		if c.closeNow {
 			c.next = len(c.batch)
 			break

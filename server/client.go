@@ -40,9 +40,17 @@ type client struct {
 	// feed, once set, carries all of the connection's output (feed.go):
 	// MONITOR, pub/sub and replies alike. Set on the owner; the
 	// connection's goroutine reads it after its batch.
-	feed     *feed
-	pubsub   subscriptions // channels and patterns (pubsub.go)
-	closeNow bool          // QUIT or SHUTDOWN: close once the replies are out
+	feed   *feed
+	pubsub subscriptions // channels and patterns (pubsub.go)
+	// pushed are the pub/sub frames in w.B that the running command did
+	// not write as its reply: messages it published to c itself (directly,
+	// from a script or in EXEC) and its (un)subscribe confirmations. They
+	// are Redis's CLIENT_PUSHING output: a reply dropped after them (an
+	// error, CLIENT REPLY OFF or SKIP) leaves them in place (dropReply).
+	// Offsets into w.B, in order; only for the command running on the
+	// owner (runBatch empties it around each one).
+	pushed   []span
+	closeNow bool // QUIT or SHUTDOWN: close once the replies are out
 
 	// parked is the blocking command c waits to finish (blocking.go);
 	// owner goroutine only. mustWait tells c's goroutine, after a batch,
@@ -72,9 +80,21 @@ type client struct {
 
 	fd      int   // the socket's descriptor, for CLIENT LIST
 	inBytes int64 // the size of the batch being served
-	// CLIENT NO-EVICT and CLIENT REPLY state (clientcmds.go).
+	// CLIENT NO-EVICT and CLIENT REPLY state (clientcmds.go). replySkip
+	// is set while the command that SKIP drops runs, and until it does
+	// (Redis's CLIENT_REPLY_SKIP: it drops MONITOR lines meanwhile too).
 	noEvict                            bool
 	replyOff, replySkipNext, replySkip bool
+	// While replies are dropped (CLIENT REPLY OFF or SKIP), quietFrom is
+	// where the dropped part of w.B began; quieted are the stretches of
+	// the running command's output that CLIENT REPLY ON ended already (an
+	// EXEC may switch replies off and on). They go when the command ends
+	// (cutQuiet), all but their pub/sub frames: Redis drops a reply at the
+	// moment it is written, so a transaction may lose its array header and
+	// keep the replies after its CLIENT REPLY ON.
+	quiet     bool
+	quietFrom int
+	quieted   []span
 	// pauseOver and pauseUntil: the batch stopped at a command that must
 	// wait for CLIENT PAUSE to end (see Run).
 	pauseOver  chan struct{}
@@ -164,7 +184,15 @@ func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
 			deadline = false
 		}
 		cmds, err := c.nextRead()
-		if err != nil || !s.handle(c, cmds) {
+		if err != nil {
+			if c.feed != nil && c.conn.ProtocolError() != nil {
+				// The replies before the bad frame, and its error, are
+				// in the feed: they go out before the close.
+				c.feed.drain(s.drainTimeout())
+			}
+			return
+		}
+		if !s.handle(c, cmds) {
 			return
 		}
 	}
@@ -237,11 +265,7 @@ func (s *Server) handle(c *client, cmds requests) bool {
 			c.writeBy = time.Time{}
 		}
 		if c.closeNow {
-			d := s.cfg.WriteTimeout
-			if d <= 0 {
-				d = defaultWriteTimeout
-			}
-			c.feed.drain(d)
+			c.feed.drain(s.drainTimeout())
 		}
 	} else if !s.write(c) {
 		c.closeNow = true
@@ -267,6 +291,15 @@ func (c *client) endBatch() {
 	}
 	c.replyCap.Store(int64(cap(c.w.B)))
 	c.heldMem.Store(int64(cap(c.w.B)) + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
+}
+
+// drainTimeout bounds how long a closing connection's feed may take to
+// write what it holds.
+func (s *Server) drainTimeout() time.Duration {
+	if s.cfg.WriteTimeout > 0 {
+		return s.cfg.WriteTimeout
+	}
+	return defaultWriteTimeout
 }
 
 // write sends the replies gathered so far, under the write deadline.
@@ -354,13 +387,19 @@ func (c *client) runBatch() {
 			break
 		}
 		// CLIENT REPLY OFF or SKIP: the command runs, its reply is
-		// dropped.
-		start, skip := len(c.w.B), c.replySkip
-		c.replySkip = false
-		c.srv.execute(c, args)
-		if c.replyOff || skip {
-			c.w.B = c.w.B[:start]
+		// dropped (not the pub/sub frames among it).
+		c.pushed, c.quieted = c.pushed[:0], c.quieted[:0]
+		if c.replyOff || c.replySkip {
+			c.quietStart()
 		}
+		c.srv.execute(c, args)
+		if c.parked != nil {
+			// Its answer, when it comes, too.
+			c.parked.quiet = c.replyOff || c.replySkip
+		}
+		c.quietStop()
+		c.cutQuiet()
+		c.replySkip = false
 		if c.replySkipNext {
 			c.replySkipNext, c.replySkip = false, true
 		}
@@ -376,8 +415,95 @@ func (c *client) runBatch() {
 			break
 		}
 	}
+	c.pushed = c.pushed[:0]
 	c.flushToFeed()
 	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(len(c.w.B)))
+}
+
+// span is [from, to) in a buffer.
+type span struct{ from, to int }
+
+// dropReply drops what the running command wrote to c.w.B from start on,
+// except the pub/sub frames (c.pushed), which move down to start in their
+// order. Owner goroutine, while c's command runs.
+func (c *client) dropReply(start int) {
+	n := start
+	for i, p := range c.pushed {
+		if p.from < start {
+			continue
+		}
+		m := copy(c.w.B[n:], c.w.B[p.from:p.to]) // n <= p.from: a move down
+		c.pushed[i] = span{n, n + m}
+		n += m
+	}
+	c.w.B = c.w.B[:n]
+	// What is left of the stretches to drop: the frames, kept anyway.
+	c.quietFrom = min(c.quietFrom, n)
+	for i := range c.quieted {
+		c.quieted[i] = span{min(c.quieted[i].from, n), min(c.quieted[i].to, n)}
+	}
+}
+
+// quietStart and quietStop mark where in c.w.B replies stop and start
+// being sent again (CLIENT REPLY OFF, SKIP, ON, RESET). Owner goroutine,
+// while c's command runs.
+func (c *client) quietStart() {
+	if !c.quiet {
+		c.quiet, c.quietFrom = true, len(c.w.B)
+	}
+}
+
+func (c *client) quietStop() {
+	if c.quiet {
+		c.quieted = append(c.quieted, span{c.quietFrom, len(c.w.B)})
+		c.quiet = false
+	}
+}
+
+// cutQuiet removes the stretches of c.w.B marked quieted, all but the
+// pub/sub frames in them, once the command that wrote them has ended (no
+// offset into the buffer is held any more).
+func (c *client) cutQuiet() {
+	if len(c.quieted) == 0 {
+		return
+	}
+	b := c.w.B
+	n := c.quieted[0].from // where the kept bytes go
+	r := n                 // the first byte not looked at
+	p := 0
+	for _, q := range c.quieted {
+		n += copy(b[n:], b[r:q.from])
+		for ; p < len(c.pushed) && c.pushed[p].from < q.to; p++ {
+			if c.pushed[p].from >= q.from {
+				n += copy(b[n:], b[c.pushed[p].from:c.pushed[p].to])
+			}
+		}
+		r = q.to
+	}
+	n += copy(b[n:], b[r:])
+	c.w.B = b[:n]
+	c.quieted = c.quieted[:0]
+}
+
+// replyStart is where the running command's own reply begins in c.w.B
+// when it began writing at start: past the pub/sub frames delivered to c
+// before it wrote anything (a PUBLISH to itself, a script's).
+func (c *client) replyStart(start int) int {
+	for _, p := range c.pushed {
+		if p.from == start {
+			start = p.to
+		}
+	}
+	return start
+}
+
+// markPush records b[from:] as a pub/sub frame just written to c's reply
+// buffer (see c.pushed). Frames written to another writer (none are:
+// (UN)SUBSCRIBE are refused in scripts) need no record.
+func (c *client) markPush(w *resp.Writer, from int) {
+	if w == &c.w && c.onOwner {
+		c.pushed = append(c.pushed, span{from, len(w.B)})
+	}
 }
 
 // startFeed gives c a feed with the given limits, unless it has one.
@@ -387,6 +513,7 @@ func (c *client) startFeed(hard, soft int, softFor time.Duration) {
 		c.feed = newLoopFeed(c.conn, hard, soft, softFor, c.lc.outputQueued)
 	} else if c.feed == nil {
 		c.feed = newFeed(c.conn, hard, soft, softFor)
+		c.conn.errOut = c.feed.push
 	}
 }
 

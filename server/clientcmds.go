@@ -364,11 +364,14 @@ func cmdClientKill(x *call, args [][]byte) error {
 func cmdClientReply(x *call, args [][]byte) error {
 	switch {
 	case redisstr.Option(args[2], "on"):
-		x.c.replyOff = false
+		// ON ends SKIP too, and its own +OK is sent.
+		x.c.quietStop()
+		x.c.replyOff, x.c.replySkip = false, false
 		x.W.OK()
 		return nil
 	case redisstr.Option(args[2], "off"):
 		x.c.replyOff = true
+		x.c.quietStart()
 	case redisstr.Option(args[2], "skip"):
 		if !x.c.replyOff {
 			x.c.replySkipNext = true

@@ -260,6 +260,9 @@ var commandTable = []*command{
 	{name: "info", run: cmdInfo},
 	{name: "time", run: cmdTime},
 	{name: "shutdown", run: cmdShutdown},
+	// DEBUG is always refused (enable-debug-command no): dispatch answers
+	// it before it could run (protected).
+	{name: "debug", run: func(*call, [][]byte) error { return errDebugDisabled }},
 	{name: "lastsave", run: cmdLastSave},
 	{name: "save", run: cmdSave},
 	{name: "bgsave", run: cmdBgSave},

@@ -496,6 +496,11 @@ var commandSpecs = []*cmdspec.Command{
 		Docs: cmdspec.Docs{Summary: "Return the number of keys in the selected database", Since: "1.0.0", Group: "server", Complexity: "O(1)"},
 	},
 	{
+		Name: "debug", Arity: -2, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+		ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "A container for debugging commands", Since: "1.0.0", Group: "server", Complexity: "Depends on subcommand.", DocFlags: cmdspec.DocSyscmd},
+	},
+	{
 		Name: "decr", Arity: 2, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL: cmdspec.ACLWrite | cmdspec.ACLString | cmdspec.ACLFast,
 		KeySpecs: []cmdspec.KeySpec{

@@ -197,8 +197,8 @@ func cmdQuit(x *call, args [][]byte) error {
 }
 
 // RESET: back to a fresh connection's state (database 0, RESP2, no name,
-// no transaction or watches, not monitoring, and unauthenticated again if a
-// password is set).
+// no transaction or watches, not monitoring, replies on, and
+// unauthenticated again if a password is set).
 func cmdReset(x *call, args [][]byte) error {
 	c := x.c
 	if c.monitor {
@@ -210,6 +210,12 @@ func cmdReset(x *call, args [][]byte) error {
 	c.w.Proto = 2
 	c.name = ""
 	c.setAuthed(x.s.password() == "")
+	// clearClientConnectionState clears CLIENT REPLY OFF and a pending
+	// SKIP, so RESET's own reply is sent, unless a SKIP drops it.
+	c.replyOff, c.replySkipNext = false, false
+	if !c.replySkip {
+		c.quietStop()
+	}
 	x.W.Status("RESET")
 	return nil
 }

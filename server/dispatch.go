@@ -84,6 +84,9 @@ func find(table map[string]*command, name []byte) *command {
 }
 
 var (
+	// errDebugDisabled refuses DEBUG: enable-debug-command is "no", the
+	// default of Redis 7.0, and cannot be changed at run time.
+	errDebugDisabled   = resp.NewError(`DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`)
 	errNotInMulti      = resp.NewError("Command not allowed inside a transaction")
 	errReplicaKeyspace = resp.NewError("Replica can't interact with the keyspace")
 )
@@ -103,6 +106,9 @@ func (s *Server) execute(c *client, args [][]byte) {
 	}
 	switch {
 	case err != nil:
+	case protected(cmd):
+		// Before authentication, as processCommand checks it.
+		err = errDebugDisabled
 	case !c.authed && cmd.flags&fNoAuth == 0:
 		err = resp.ErrNoAuth
 	case c.multi != nil && cmd.flags&fNoMulti != 0:
@@ -157,7 +163,7 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	began := s.commandStart(x)
 	defer func() {
 		if p := recover(); p != nil {
-			x.W.B = x.W.B[:start]
+			x.dropReply(start)
 			s.log.Error("command panicked", "cmd", cmd.name, "panic", p, "stack", string(debug.Stack()))
 			err := fmt.Errorf("internal error in '%s': %v", cmd.name, p)
 			x.W.Err(err)
@@ -166,18 +172,37 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	}()
 	err := cmd.run(x, args)
 	if err != nil {
-		x.W.B = x.W.B[:start]
+		x.dropReply(start)
 		if err != errNoReply {
 			x.W.Err(err)
 		} else {
 			err = nil
 		}
 	}
+	if x.W == &x.c.w {
+		start = x.c.replyStart(start)
+	}
 	s.afterCommand(x, cmd, args, began, err, x.W.B[start:])
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}
 }
+
+// dropReply drops the reply x's command wrote from start on. In the
+// client's own reply buffer, the pub/sub frames delivered to it meanwhile
+// stay: they were sent, as in Redis, whatever becomes of the reply.
+func (x *call) dropReply(start int) {
+	if x.W == &x.c.w {
+		x.c.dropReply(start)
+		return
+	}
+	x.W.B = x.W.B[:start]
+}
+
+// protected reports whether cmd is one of Redis's CMD_PROTECTED commands
+// (DEBUG; MODULE, which minilock lacks), refused while enable-debug-command
+// is "no", its only value here. COMMAND INFO does not show the flag.
+func protected(cmd *command) bool { return cmd.name == "debug" }
 
 // errRestartDelay is the error for a write refused during RestartDelay.
 // Its LOADING code is the one clients already treat as "retry later".

@@ -13,7 +13,10 @@ import (
 // Once a connection has a feed, every byte it is sent goes through it (the
 // replies to its own commands too, appended by the owner at the end of each
 // batch), so replies and messages reach the socket in exactly the order the
-// owner produced them.
+// owner produced them. Output produced for the connection whose own batch
+// is running (it publishes to itself, or monitors itself) goes into its
+// reply buffer instead, where its command has got to (client.deliver),
+// and reaches the feed with the batch's replies.
 //
 // A reader slower than the server is disconnected when what waits for it
 // passes the feed's limits, as Redis's client-output-buffer-limit does: a
@@ -93,16 +96,8 @@ func (f *feed) push(b []byte) {
 		return
 	}
 	f.mu.Lock()
-	if f.stopped {
+	if f.stopped || f.cutOff(len(b)) {
 		f.mu.Unlock()
-		return
-	}
-	if f.overLimit(len(f.pending) - f.sent + f.inflight + len(b)) {
-		f.stopped = true
-		f.pending, f.sent = nil, 0
-		f.mu.Unlock()
-		f.conn.Close() // the connection's goroutine notices and cleans up
-		f.signal()
 		return
 	}
 	f.pending = append(f.pending, b...)
@@ -112,6 +107,31 @@ func (f *feed) push(b []byte) {
 		return
 	}
 	f.signal()
+}
+
+// admits reports whether n more bytes, held outside the feed for now (the
+// output of the command that is running for the feed's own connection,
+// which reaches the feed when its batch ends), keep the feed within its
+// limits. When they do not, the feed stops and the connection closes, as
+// in push: a script publishing to its own caller in a loop is cut off at
+// the same limit as a subscriber that does not read. Owner goroutine only.
+func (f *feed) admits(n int) bool {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return !f.stopped && !f.cutOff(n)
+}
+
+// cutOff reports whether n more bytes break the limits, and if so stops the
+// feed and closes its connection. f.mu held.
+func (f *feed) cutOff(n int) bool {
+	if !f.overLimit(len(f.pending) - f.sent + f.inflight + n) {
+		return false
+	}
+	f.stopped = true
+	f.pending, f.sent = nil, 0
+	f.conn.Close() // the connection's goroutine (or the loop) notices and cleans up
+	f.signal()
+	return true
 }
 
 // overLimit reports whether a feed of n bytes breaks the limits. f.mu held.

@@ -133,6 +133,12 @@ type guardConn struct {
 	net.Conn
 	lim         guardLimits
 	authPending atomic.Bool
+	// errOut, when set, takes the protocol error's reply instead of the
+	// socket: a connection whose output goes through a feed (goroutine
+	// edge) must have it queued after the replies before it, not written
+	// past them. Set on the owner during the connection's batch, read by
+	// its goroutine after.
+	errOut func([]byte)
 
 	in      []byte // bytes read from Conn; in[inPos:] are not parsed yet
 	inPos   int
@@ -362,6 +368,10 @@ func (g *guardConn) reply(err error) {
 		return
 	}
 	msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(pe.Error())
+	if g.errOut != nil {
+		g.errOut([]byte("-ERR " + msg + "\r\n"))
+		return
+	}
 	g.Conn.Write([]byte("-ERR " + msg + "\r\n")) // the connection closes next: a write error changes nothing
 }
 

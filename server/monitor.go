@@ -84,7 +84,7 @@ func (s *Server) feedMonitors(x *call, args [][]byte) {
 	var w resp.Writer
 	w.Status(string(line))
 	for _, m := range s.monitors {
-		m.feed.push(w.B)
+		m.deliver(w.B, false)
 	}
 }
 

@@ -14,7 +14,9 @@ import (
 // How a message travels: PUBLISH runs on the owner like every command; it
 // finds the subscribers in the server's tables (owner-only state, so no
 // locks) and appends the message frame to each subscriber's feed
-// (feed.go), which its own goroutine writes to the socket. The publisher
+// (feed.go), which its own goroutine writes to the socket; a publisher
+// subscribed itself gets its frame in its reply buffer, among its replies
+// (deliver). The publisher
 // never waits for a subscriber: one that reads too slowly passes its feed's
 // limits (Redis's client-output-buffer-limit pubsub 32mb 8mb 60) and is
 // disconnected. A subscriber gets its feed when it first subscribes, and
@@ -138,10 +140,12 @@ func (s *Server) subscribe(x *call, k kind, names [][]byte) {
 		if add(mine, ch) {
 			table[ch] = append(table[ch], c)
 		}
+		from := len(x.W.B)
 		frame(x.W, 3)
 		x.W.BulkString(k.subscribe)
 		x.W.Bulk(name)
 		x.W.Int(int64(c.countFor(k)))
+		c.markPush(x.W, from)
 	}
 }
 
@@ -159,17 +163,21 @@ func (s *Server) unsubscribe(c *client, w *resp.Writer, k kind, names []string) 
 			s.drop(s.table(k), ch, c)
 		}
 		if w != nil {
+			from := len(w.B)
 			frame(w, 3)
 			w.BulkString(k.unsubscribe)
 			w.BulkString(ch)
 			w.Int(int64(c.countFor(k)))
+			c.markPush(w, from)
 		}
 	}
 	if all && len(names) == 0 && w != nil {
+		from := len(w.B)
 		frame(w, 3)
 		w.BulkString(k.unsubscribe)
 		w.Null()
 		w.Int(int64(c.countFor(k)))
+		c.markPush(w, from)
 	}
 }
 
@@ -201,10 +209,12 @@ func (s *Server) psubscribe(x *call, names [][]byte) {
 			}
 			s.pubsub.patterns[pat] = append(s.pubsub.patterns[pat], c)
 		}
+		from := len(x.W.B)
 		frame(x.W, 3)
 		x.W.BulkString("psubscribe")
 		x.W.Bulk(name)
 		x.W.Int(int64(c.countFor(kindChannel)))
+		c.markPush(x.W, from)
 	}
 }
 
@@ -220,17 +230,21 @@ func (s *Server) punsubscribe(c *client, w *resp.Writer, names []string) {
 			s.compactPatterns()
 		}
 		if w != nil {
+			from := len(w.B)
 			frame(w, 3)
 			w.BulkString("punsubscribe")
 			w.BulkString(pat)
 			w.Int(int64(c.countFor(kindChannel)))
+			c.markPush(w, from)
 		}
 	}
 	if all && len(names) == 0 && w != nil {
+		from := len(w.B)
 		frame(w, 3)
 		w.BulkString("punsubscribe")
 		w.Null()
 		w.Int(int64(c.countFor(kindChannel)))
+		c.markPush(w, from)
 	}
 }
 
@@ -277,7 +291,7 @@ func (s *Server) publishKind(k kind, channel, message []byte) int {
 		w.BulkString(k.message)
 		w.Bulk(channel)
 		w.Bulk(message)
-		c.deliver(w.B)
+		c.deliver(w.B, true)
 		n++
 	}
 	if k.shard || len(s.pubsub.patternOrder) == 0 {
@@ -296,22 +310,42 @@ func (s *Server) publishKind(k kind, channel, message []byte) int {
 			w.BulkString(pat.name)
 			w.Bulk(channel)
 			w.Bulk(message)
-			c.deliver(w.B)
+			c.deliver(w.B, true)
 			n++
 		}
 	}
 	return n
 }
 
-// deliver queues an unsolicited frame for c. If c is the client whose
-// batch is running (a client that publishes to itself, directly or from a
-// script), its replies so far go first, so the frame lands after them as
-// in Redis. Another client's reply buffer is its own goroutine's to touch.
-func (c *client) deliver(b []byte) {
-	if c.onOwner {
-		c.flushToFeed()
+// deliver queues output the owner produces for c unasked: a pub/sub frame
+// (push), or a MONITOR line. Owner goroutine only; c has a feed.
+//
+// If c's own batch is running (a client that publishes to itself,
+// directly, from a script or in EXEC, a monitor seeing its own command),
+// the frame goes into c's reply buffer where the running command has got
+// to, as into Redis's one output buffer per client: after the replies
+// before it, inside an EXEC's array, before a PUBLISH's count. Nothing is
+// moved out of the buffer while a command writes to it: offsets into it
+// (where a reply began, what CLIENT REPLY OFF drops) stay valid.
+//
+// A MONITOR line is a reply to Redis, and CLIENT REPLY OFF or SKIP drops
+// it; pub/sub frames are CLIENT_PUSHING output and are never dropped.
+func (c *client) deliver(b []byte, push bool) {
+	if !push && (c.replyOff || c.replySkip) {
+		return
 	}
-	c.feed.push(b)
+	if !c.onOwner {
+		c.feed.push(b)
+		return
+	}
+	if !c.feed.admits(len(c.w.B) - c.sent + len(b)) {
+		return
+	}
+	from := len(c.w.B)
+	c.w.B = append(c.w.B, b...)
+	if push {
+		c.pushed = append(c.pushed, span{from, len(c.w.B)})
+	}
 }
 
 // SUBSCRIBE channel [channel ...]

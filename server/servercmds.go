@@ -43,20 +43,35 @@ func cmdConfigResetStat(x *call, args [][]byte) error {
 
 var errShutdownArgs = resp.ErrSyntax
 
-// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE]: minilock persists nothing, so every
-// form stops the server at once. Like Redis, it sends no reply: the client
-// sees the connection close.
+var errNoShutdown = resp.NewError("No shutdown in progress.")
+
+// SHUTDOWN [NOSAVE|SAVE] [NOW] [FORCE] | ABORT: minilock persists nothing,
+// so every form but ABORT stops the server at once. Like Redis, it sends
+// no reply: the client sees the connection close. ABORT cancels a shutdown
+// that waits for replicas to catch up; minilock has none, so there is
+// never one to cancel (answered even while a script is busy, as Redis
+// does).
 func cmdShutdown(x *call, args [][]byte) error {
-	nosave := false
+	var nosave, save, other, abort bool
 	for _, a := range args[1:] {
 		switch {
 		case redisstr.Option(a, "nosave"):
 			nosave = true
-		case redisstr.Option(a, "save"),
-			redisstr.Option(a, "now"), redisstr.Option(a, "force"):
+		case redisstr.Option(a, "save"):
+			save = true
+		case redisstr.Option(a, "now"), redisstr.Option(a, "force"):
+			other = true
+		case redisstr.Option(a, "abort"):
+			abort = true
 		default:
 			return errShutdownArgs
 		}
+	}
+	if abort && (nosave || save || other) || nosave && save {
+		return errShutdownArgs // server.c:shutdownCommand's illegal combinations
+	}
+	if abort {
+		return errNoShutdown
 	}
 	if !nosave && x.s.lua.Running() {
 		// A script is busy (this runs from serveWhileBusy): only SHUTDOWN

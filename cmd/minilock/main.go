@@ -84,6 +84,14 @@ func run(args []string) int {
 	cfg.LogLevel = level
 	requested := make(chan struct{}, 1)
 	cfg.OnShutdown = func() { requested <- struct{}{} }
+	// As redis-server (server.c:setupSignalHandlers, initServer): SIGHUP
+	// (a closed terminal, a supervisor's reload) and SIGPIPE (stderr's
+	// reader gone, a log line written to it) do not end the process; SIGINT
+	// and SIGTERM shut it down gracefully. Set before the server starts: a
+	// signal sent as soon as it is ready must find them in place.
+	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	s, err := server.Start(cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)
@@ -91,8 +99,6 @@ func run(args []string) int {
 	}
 	log.Info("minilock ready to accept connections", "redis_version", server.Version, "addrs", strings.Join(s.Addrs(), " "), "pid", os.Getpid())
 
-	sig := make(chan os.Signal, 2)
-	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
 	select {
 	case got := <-sig:
 		log.Info("received signal, shutting down", "signal", got.String())

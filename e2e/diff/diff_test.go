@@ -129,6 +129,7 @@ func diffGroups() []caseGroup {
 		{"keytypes", keyTypeCases},
 		{"config", configEncodingCases},
 		{"pubsub", pubsubCases},
+		{"pipeline", pipelineCases},
 		{"notify", notifyCases},
 		{"blocking", blockingCases},
 		{"maxmemory", oomCases},
