@@ -245,10 +245,11 @@ func (l *listValue) each(from, to int, reverse bool, f func(v []byte) bool) {
 		return
 	}
 	c, k := l.locate(to)
+	var offs []int
 	for i := to; c >= 0; c-- {
 		p := l.chunks[c]
 		// A pack walks forwards: note the offsets of this chunk's part.
-		var offs []int
+		offs = offs[:0]
 		for off, j := 0, 0; j <= k; j++ {
 			offs = append(offs, off)
 			_, off = p.At(off)
@@ -269,15 +270,20 @@ func (l *listValue) each(from, to int, reverse bool, f func(v []byte) bool) {
 // deleteRange removes count elements from index start.
 func (l *listValue) deleteRange(start, count int) {
 	l.tailOf = nil
-	// Whole chunks first, then single elements at the edges.
+	// Whole chunks go in one slice operation, so trimming many chunks off
+	// a long list costs one pass over its chunk slice, not one each.
 	for count > 0 {
 		c, k := l.locate(start)
 		p := l.chunks[c]
 		if k == 0 && count >= p.Len() {
-			count -= p.Len()
-			l.n -= p.Len()
-			l.bytes -= int64(p.Size())
-			l.chunks = slices.Delete(l.chunks, c, c+1)
+			e := c
+			for e < len(l.chunks) && count >= l.chunks[e].Len() {
+				count -= l.chunks[e].Len()
+				l.n -= l.chunks[e].Len()
+				l.bytes -= int64(l.chunks[e].Size())
+				e++
+			}
+			l.chunks = slices.Delete(l.chunks, c, e)
 			continue
 		}
 		m := min(count, p.Len()-k)
@@ -291,6 +297,64 @@ func (l *listValue) deleteRange(start, count int) {
 			l.chunks = slices.Delete(l.chunks, c, c+1)
 		}
 	}
+}
+
+// remove deletes the elements equal to v, at most limit of them (0: every
+// one), the first ones or, with reverse, the last ones, and returns how
+// many it deleted. A chunk is rewritten at most once, so the cost is one
+// pass over the list however many elements go (LREM).
+func (l *listValue) remove(v []byte, limit int, reverse bool) int {
+	l.tailOf = nil
+	removed, emptied := 0, false
+	for step := 0; step < len(l.chunks) && (limit == 0 || removed < limit); step++ {
+		c := step
+		if reverse {
+			c = len(l.chunks) - 1 - step
+		}
+		p := l.chunks[c]
+		matches := 0
+		for off := 0; off < p.End(); {
+			var e []byte
+			e, off = p.At(off)
+			if bytes.Equal(e, v) {
+				matches++
+			}
+		}
+		if matches == 0 {
+			continue
+		}
+		// The matches to drop: all of them, or the first (last, with
+		// reverse) that the limit leaves.
+		first, last := 0, matches
+		if limit != 0 && removed+matches > limit {
+			if reverse {
+				first = matches - (limit - removed)
+			} else {
+				last = limit - removed
+			}
+		}
+		old, i := p.Size(), 0
+		removed += p.DeleteIf(func(e []byte) bool {
+			if !bytes.Equal(e, v) {
+				return false
+			}
+			i++
+			return i > first && i <= last
+		})
+		l.resized(p, old)
+		emptied = emptied || p.Len() == 0
+	}
+	l.n -= removed
+	if emptied {
+		l.chunks = slices.DeleteFunc(l.chunks, func(p *pack.Pack) bool {
+			if p.Len() == 0 {
+				l.bytes -= int64(p.Size())
+				return true
+			}
+			return false
+		})
+	}
+	return removed
 }
 
 func (l *listValue) clone() value {

@@ -185,6 +185,32 @@ func (p *Pack) Delete(off, count int) {
 	}
 }
 
+// DeleteIf removes the entries for which drop returns true, calling it
+// once for each entry in order, and returns how many it removed. It moves
+// each kept entry at most once, so removing many entries costs one pass
+// over the pack where as many Deletes would cost one each.
+func (p *Pack) DeleteIf(drop func(v []byte) bool) int {
+	w, removed := 0, 0
+	for off := 0; off < len(p.b); {
+		v, next := p.At(off)
+		if drop(v) {
+			removed++
+		} else {
+			w += copy(p.b[w:], p.b[off:next])
+		}
+		off = next
+	}
+	if removed == 0 {
+		return 0
+	}
+	p.n -= removed
+	p.b = p.b[:w]
+	if cap(p.b) > 64 && len(p.b) < cap(p.b)/4 {
+		p.b = append([]byte(nil), p.b...) // give back what a shrink left
+	}
+	return removed
+}
+
 // Find returns the offset of the first entry equal to v among every
 // stride-th entry from the first (stride 2 searches the fields of
 // field-value pairs), or -1.
