@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -303,5 +304,173 @@ func BenchmarkLRemAll(b *testing.B) {
 			b.StartTimer()
 			CmdLRem(k, c, lrem)
 		}
+	})
+}
+
+// HRANDFIELD, SRANDMEMBER and ZRANDMEMBER with a count near the size take
+// one pass (selection sampling) instead of drawing until count distinct
+// elements came up: each reply holds count distinct elements of the
+// collection, and over many calls each element comes up about count/n of
+// the time. Seeded.
+func TestRandomDistinctNearTheSize(t *testing.T) {
+	seed := uint64(time.Now().UnixNano())
+	t.Logf("seed %d", seed)
+	const n, count, calls = 1000, 900, 200
+	h := newKSTest(t)
+	h.k.DoFunc(func() { h.k.rng = rand.New(rand.NewPCG(seed, 3)) })
+	hset, sadd, zadd := []string{"HSET", "h"}, []string{"SADD", "s"}, []string{"ZADD", "z"}
+	for i := range n {
+		m := "m:" + strconv.Itoa(i)
+		hset = append(hset, m, "v")
+		sadd = append(sadd, m)
+		zadd = append(zadd, strconv.Itoa(i), m)
+	}
+	h.run(hset...)
+	h.run(sadd...)
+	h.run(zadd...)
+	for _, cmd := range [][]string{{"HRANDFIELD", "h"}, {"SRANDMEMBER", "s"}, {"ZRANDMEMBER", "z"}} {
+		seen := map[string]int{}
+		for range calls {
+			reply := h.run(append(cmd, strconv.Itoa(count))...)
+			lines := strings.Split(reply, "\r\n")
+			if lines[0] != "*"+strconv.Itoa(count) {
+				t.Fatalf("seed %d: %s %d: reply starts %q", seed, cmd[0], count, lines[0])
+			}
+			one := map[string]bool{}
+			for j := 2; j < len(lines); j += 2 {
+				if one[lines[j]] {
+					t.Fatalf("seed %d: %s %d repeated %s", seed, cmd[0], count, lines[j])
+				}
+				one[lines[j]] = true
+				seen[lines[j]]++
+			}
+		}
+		if len(seen) != n {
+			t.Fatalf("seed %d: %s: %d distinct elements over %d calls, want %d", seed, cmd[0], len(seen), calls, n)
+		}
+		// Each element: binomial(200, 0.9), mean 180, sd 4.2.
+		for m, c := range seen {
+			if c < 160 || c > calls {
+				t.Fatalf("seed %d: %s: %s came up %d times in %d calls, want about %d", seed, cmd[0], m, c, calls, calls*count/n)
+			}
+		}
+	}
+}
+
+// HRANDFIELD h 900000 over 1,000,000 fields.
+func BenchmarkHRandFieldNearTheSize(b *testing.B) {
+	k := benchKS(b)
+	k.DoFunc(func() {
+		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+		for lo := 0; lo < 1000000; lo += 1000 {
+			argv := benchArgv("hset", "h")
+			for i := lo; i < lo+1000; i++ {
+				argv = append(argv, []byte("f:"+strconv.Itoa(i)), []byte("v"))
+			}
+			CmdHSet(k, c, argv)
+		}
+		argv := benchArgv("hrandfield", "h", "900000")
+		for b.Loop() {
+			c.W.B = c.W.B[:0]
+			CmdHRandField(k, c, argv)
+		}
+	})
+}
+
+// LPOS l a COUNT 0 over 1,000,000 "a": every position in the reply.
+func BenchmarkLPosCountAll(b *testing.B) {
+	k := benchKS(b)
+	push := [][]byte{[]byte("rpush"), []byte("l")}
+	for range 1000000 {
+		push = append(push, []byte("a"))
+	}
+	lpos := benchArgv("lpos", "l", "a", "count", "0")
+	k.DoFunc(func() {
+		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+		CmdRPush(k, c, push)
+		for b.Loop() {
+			c.W.B = c.W.B[:0]
+			CmdLPos(k, c, lpos)
+		}
+	})
+}
+
+// bigReplyAlloc runs one command on the owner into a Writer that spills as
+// a connection's does (64 KiB pieces) and returns the reply's length and
+// the bytes allocated meanwhile.
+func bigReplyAlloc(k *Keyspace, run func(*Keyspace, *Ctx, [][]byte) error, args ...string) (int, uint64) {
+	var n int
+	var alloc uint64
+	k.DoFunc(func() {
+		c := &Ctx{W: &resp.Writer{SpillAt: 64 << 10}, Now: k.Now()}
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		run(k, c, benchArgv(args...))
+		runtime.ReadMemStats(&after)
+		n, alloc = c.W.Len(), after.TotalAlloc-before.TotalAlloc
+	})
+	return n, alloc
+}
+
+// LRANGE 0 -1 of 1,000,000 elements and HRANDFIELD -1,000,000 WITHVALUES
+// allocate their reply's size and little more: the reply is written in
+// pieces, where one growing buffer allocated two to three times its size
+// (the examples held +283 MB and +193 MB of RSS, Redis +129 and
+// +69).
+func TestBigRepliesAllocateTheirSize(t *testing.T) {
+	k := New(Config{})
+	t.Cleanup(k.Close)
+	k.DoFunc(func() {
+		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+		for lo := 0; lo < 1000000; lo += 1000 {
+			push := benchArgv("rpush", "l")
+			for i := lo; i < lo+1000; i++ {
+				push = append(push, []byte("m:"+strconv.Itoa(i)))
+			}
+			CmdRPush(k, c, push)
+		}
+		hset := benchArgv("hset", "h")
+		for i := range 1000 {
+			hset = append(hset, []byte("f:"+strconv.Itoa(i)), []byte("v:"+strconv.Itoa(i)))
+		}
+		CmdHSet(k, c, hset)
+	})
+	for _, tc := range []struct {
+		name string
+		run  func(*Keyspace, *Ctx, [][]byte) error
+		args []string
+	}{
+		{"LRANGE", CmdLRange, []string{"lrange", "l", "0", "-1"}},
+		{"HRANDFIELD", CmdHRandField, []string{"hrandfield", "h", "-1000000", "withvalues"}},
+	} {
+		n, alloc := bigReplyAlloc(k, tc.run, tc.args...)
+		if n < 10<<20 {
+			t.Fatalf("%s: a reply of %d bytes", tc.name, n)
+		}
+		if alloc > uint64(n)+uint64(n)/3 {
+			t.Errorf("%s: a reply of %d bytes allocated %d", tc.name, n, alloc)
+		}
+	}
+}
+
+// The same, as benchmarks: bytes allocated per reply beside its size.
+func BenchmarkLRangeAll(b *testing.B) {
+	k := benchKS(b)
+	k.DoFunc(func() {
+		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+		for lo := 0; lo < 1000000; lo += 1000 {
+			push := benchArgv("rpush", "l")
+			for i := lo; i < lo+1000; i++ {
+				push = append(push, []byte("m:"+strconv.Itoa(i)))
+			}
+			CmdRPush(k, c, push)
+		}
+		argv := benchArgv("lrange", "l", "0", "-1")
+		b.ReportAllocs()
+		for b.Loop() {
+			c.W = &resp.Writer{SpillAt: 64 << 10}
+			CmdLRange(k, c, argv)
+		}
+		b.ReportMetric(float64(c.W.Len()), "reply-bytes")
 	})
 }

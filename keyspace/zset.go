@@ -1423,6 +1423,18 @@ func CmdZRandMember(k *Keyspace, c *Ctx, args [][]byte) error {
 		return nil
 	}
 	count := int(n)
+	if count*3 > z.len() {
+		pick := selection(k, z.len(), count)
+		replyMembers(c.W, count, withScores, func(f func([]byte, float64) bool) {
+			z.each(0, z.len()-1, false, func(m []byte, s float64) bool {
+				if pick() {
+					return f(m, s)
+				}
+				return true
+			})
+		})
+		return nil
+	}
 	picked := make(map[string]bool, count)
 	replyMembers(c.W, count, withScores, func(f func([]byte, float64) bool) {
 		for len(picked) < count {

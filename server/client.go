@@ -87,8 +87,9 @@ type client struct {
 	// had sent but not run yet does not run.
 	killed atomic.Bool
 	// lc is the connection's state on the event loop (eventloop_linux.go);
-	// nil on the goroutine edge. There w.B is the output buffer, and its
-	// first sent bytes are written already.
+	// nil on the goroutine edge. There w is the output buffer, and the
+	// first sent bytes of its first piece (w.Spilled[0], or w.B when
+	// nothing spilled) are written already.
 	lc   *loopConn
 	sent int
 }
@@ -106,6 +107,8 @@ func newClient(s *Server, conn *guardConn) *client {
 	}
 	c.lastAt = c.born
 	c.w.Proto = 2
+	// A big reply is held in pieces of replyChunk (resp.Writer.SpillAt).
+	c.w.SpillAt = replyChunk
 	c.fd = -1
 	if sc, ok := conn.Conn.(interface {
 		SyscallConn() (syscall.RawConn, error)
@@ -271,14 +274,23 @@ func (c *client) endBatch() {
 
 // write sends the replies gathered so far, under the write deadline.
 func (s *Server) write(c *client) bool {
-	if len(c.w.B) == 0 {
+	if c.w.Len() == 0 {
 		return true
 	}
 	s.armWriteDeadline(c)
-	n, err := c.conn.Write(c.w.B)
+	var n int64
+	var err error
+	if len(c.w.Spilled) == 0 {
+		var m int
+		m, err = c.conn.Write(c.w.B)
+		n = int64(m)
+	} else {
+		bufs := net.Buffers(append(c.w.Spilled, c.w.B))
+		n, err = bufs.WriteTo(c.conn)
+	}
 	s.ops.writes.Add(1)
-	s.ops.netOut.Add(int64(n))
-	c.w.B = c.w.B[:0]
+	s.ops.netOut.Add(n)
+	c.w.Reset()
 	return err == nil
 }
 
@@ -355,11 +367,11 @@ func (c *client) runBatch() {
 		}
 		// CLIENT REPLY OFF or SKIP: the command runs, its reply is
 		// dropped.
-		start, skip := len(c.w.B), c.replySkip
+		start, skip := c.w.Len(), c.replySkip
 		c.replySkip = false
 		c.srv.execute(c, args)
 		if c.replyOff || skip {
-			c.w.B = c.w.B[:start]
+			c.w.Truncate(start)
 		}
 		if c.replySkipNext {
 			c.replySkipNext, c.replySkip = false, true
@@ -372,12 +384,12 @@ func (c *client) runBatch() {
 		if c.closeNow {
 			break // QUIT: what was pipelined after it is not executed
 		}
-		if len(c.w.B)-c.sent >= replyChunk {
+		if c.w.Len()-c.sent >= replyChunk {
 			break
 		}
 	}
 	c.flushToFeed()
-	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(len(c.w.B)))
+	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(c.w.Len()))
 }
 
 // startFeed gives c a feed with the given limits, unless it has one.
@@ -394,12 +406,18 @@ func (c *client) startFeed(hard, soft int, softFor time.Duration) {
 // one, so they keep their place among the messages the owner queues for c.
 // Owner goroutine only.
 func (c *client) flushToFeed() {
-	if c.feed != nil && len(c.w.B) > c.sent {
+	if c.feed == nil {
+		return
+	}
+	for _, p := range c.w.Spilled {
+		c.feed.push(p[c.sent:])
+		c.sent = 0
+	}
+	if len(c.w.B) > c.sent {
 		c.feed.push(c.w.B[c.sent:])
 	}
-	if c.feed != nil {
-		c.w.B, c.sent = c.w.B[:0], 0
-	}
+	c.w.Reset()
+	c.sent = 0
 }
 
 // waitPause waits, on the connection's goroutine, for the CLIENT PAUSE

@@ -167,11 +167,11 @@ func (s *Server) execute(c *client, args [][]byte) {
 // command becomes an error reply for that command alone: the partial reply
 // is dropped and the server keeps serving.
 func (s *Server) run(x *call, cmd *command, args [][]byte) {
-	start := len(x.W.B)
+	start := x.W.Len()
 	began := s.commandStart(x)
 	defer func() {
 		if p := recover(); p != nil {
-			x.W.B = x.W.B[:start]
+			x.W.Truncate(start)
 			s.log.Error("command panicked", "cmd", cmd.name, "panic", p, "stack", string(debug.Stack()))
 			err := fmt.Errorf("internal error in '%s': %v", cmd.name, p)
 			x.W.Err(err)
@@ -180,14 +180,14 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	}()
 	err := cmd.run(x, args)
 	if err != nil {
-		x.W.B = x.W.B[:start]
+		x.W.Truncate(start)
 		if err != errNoReply {
 			x.W.Err(err)
 		} else {
 			err = nil
 		}
 	}
-	s.afterCommand(x, cmd, args, began, err, x.W.B[start:])
+	s.afterCommand(x, cmd, args, began, err, x.W.From(start))
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}
