@@ -312,34 +312,31 @@ func (l *listValue) remove(v []byte, limit int, reverse bool) int {
 			c = len(l.chunks) - 1 - step
 		}
 		p := l.chunks[c]
-		matches := 0
-		for off := 0; off < p.End(); {
-			var e []byte
-			e, off = p.At(off)
-			if bytes.Equal(e, v) {
-				matches++
-			}
+		// The matches to drop: the first ones the limit leaves or, with
+		// reverse, the last ones, which takes counting them first (a pack
+		// walks forwards only).
+		first, left := 0, 0
+		if limit != 0 {
+			left = limit - removed
 		}
-		if matches == 0 {
-			continue
-		}
-		// The matches to drop: all of them, or the first (last, with
-		// reverse) that the limit leaves.
-		first, last := 0, matches
-		if limit != 0 && removed+matches > limit {
-			if reverse {
-				first = matches - (limit - removed)
-			} else {
-				last = limit - removed
+		if reverse && limit != 0 {
+			matches := 0
+			for off := 0; off < p.End(); {
+				var e []byte
+				e, off = p.At(off)
+				if bytes.Equal(e, v) {
+					matches++
+				}
 			}
+			first = max(matches-left, 0)
 		}
 		old, i := p.Size(), 0
-		removed += p.DeleteIf(func(e []byte) bool {
+		removed += p.DeleteIf(left, func(e []byte) bool {
 			if !bytes.Equal(e, v) {
 				return false
 			}
 			i++
-			return i > first && i <= last
+			return i > first
 		})
 		l.resized(p, old)
 		emptied = emptied || p.Len() == 0

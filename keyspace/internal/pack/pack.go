@@ -186,23 +186,27 @@ func (p *Pack) Delete(off, count int) {
 }
 
 // DeleteIf removes the entries for which drop returns true, calling it
-// once for each entry in order, and returns how many it removed. It moves
-// each kept entry at most once, so removing many entries costs one pass
-// over the pack where as many Deletes would cost one each.
-func (p *Pack) DeleteIf(drop func(v []byte) bool) int {
+// once for each entry in order, and returns how many it removed; after
+// max removals (0: no bound) it stops looking. It moves each run of kept
+// entries once, so removing many entries costs one pass over the pack
+// where as many Deletes would cost one each.
+func (p *Pack) DeleteIf(max int, drop func(v []byte) bool) int {
 	w, removed := 0, 0
-	for off := 0; off < len(p.b); {
+	keep := 0 // start of the run of kept entries not moved yet
+	off := 0
+	for off < len(p.b) && (max == 0 || removed < max) {
 		v, next := p.At(off)
 		if drop(v) {
+			w += copy(p.b[w:], p.b[keep:off])
+			keep = next
 			removed++
-		} else {
-			w += copy(p.b[w:], p.b[off:next])
 		}
 		off = next
 	}
 	if removed == 0 {
 		return 0
 	}
+	w += copy(p.b[w:], p.b[keep:])
 	p.n -= removed
 	p.b = p.b[:w]
 	if cap(p.b) > 64 && len(p.b) < cap(p.b)/4 {
