@@ -350,7 +350,7 @@ func auditGroups() []auditGroup {
 			{cmd: "SINTER s s", complexity: "O(N*M) worst", calls: 3},
 			{cmd: "SUNION s small", complexity: "O(N)", calls: 3},
 			{cmd: "COPY s dst REPLACE", complexity: "O(N)", calls: 3},
-			{cmd: "SMOVE s small m:7", complexity: "O(1)", calls: 1},
+			{cmd: "SMOVE s small m:7 (moved once, then a miss)", complexity: "O(1)", calls: 200},
 			{cmd: "SINTERCARD 2 s small", complexity: "O(N*M) worst", calls: 200},
 			{cmd: "SINTERSTORE dst s s", complexity: "O(N*M) worst", calls: 1},
 			{cmd: "SUNIONSTORE dst s small", complexity: "O(N)", calls: 1},
