@@ -268,8 +268,11 @@ func (c *client) endBatch() {
 	if cap(c.args) > maxIdleArgs {
 		c.batch, c.args = nil, nil
 	}
+	// What a big reply spilled and the socket has not taken yet is
+	// held too.
+	spilled := int64(c.w.Len() - len(c.w.B))
 	c.replyCap.Store(int64(cap(c.w.B)))
-	c.heldMem.Store(int64(cap(c.w.B)) + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
+	c.heldMem.Store(int64(cap(c.w.B)) + spilled + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
 }
 
 // write sends the replies gathered so far, under the write deadline.

@@ -211,3 +211,26 @@ func BenchmarkCompressSmallStrings(b *testing.B) {
 		Compress(in, out)
 	}
 }
+
+// CRC64 eight bytes at a time equals CRC64 a byte at a time, at every
+// length and alignment. Seeded.
+func TestCRC64Slicing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 5))
+	b := make([]byte, 300)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	bytewise := func(crc uint64, b []byte) uint64 {
+		for _, c := range b {
+			crc = crcTables[0][byte(crc)^c] ^ crc>>8
+		}
+		return crc
+	}
+	for lo := 0; lo < 9; lo++ {
+		for hi := lo; hi <= len(b); hi++ {
+			if got, want := CRC64(7, b[lo:hi]), bytewise(7, b[lo:hi]); got != want {
+				t.Fatalf("CRC64 of b[%d:%d] = %#x, byte at a time %#x", lo, hi, got, want)
+			}
+		}
+	}
+}

@@ -64,8 +64,9 @@ type options struct {
 	profSeconds int
 	profDir     string
 
-	elements int    // audit: elements per collection
-	only     string // audit: only the groups whose name contains this
+	elements int           // audit: elements per collection
+	settle   time.Duration // audit: rest before each row
+	only     string        // audit: only the groups whose name contains this
 }
 
 func main() {
@@ -98,6 +99,7 @@ func main() {
 	fs.IntVar(&o.profSeconds, "profile-seconds", 8, "profile: seconds of CPU profile per workload")
 	fs.StringVar(&o.profDir, "profile-dir", "", "profile: where to keep the profiles (default: a new temp dir)")
 	fs.IntVar(&o.elements, "elements", 1000000, "audit: elements per collection (keys, list elements, fields, members; functions: a hundredth of it)")
+	fs.DurationVar(&o.settle, "settle", 500*time.Millisecond, "audit: rest before each row, so the row before's garbage is not counted against it")
 	fs.StringVar(&o.only, "only", "", "audit: only the groups whose name contains this (keyspace, list, hash, set, sorted, functions; memory: none, the reply memory only)")
 	fs.Usage = func() {
 		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|types|manyclients|wakeups|profile|audit] [flags]\n")
