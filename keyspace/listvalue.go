@@ -356,9 +356,11 @@ func (l *listValue) remove(v []byte, limit int, reverse bool) int {
 
 func (l *listValue) clone() value {
 	c := &listValue{n: l.n, bytes: l.bytes, fill: l.fill, chunks: make([]*pack.Pack, len(l.chunks))}
+	// The chunks' headers in one array: one allocation, not one each.
+	packs := make([]pack.Pack, len(l.chunks))
 	for i, p := range l.chunks {
-		cp := p.Clone()
-		c.chunks[i] = &cp
+		packs[i] = p.Clone()
+		c.chunks[i] = &packs[i]
 	}
 	return c
 }
