@@ -306,6 +306,7 @@ func (l *listValue) deleteRange(start, count int) {
 func (l *listValue) remove(v []byte, limit int, reverse bool) int {
 	l.tailOf = nil
 	removed, emptied := 0, false
+	var offs []int // the offsets of a chunk's matches, from the back
 	for step := 0; step < len(l.chunks) && (limit == 0 || removed < limit); step++ {
 		c := step
 		if reverse {
@@ -320,15 +321,27 @@ func (l *listValue) remove(v []byte, limit int, reverse bool) int {
 			left = limit - removed
 		}
 		if reverse && limit != 0 {
-			matches := 0
+			offs = offs[:0]
 			for off := 0; off < p.End(); {
-				var e []byte
-				e, off = p.At(off)
+				e, next := p.At(off)
 				if bytes.Equal(e, v) {
-					matches++
+					offs = append(offs, off)
 				}
+				off = next
 			}
-			first = max(matches-left, 0)
+			if k := min(left, len(offs)); k <= 16 {
+				// A few from the back (LREM l -2 x): deleted where they
+				// are, last first, rather than walking the chunk again.
+				old := p.Size()
+				for j := len(offs) - 1; j >= len(offs)-k; j-- {
+					p.Delete(offs[j], 1)
+				}
+				l.resized(p, old)
+				removed += k
+				emptied = emptied || p.Len() == 0
+				continue
+			}
+			first = max(len(offs)-left, 0)
 		}
 		old, i := p.Size(), 0
 		removed += p.DeleteIf(left, func(e []byte) bool {
