@@ -81,6 +81,17 @@ func (x *Index) Compact(live func(db int, ref uint32, deadline int64) bool) {
 	}
 }
 
+// Renumber replaces the ref of every item of database db by to(ref), for
+// an owner that moved its keys (the keyspace compacting a database after
+// mass deletes). Deadlines stay, so the heap keeps its order.
+func (x *Index) Renumber(db int, to func(ref uint32) uint32) {
+	for i := range x.items {
+		if it := &x.items[i]; int(it.db) == db {
+			it.ref = to(it.ref)
+		}
+	}
+}
+
 // Reset empties the index.
 func (x *Index) Reset() { x.items = nil }
 

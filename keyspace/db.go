@@ -178,7 +178,8 @@ func (d *db) place(h uint32, i uint32) {
 }
 
 // resize rebuilds the table for the live keys at a load of at most 3/8,
-// dropping tombstones. Cells carry their hash, so no key is rehashed.
+// dropping tombstones; it grows or shrinks it. Cells carry their hash, so
+// no key is rehashed.
 func (d *db) resize() {
 	size := 8
 	for size*3 < (d.used+1)*8 {
@@ -260,4 +261,41 @@ func (d *db) delete(i uint32) {
 		return
 	}
 	d.free = append(d.free, i)
+}
+
+// sparse reports whether fewer than a quarter of the slots hold a key, so
+// that compact is due: a random slot would then rarely hold one (RANDOMKEY)
+// and a scan would walk mostly free slots. Small databases never count.
+func (d *db) sparse() bool { return len(d.slots) > 64 && d.used < len(d.slots)/4 }
+
+// noSlot is where compact maps a free slot.
+const noSlot = 1<<32 - 1
+
+// compact moves the keys to the lowest slots, keeping their order (so each
+// moves down or stays, which keeps SCAN's guarantee: it walks the slots
+// downwards), gives back the slots and table the deleted keys left, and
+// returns old slot -> new slot (noSlot for a free one). The caller
+// renumbers whatever else holds slot numbers.
+func (d *db) compact() []uint32 {
+	remap := make([]uint32, len(d.slots))
+	slots := make([]entry, d.used, d.used+d.used/4+8)
+	n := uint32(0)
+	for i := range d.slots {
+		if !d.slots[i].live() {
+			remap[i] = noSlot
+			continue
+		}
+		remap[i] = n
+		slots[n] = d.slots[i]
+		n++
+	}
+	d.account(int64(cap(slots)-cap(d.slots)) * slotBytes)
+	d.slots, d.free = slots, nil
+	for j, cell := range d.table {
+		if cell != 0 && cell != tombstone {
+			d.table[j] = cellOf(uint32(cell>>32), remap[uint32(cell)-1])
+		}
+	}
+	d.resize()
+	return remap
 }

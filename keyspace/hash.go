@@ -144,8 +144,10 @@ func (h *hashValue) each(f func(field, val []byte) bool) {
 // random returns a random field and its value; the hash is not empty.
 func (h *hashValue) random(k *Keyspace) ([]byte, []byte) {
 	if h.big != nil {
+		// Views, not copies: HRANDFIELD -3,000,000 WITHVALUES made six
+		// million of those.
 		f, v := h.big.Random(k.rng.IntN)
-		return []byte(f), []byte(v)
+		return readOnly(f), readOnly(v)
 	}
 	f, v, _ := h.small.at(h.small.offset(k.rng.IntN(h.len())))
 	return f, v
@@ -556,7 +558,17 @@ func CmdHRandField(k *Keyspace, c *Ctx, args [][]byte) error {
 		h.each(func(f, v []byte) bool { pair(f, v); return true })
 		return nil
 	}
-	// Distinct fields: a random sample without repeats.
+	if count*3 > h.len() {
+		pick := selection(k, h.len(), count)
+		h.each(func(f, v []byte) bool {
+			if pick() {
+				pair(f, v)
+			}
+			return true
+		})
+		return nil
+	}
+	// Distinct fields, few of them: random draws without repeats.
 	picked := make(map[string]bool, count)
 	for len(picked) < count {
 		f, v := h.random(k)
@@ -566,6 +578,24 @@ func CmdHRandField(k *Keyspace, c *Ctx, args [][]byte) error {
 		}
 	}
 	return nil
+}
+
+// selection returns a function to call for each of n elements in turn:
+// it reports whether to take the element, taking count of them, each set
+// of count equally likely (Knuth's selection sampling, as Redis's
+// SRANDMEMBER case 3 keeps a fair subset of its copy). One pass and no
+// memory, where drawing until count distinct elements came up takes
+// n*ln(n/(n-count)) draws and a map of them: 900,000 of 1,000,000
+// fields took 1.8 s that way.
+func selection(k *Keyspace, n, count int) func() bool {
+	return func() bool {
+		take := k.rng.IntN(n) < count
+		n--
+		if take {
+			count--
+		}
+		return take
+	}
 }
 
 // maxRandomReply bounds a reply whose length a client chooses with a

@@ -114,10 +114,10 @@ var errInvalidCursor = resp.NewError("invalid cursor")
 
 // SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
 //
-// The cursor is a slot number in the database's entry array, so it keeps
-// Redis's guarantee: a key present for the whole iteration is returned, and
-// one that comes or goes meanwhile may or may not be. COUNT slots are looked
-// at per call.
+// The cursor is 1 + the next slot to look at in the database's entry array,
+// walked downwards, so it keeps Redis's guarantee: a key present for the
+// whole iteration is returned, and one that comes or goes meanwhile may or
+// may not be. COUNT keys are looked at per call.
 func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	cursor, ok := parseCursor(args[1])
 	if !ok {
@@ -129,16 +129,27 @@ func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 	}
 	count, pattern, typ := o.count, o.pattern, o.typ
 	kind, typeKnown := kindByName(typ)
+	k.shrink(c.DB)
 	d := &k.dbs[c.DB]
 	var found []string
-	next := uint64(0)
-	for i := cursor; i < uint64(len(d.slots)); i++ {
-		if count == 0 {
-			next = i
-			break
-		}
+	// Downwards from the cursor's slot: compact moves keys only down, so
+	// one not yet visited stays below the cursor. At most count*10 free
+	// slots are looked at per call, as Redis's scan looks at ten times
+	// count empty buckets at most.
+	i := int64(len(d.slots)) - 1
+	if cursor > 0 && cursor-1 < uint64(len(d.slots)) {
+		i = int64(cursor - 1)
+	}
+	empty := count * 10
+	if empty/10 != count {
+		empty = math.MaxInt64
+	}
+	// The bound on len(d.slots) ends the walk when the expired keys it
+	// deleted emptied the database, which then starts afresh.
+	for ; i >= 0 && i < int64(len(d.slots)) && count > 0 && empty > 0; i-- {
 		e := &d.slots[i]
 		if !e.live() {
+			empty--
 			continue
 		}
 		count--
@@ -160,6 +171,10 @@ func CmdScan(k *Keyspace, c *Ctx, args [][]byte) error {
 			continue
 		}
 		found = append(found, e.key())
+	}
+	next := uint64(0)
+	if i >= 0 && i < int64(len(d.slots)) {
+		next = uint64(i) + 1
 	}
 	c.W.Array(2)
 	c.W.BulkString(strconv.FormatUint(next, 10))
@@ -409,14 +424,12 @@ func CmdMove(k *Keyspace, c *Ctx, args [][]byte) error {
 // RANDOMKEY: a random live key of the database, or null.
 func CmdRandomKey(k *Keyspace, c *Ctx, args [][]byte) error {
 	d := &k.dbs[c.DB]
-	for tries := 0; d.used > 0; tries++ {
+	for d.used > 0 {
+		// A dense table (a quarter of the slots live at least) makes a
+		// random slot a fair pick in a few tries; expired keys deleted
+		// here may make it sparse again.
+		k.shrink(c.DB)
 		i := uint32(k.rng.IntN(len(d.slots)))
-		if tries > 64 {
-			// Sparse slots (many keys deleted): walk to a live one.
-			for !d.slots[i].live() {
-				i = (i + 1) % uint32(len(d.slots))
-			}
-		}
 		e := &d.slots[i]
 		if !e.live() {
 			continue

@@ -251,6 +251,7 @@ func (k *Keyspace) run() {
 			return
 		}
 		k.fireTimers()
+		k.shrinkAll()
 		if k.index.Len() > 0 && k.sweep(k.Now()) == sweepBatch {
 			// More may be due: serve a waiting job first, then sweep again.
 			select {
@@ -305,6 +306,31 @@ func (k *Keyspace) Sweep() {
 	k.fireTimers()
 	now := k.Now()
 	for k.sweep(now) == sweepBatch {
+	}
+}
+
+// shrink compacts database dbi when mass deletes left it sparse (Redis's
+// tryResizeHashTables). It renumbers the keys' slots, so it runs only
+// where no command holds one: between jobs, and at the start of RANDOMKEY
+// and SCAN, which need a dense table.
+func (k *Keyspace) shrink(dbi int) {
+	d := &k.dbs[dbi]
+	if !d.sparse() {
+		return
+	}
+	remap := d.compact()
+	k.index.Renumber(dbi, func(i uint32) uint32 {
+		if int(i) < len(remap) {
+			return remap[i]
+		}
+		return noSlot
+	})
+}
+
+// shrinkAll is shrink for every database, for the owner's loop.
+func (k *Keyspace) shrinkAll() {
+	for i := range k.dbs {
+		k.shrink(i)
 	}
 }
 

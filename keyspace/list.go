@@ -443,39 +443,16 @@ func CmdLRem(k *Keyspace, c *Ctx, args [][]byte) error {
 	if reverse {
 		toRemove = -toRemove
 	}
-	var at []int
-	idx := 0
-	if reverse {
-		idx = l.len() - 1
+	// A count past the list's length removes every match, as 0 does; so
+	// does -2^63, which stays negative (Redis's count never reaches it).
+	if toRemove < 0 || toRemove > int64(l.len()) {
+		toRemove = 0
 	}
-	l.each(0, l.len()-1, reverse, func(v []byte) bool {
-		if bytes.Equal(v, args[3]) {
-			at = append(at, idx)
-			if toRemove != 0 && int64(len(at)) == toRemove {
-				return false
-			}
-		}
-		if reverse {
-			idx--
-		} else {
-			idx++
-		}
-		return true
-	})
-	// Remove from the highest index down, so the others stay valid.
-	if !reverse {
-		for j := len(at) - 1; j >= 0; j-- {
-			l.removeAt(at[j])
-		}
-	} else {
-		for _, x := range at {
-			l.removeAt(x)
-		}
-	}
-	if len(at) > 0 {
+	removed := l.remove(args[3], int(toRemove), reverse)
+	if removed > 0 {
 		k.changedNotify(c, args[1], i, o, NotifyList, "lrem")
 	}
-	c.W.Int(int64(len(at)))
+	c.W.Int(int64(removed))
 	return nil
 }
 

@@ -245,10 +245,11 @@ func (l *listValue) each(from, to int, reverse bool, f func(v []byte) bool) {
 		return
 	}
 	c, k := l.locate(to)
+	var offs []int
 	for i := to; c >= 0; c-- {
 		p := l.chunks[c]
 		// A pack walks forwards: note the offsets of this chunk's part.
-		var offs []int
+		offs = offs[:0]
 		for off, j := 0, 0; j <= k; j++ {
 			offs = append(offs, off)
 			_, off = p.At(off)
@@ -269,15 +270,20 @@ func (l *listValue) each(from, to int, reverse bool, f func(v []byte) bool) {
 // deleteRange removes count elements from index start.
 func (l *listValue) deleteRange(start, count int) {
 	l.tailOf = nil
-	// Whole chunks first, then single elements at the edges.
+	// Whole chunks go in one slice operation, so trimming many chunks off
+	// a long list costs one pass over its chunk slice, not one each.
 	for count > 0 {
 		c, k := l.locate(start)
 		p := l.chunks[c]
 		if k == 0 && count >= p.Len() {
-			count -= p.Len()
-			l.n -= p.Len()
-			l.bytes -= int64(p.Size())
-			l.chunks = slices.Delete(l.chunks, c, c+1)
+			e := c
+			for e < len(l.chunks) && count >= l.chunks[e].Len() {
+				count -= l.chunks[e].Len()
+				l.n -= l.chunks[e].Len()
+				l.bytes -= int64(l.chunks[e].Size())
+				e++
+			}
+			l.chunks = slices.Delete(l.chunks, c, e)
 			continue
 		}
 		m := min(count, p.Len()-k)
@@ -293,11 +299,81 @@ func (l *listValue) deleteRange(start, count int) {
 	}
 }
 
+// remove deletes the elements equal to v, at most limit of them (0: every
+// one), the first ones or, with reverse, the last ones, and returns how
+// many it deleted. A chunk is rewritten at most once, so the cost is one
+// pass over the list however many elements go (LREM).
+func (l *listValue) remove(v []byte, limit int, reverse bool) int {
+	l.tailOf = nil
+	removed, emptied := 0, false
+	var offs []int // the offsets of a chunk's matches, from the back
+	for step := 0; step < len(l.chunks) && (limit == 0 || removed < limit); step++ {
+		c := step
+		if reverse {
+			c = len(l.chunks) - 1 - step
+		}
+		p := l.chunks[c]
+		// The matches to drop: the first ones the limit leaves or, with
+		// reverse, the last ones, which takes counting them first (a pack
+		// walks forwards only).
+		first, left := 0, 0
+		if limit != 0 {
+			left = limit - removed
+		}
+		if reverse && limit != 0 {
+			offs = offs[:0]
+			for off := 0; off < p.End(); {
+				e, next := p.At(off)
+				if bytes.Equal(e, v) {
+					offs = append(offs, off)
+				}
+				off = next
+			}
+			if k := min(left, len(offs)); k <= 16 {
+				// A few from the back (LREM l -2 x): deleted where they
+				// are, last first, rather than walking the chunk again.
+				old := p.Size()
+				for j := len(offs) - 1; j >= len(offs)-k; j-- {
+					p.Delete(offs[j], 1)
+				}
+				l.resized(p, old)
+				removed += k
+				emptied = emptied || p.Len() == 0
+				continue
+			}
+			first = max(len(offs)-left, 0)
+		}
+		old, i := p.Size(), 0
+		removed += p.DeleteIf(left, func(e []byte) bool {
+			if !bytes.Equal(e, v) {
+				return false
+			}
+			i++
+			return i > first
+		})
+		l.resized(p, old)
+		emptied = emptied || p.Len() == 0
+	}
+	l.n -= removed
+	if emptied {
+		l.chunks = slices.DeleteFunc(l.chunks, func(p *pack.Pack) bool {
+			if p.Len() == 0 {
+				l.bytes -= int64(p.Size())
+				return true
+			}
+			return false
+		})
+	}
+	return removed
+}
+
 func (l *listValue) clone() value {
 	c := &listValue{n: l.n, bytes: l.bytes, fill: l.fill, chunks: make([]*pack.Pack, len(l.chunks))}
+	// The chunks' headers in one array: one allocation, not one each.
+	packs := make([]pack.Pack, len(l.chunks))
 	for i, p := range l.chunks {
-		cp := p.Clone()
-		c.chunks[i] = &cp
+		packs[i] = p.Clone()
+		c.chunks[i] = &packs[i]
 	}
 	return c
 }

@@ -3,6 +3,7 @@ package keyspace
 import (
 	"bytes"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -17,7 +18,11 @@ func TestListValueMatchesASlice(t *testing.T) {
 			var model [][]byte
 			for step := 0; step < 4000; step++ {
 				v := []byte(strconv.Itoa(step) + string(bytes.Repeat([]byte{'x'}, rng.IntN(200))))
-				switch op := rng.IntN(8); {
+				if rng.IntN(3) == 0 {
+					// Repeated elements, for remove to find several.
+					v = []byte("d" + strconv.Itoa(rng.IntN(3)))
+				}
+				switch op := rng.IntN(9); {
 				case op == 0:
 					l.pushFront(v)
 					model = append([][]byte{v}, model...)
@@ -53,6 +58,30 @@ func TestListValueMatchesASlice(t *testing.T) {
 					n := rng.IntN(len(model) - i + 1)
 					l.deleteRange(i, n)
 					model = append(model[:i], model[i+n:]...)
+				case op == 7:
+					// Small limits take remove's deletions in place,
+					// bigger ones its one pass.
+					limit, rev := []int{0, 1, 2, 3, 20, 100}[rng.IntN(6)], rng.IntN(2) == 0
+					got := l.remove(v, limit, rev)
+					var kept [][]byte
+					want := 0
+					for j := range model {
+						if rev {
+							j = len(model) - 1 - j
+						}
+						if bytes.Equal(model[j], v) && (limit == 0 || want < limit) {
+							want++
+							continue
+						}
+						kept = append(kept, model[j])
+					}
+					if rev {
+						slices.Reverse(kept)
+					}
+					model = kept
+					if got != want {
+						t.Fatalf("fill %d seed %d step %d: remove(%q, %d, %v) = %d, want %d", fill, seed, step, v, limit, rev, got, want)
+					}
 				default:
 					if len(model) > 0 {
 						from := rng.IntN(len(model))

@@ -118,6 +118,7 @@ func (k *Keyspace) runPolled() {
 		}
 		ran := k.runJobs()
 		k.fireTimers()
+		k.shrinkAll()
 		more := k.index.Len() > 0 && k.sweep(k.Now()) == sweepBatch
 		timeout := time.Duration(-1)
 		if next, ok := k.nextDeadline(); ok {

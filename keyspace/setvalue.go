@@ -94,7 +94,7 @@ func (s *setValue) each(f func(m []byte) bool) {
 func (s *setValue) random(k *Keyspace) []byte {
 	if s.big != nil {
 		m, _ := s.big.Random(k.rng.IntN)
-		return []byte(m)
+		return readOnly(m)
 	}
 	return strconv.AppendInt(nil, s.ints.At(k.rng.IntN(s.ints.Len())), 10)
 }

@@ -1225,6 +1225,7 @@ func (k *Keyspace) zalgebra(c *Ctx, args [][]byte, numkeysAt int, op setOp, dst 
 	}
 	scores := map[string]float64{}
 	var order []string // members of the result, as found
+	var card int64     // ZINTERCARD's count
 	switch op {
 	case opInter:
 		if srcs[0].len() == 0 {
@@ -1242,9 +1243,15 @@ func (k *Keyspace) zalgebra(c *Ctx, args [][]byte, numkeysAt int, op setOp, dst 
 				}
 				score = agg.apply(score, v*srcs[n].weight)
 			}
+			if cardOnly {
+				// ZINTERCARD counts; a map of the members cost it
+				// twice Redis's time.
+				card++
+				return limit == 0 || card < limit
+			}
 			scores[string(m)] = score
 			order = append(order, string(m))
-			return !cardOnly || limit == 0 || int64(len(order)) < limit
+			return true
 		})
 	case opUnion:
 		for n := range srcs {
@@ -1275,7 +1282,7 @@ func (k *Keyspace) zalgebra(c *Ctx, args [][]byte, numkeysAt int, op setOp, dst 
 		})
 	}
 	if cardOnly {
-		c.W.Int(int64(len(order)))
+		c.W.Int(card)
 		return nil
 	}
 	items := make([]zitem, len(order))
@@ -1423,6 +1430,18 @@ func CmdZRandMember(k *Keyspace, c *Ctx, args [][]byte) error {
 		return nil
 	}
 	count := int(n)
+	if count*3 > z.len() {
+		pick := selection(k, z.len(), count)
+		replyMembers(c.W, count, withScores, func(f func([]byte, float64) bool) {
+			z.each(0, z.len()-1, false, func(m []byte, s float64) bool {
+				if pick() {
+					return f(m, s)
+				}
+				return true
+			})
+		})
+		return nil
+	}
 	picked := make(map[string]bool, count)
 	replyMembers(c.W, count, withScores, func(f func([]byte, float64) bool) {
 		for len(picked) < count {

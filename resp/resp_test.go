@@ -1,9 +1,11 @@
 package resp
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"testing"
 )
 
@@ -134,5 +136,52 @@ func BenchmarkWriterSmallReplies(b *testing.B) {
 		w.Bulk(val)
 		w.Int(1)
 		w.Null()
+	}
+}
+
+// A spilling Writer holds a big reply in pieces of about SpillAt, and
+// Len, From and Truncate see one stream of bytes across them.
+func TestWriterSpill(t *testing.T) {
+	w := &Writer{SpillAt: 1 << 10}
+	var flat Writer
+	for i := range 100000 {
+		v := []byte(strconv.Itoa(i))
+		w.Bulk(v)
+		flat.Bulk(v)
+	}
+	if w.Len() != len(flat.B) {
+		t.Fatalf("Len %d, the bytes are %d", w.Len(), len(flat.B))
+	}
+	held := cap(w.B)
+	var all []byte
+	for _, p := range w.Spilled {
+		held += cap(p)
+		all = append(all, p...)
+	}
+	all = append(all, w.B...)
+	if !bytes.Equal(all, flat.B) {
+		t.Fatal("the pieces differ from the reply")
+	}
+	if held > w.Len()+w.Len()/4+2<<10 {
+		t.Fatalf("%d bytes held for a reply of %d", held, w.Len())
+	}
+	for _, n := range []int{w.Len(), w.Len() - 3, 5000, 1024, 1023, 0} {
+		if got, want := w.From(n), flat.B[n:]; !bytes.HasPrefix(want, got) || len(got) == 0 && n < w.Len() {
+			t.Fatalf("From(%d) = %d bytes, not a start of the rest", n, len(got))
+		}
+		w.Truncate(n)
+		flat.B = flat.B[:n]
+		all = all[:0]
+		for _, p := range w.Spilled {
+			all = append(all, p...)
+		}
+		all = append(all, w.B...)
+		if w.Len() != n || !bytes.Equal(all, flat.B) {
+			t.Fatalf("Truncate(%d): Len %d, bytes differ: %v", n, w.Len(), !bytes.Equal(all, flat.B))
+		}
+	}
+	w.Bulk([]byte("again"))
+	if len(w.Spilled) != 0 || string(w.B) != "$5\r\nagain\r\n" {
+		t.Fatalf("after Truncate(0): %q and %d pieces", w.B, len(w.Spilled))
 	}
 }

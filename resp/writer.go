@@ -14,9 +14,79 @@ import (
 
 // Writer appends replies to B in the encoding Proto selects: 2 (the default
 // when Proto is 0 or 2) or 3. The zero Writer writes RESP2.
+//
+// A Writer with SpillAt set (a connection's) moves B into Spilled each time
+// an element takes B past SpillAt, and goes on in a fresh B: a big reply
+// (LRANGE of millions of elements) is then held in pieces of about SpillAt
+// bytes, as Redis holds its replies in 16 KiB blocks, where one growing
+// buffer held up to three times its size at once (each growth copies it,
+// and the old copies wait for the collector). The bytes are Spilled's in
+// order, then B's; Len, Truncate and From count them all.
 type Writer struct {
 	B     []byte
 	Proto int
+
+	SpillAt int      // 0: never spill, B holds everything
+	Spilled [][]byte // full pieces, before B
+	spilled int      // bytes in Spilled
+}
+
+// Len is the bytes written: Spilled's and B's.
+func (w *Writer) Len() int { return w.spilled + len(w.B) }
+
+// Truncate drops what was written after the first n bytes (n <= Len):
+// a command's reply that ends in an error, or that CLIENT REPLY drops.
+func (w *Writer) Truncate(n int) {
+	for n < w.spilled {
+		last := w.Spilled[len(w.Spilled)-1]
+		w.Spilled[len(w.Spilled)-1] = nil
+		w.Spilled = w.Spilled[:len(w.Spilled)-1]
+		w.spilled -= len(last)
+		w.B = last
+	}
+	w.B = w.B[:n-w.spilled]
+}
+
+// From returns the bytes from offset n (n <= Len) to the end of the piece
+// holding them: all of them unless the writer spilled since n.
+func (w *Writer) From(n int) []byte {
+	off := n
+	for _, p := range w.Spilled {
+		if off < len(p) {
+			return p[off:]
+		}
+		off -= len(p)
+	}
+	return w.B[off:]
+}
+
+// DropSpilled forgets the first piece of Spilled, written out.
+func (w *Writer) DropSpilled() {
+	w.spilled -= len(w.Spilled[0])
+	w.Spilled[0] = nil
+	w.Spilled = w.Spilled[1:]
+	if len(w.Spilled) == 0 {
+		w.Spilled = nil
+	}
+}
+
+// Reset forgets everything written; B keeps its array.
+func (w *Writer) Reset() {
+	clear(w.Spilled)
+	w.Spilled, w.spilled, w.B = nil, 0, w.B[:0]
+}
+
+// spill moves B into Spilled once it has passed SpillAt. The elements of
+// a reply call it, so a piece ends between two of them.
+func (w *Writer) spill() {
+	if w.SpillAt == 0 || len(w.B) < w.SpillAt {
+		return
+	}
+	w.Spilled = append(w.Spilled, w.B)
+	w.spilled += len(w.B)
+	// A quarter more than SpillAt: the element that passes it usually
+	// fits, so a piece is rarely copied to grow.
+	w.B = make([]byte, 0, w.SpillAt+w.SpillAt/4)
 }
 
 // RESP3 reports whether the writer encodes RESP3.
@@ -48,6 +118,7 @@ func (w *Writer) Int(n int64) {
 	w.B = append(w.B, ':')
 	w.B = strconv.AppendInt(w.B, n, 10)
 	w.B = append(w.B, '\r', '\n')
+	w.spill()
 }
 
 // Bulk appends a bulk string.
@@ -55,6 +126,7 @@ func (w *Writer) Bulk(b []byte) {
 	w.B = AppendHeader(w.B, '$', int64(len(b)))
 	w.B = append(w.B, b...)
 	w.B = append(w.B, '\r', '\n')
+	w.spill()
 }
 
 // BulkString appends a bulk string.
@@ -62,6 +134,7 @@ func (w *Writer) BulkString(s string) {
 	w.B = AppendHeader(w.B, '$', int64(len(s)))
 	w.B = append(w.B, s...)
 	w.B = append(w.B, '\r', '\n')
+	w.spill()
 }
 
 // Null appends the null bulk string: $-1 in RESP2, _ in RESP3.
@@ -127,6 +200,7 @@ func (w *Writer) Double(f float64) {
 		w.B = append(w.B, ',')
 		w.B = append(w.B, s...)
 		w.B = append(w.B, '\r', '\n')
+		w.spill()
 		return
 	}
 	w.Bulk(s)

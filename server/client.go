@@ -107,8 +107,9 @@ type client struct {
 	// had sent but not run yet does not run.
 	killed atomic.Bool
 	// lc is the connection's state on the event loop (eventloop_linux.go);
-	// nil on the goroutine edge. There w.B is the output buffer, and its
-	// first sent bytes are written already.
+	// nil on the goroutine edge. There w is the output buffer, and the
+	// first sent bytes of its first piece (w.Spilled[0], or w.B when
+	// nothing spilled) are written already.
 	lc   *loopConn
 	sent int
 }
@@ -126,6 +127,8 @@ func newClient(s *Server, conn *guardConn) *client {
 	}
 	c.lastAt = c.born
 	c.w.Proto = 2
+	// A big reply is held in pieces of replyChunk (resp.Writer.SpillAt).
+	c.w.SpillAt = replyChunk
 	c.fd = -1
 	if sc, ok := conn.Conn.(interface {
 		SyscallConn() (syscall.RawConn, error)
@@ -289,8 +292,11 @@ func (c *client) endBatch() {
 	if cap(c.args) > maxIdleArgs {
 		c.batch, c.args = nil, nil
 	}
+	// What a big reply spilled and the socket has not taken yet is
+	// held too.
+	spilled := int64(c.w.Len() - len(c.w.B))
 	c.replyCap.Store(int64(cap(c.w.B)))
-	c.heldMem.Store(int64(cap(c.w.B)) + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
+	c.heldMem.Store(int64(cap(c.w.B)) + spilled + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
 }
 
 // drainTimeout bounds how long a closing connection's feed may take to
@@ -304,14 +310,23 @@ func (s *Server) drainTimeout() time.Duration {
 
 // write sends the replies gathered so far, under the write deadline.
 func (s *Server) write(c *client) bool {
-	if len(c.w.B) == 0 {
+	if c.w.Len() == 0 {
 		return true
 	}
 	s.armWriteDeadline(c)
-	n, err := c.conn.Write(c.w.B)
+	var n int64
+	var err error
+	if len(c.w.Spilled) == 0 {
+		var m int
+		m, err = c.conn.Write(c.w.B)
+		n = int64(m)
+	} else {
+		bufs := net.Buffers(append(c.w.Spilled, c.w.B))
+		n, err = bufs.WriteTo(c.conn)
+	}
 	s.ops.writes.Add(1)
-	s.ops.netOut.Add(int64(n))
-	c.w.B = c.w.B[:0]
+	s.ops.netOut.Add(n)
+	c.w.Reset()
 	return err == nil
 }
 
@@ -389,6 +404,7 @@ func (c *client) runBatch() {
 		// CLIENT REPLY OFF or SKIP: the command runs, its reply is
 		// dropped (not the pub/sub frames among it).
 		c.pushed, c.quieted = c.pushed[:0], c.quieted[:0]
+		c.w.SpillAt = replyChunk // see pin
 		if c.replyOff || c.replySkip {
 			c.quietStart()
 		}
@@ -411,22 +427,29 @@ func (c *client) runBatch() {
 		if c.closeNow {
 			break // QUIT: what was pipelined after it is not executed
 		}
-		if len(c.w.B)-c.sent >= replyChunk {
+		if c.w.Len()-c.sent >= replyChunk {
 			break
 		}
 	}
 	c.pushed = c.pushed[:0]
 	c.flushToFeed()
-	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(len(c.w.B)))
+	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(c.w.Len()))
 }
 
 // span is [from, to) in a buffer.
 type span struct{ from, to int }
 
-// dropReply drops what the running command wrote to c.w.B from start on,
-// except the pub/sub frames (c.pushed), which move down to start in their
-// order. Owner goroutine, while c's command runs.
+// dropReply drops what the running command wrote from start (an offset
+// in c.w.Len's count) on, except the pub/sub frames (c.pushed), which move
+// down to start in their order. Owner goroutine, while c's command runs.
 func (c *client) dropReply(start int) {
+	start -= c.spilled()
+	if start < 0 {
+		// The reply spilled since start, so nothing after start is
+		// pinned (see pin): there are no frames to keep.
+		c.w.Truncate(start + c.spilled())
+		return
+	}
 	n := start
 	for i, p := range c.pushed {
 		if p.from < start {
@@ -450,6 +473,7 @@ func (c *client) dropReply(start int) {
 func (c *client) quietStart() {
 	if !c.quiet {
 		c.quiet, c.quietFrom = true, len(c.w.B)
+		c.pin()
 	}
 }
 
@@ -485,16 +509,45 @@ func (c *client) cutQuiet() {
 	c.quieted = c.quieted[:0]
 }
 
-// replyStart is where the running command's own reply begins in c.w.B
-// when it began writing at start: past the pub/sub frames delivered to c
-// before it wrote anything (a PUBLISH to itself, a script's).
+// replyStart is where the running command's own reply begins when it
+// began writing at start (both in c.w.Len's count): past the pub/sub
+// frames delivered to c before it wrote anything (a PUBLISH to itself, a
+// script's).
 func (c *client) replyStart(start int) int {
+	off := c.spilled()
+	start -= off
+	if start < 0 {
+		return start + off // spilled since: no frames (see pin)
+	}
 	for _, p := range c.pushed {
 		if p.from == start {
 			start = p.to
 		}
 	}
-	return start
+	return start + off
+}
+
+// spilled is how much of the reply c.w has moved out of c.w.B
+// (resp.Writer.SpillAt).
+func (c *client) spilled() int { return c.w.Len() - len(c.w.B) }
+
+// pin stops c.w from spilling for the rest of the running command: the
+// pub/sub frames and quiet stretches recorded in c.pushed and c.quieted
+// are offsets into c.w.B, which a spill would move. runBatch lets it spill
+// again at the next command. A big reply is held whole only in a command
+// that published to its own client or switched its replies off.
+func (c *client) pin() { c.w.SpillAt = 0 }
+
+// pinned reports whether the running command has pinned c.w.
+func (c *client) pinned() bool { return len(c.pushed) > 0 || c.quiet || len(c.quieted) > 0 }
+
+// pushStart pins c.w (see pin) before a pub/sub frame is written to w, so
+// that the frame stays in w.B, and returns where it begins there.
+func (c *client) pushStart(w *resp.Writer) int {
+	if w == &c.w && c.onOwner {
+		c.pin()
+	}
+	return len(w.B)
 }
 
 // markPush records b[from:] as a pub/sub frame just written to c's reply
@@ -503,6 +556,7 @@ func (c *client) replyStart(start int) int {
 func (c *client) markPush(w *resp.Writer, from int) {
 	if w == &c.w && c.onOwner {
 		c.pushed = append(c.pushed, span{from, len(w.B)})
+		c.pin()
 	}
 }
 
@@ -521,12 +575,18 @@ func (c *client) startFeed(hard, soft int, softFor time.Duration) {
 // one, so they keep their place among the messages the owner queues for c.
 // Owner goroutine only.
 func (c *client) flushToFeed() {
-	if c.feed != nil && len(c.w.B) > c.sent {
+	if c.feed == nil {
+		return
+	}
+	for _, p := range c.w.Spilled {
+		c.feed.push(p[c.sent:])
+		c.sent = 0
+	}
+	if len(c.w.B) > c.sent {
 		c.feed.push(c.w.B[c.sent:])
 	}
-	if c.feed != nil {
-		c.w.B, c.sent = c.w.B[:0], 0
-	}
+	c.w.Reset()
+	c.sent = 0
 }
 
 // waitPause waits, on the connection's goroutine, for the CLIENT PAUSE

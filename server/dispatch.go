@@ -159,7 +159,7 @@ func (s *Server) execute(c *client, args [][]byte) {
 // command becomes an error reply for that command alone: the partial reply
 // is dropped and the server keeps serving.
 func (s *Server) run(x *call, cmd *command, args [][]byte) {
-	start := len(x.W.B)
+	start := x.W.Len()
 	began := s.commandStart(x)
 	defer func() {
 		if p := recover(); p != nil {
@@ -182,7 +182,7 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	if x.W == &x.c.w {
 		start = x.c.replyStart(start)
 	}
-	s.afterCommand(x, cmd, args, began, err, x.W.B[start:])
+	s.afterCommand(x, cmd, args, began, err, x.W.From(start))
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}
@@ -196,7 +196,7 @@ func (x *call) dropReply(start int) {
 		x.c.dropReply(start)
 		return
 	}
-	x.W.B = x.W.B[:start]
+	x.W.Truncate(start)
 }
 
 // protected reports whether cmd is one of Redis's CMD_PROTECTED commands

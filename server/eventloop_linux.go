@@ -755,20 +755,36 @@ func (l *eventLoop) write(lc *loopConn) {
 		c.flushToFeed()
 		before = c.feed.size()
 		left, err = c.feed.flushTo(lc.writeNow)
-	} else if len(c.w.B) > c.sent {
-		before = len(c.w.B) - c.sent
-		var n int
-		n, err = lc.writeNow(c.w.B[c.sent:])
-		c.sent += n
-		switch {
-		case c.sent == len(c.w.B):
-			c.w.B, c.sent = c.w.B[:0], 0
-		case c.sent > len(c.w.B)/2 && !lc.running():
-			// As feed.flushTo: past half, move the rest down; never
-			// under a command that is appending to it.
-			c.w.B, c.sent = c.w.B[:copy(c.w.B, c.w.B[c.sent:])], 0
+	} else if c.w.Len() > c.sent {
+		before = c.w.Len() - c.sent
+		// The pieces a big reply spilled go first, each dropped once
+		// written; never under a command that is writing them (its
+		// error would truncate them).
+		full := false
+		for len(c.w.Spilled) > 0 && !lc.running() && !full && err == nil {
+			p := c.w.Spilled[0]
+			var n int
+			n, err = lc.writeNow(p[c.sent:])
+			c.sent += n
+			if full = c.sent < len(p); !full {
+				c.w.DropSpilled()
+				c.sent = 0
+			}
 		}
-		left = len(c.w.B) - c.sent
+		if len(c.w.Spilled) == 0 && !full && err == nil && len(c.w.B) > c.sent {
+			var n int
+			n, err = lc.writeNow(c.w.B[c.sent:])
+			c.sent += n
+			switch {
+			case c.sent == len(c.w.B):
+				c.w.B, c.sent = c.w.B[:0], 0
+			case c.sent > len(c.w.B)/2 && !lc.running():
+				// As feed.flushTo: past half, move the rest down; never
+				// under a command that is appending to it.
+				c.w.B, c.sent = c.w.B[:copy(c.w.B, c.w.B[c.sent:])], 0
+			}
+		}
+		left = c.w.Len() - c.sent
 	}
 	if before > 0 {
 		l.s.ops.writes.Add(1)
@@ -875,7 +891,7 @@ func (l *eventLoop) pendingOutput() bool {
 		if lc == nil || lc.closed || lc.c == nil {
 			continue
 		}
-		if c := lc.c; len(c.w.B) > c.sent || c.feed != nil && c.feed.size() > 0 {
+		if c := lc.c; c.w.Len() > c.sent || c.feed != nil && c.feed.size() > 0 {
 			return true
 		}
 	}
@@ -935,7 +951,7 @@ func (lc *loopConn) pending() int {
 	if lc.c.feed != nil {
 		return lc.c.feed.size()
 	}
-	return len(lc.c.w.B) - lc.c.sent
+	return lc.c.w.Len() - lc.c.sent
 }
 
 // running reports whether lc's command is on the stack (a script past the

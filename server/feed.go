@@ -29,7 +29,7 @@ type feed struct {
 	softFor    time.Duration
 
 	mu        sync.Mutex
-	pending   []byte
+	pending   outQueue
 	inflight  int       // bytes being written now, still counted against the limits
 	overSince time.Time // when pending+inflight first passed soft; zero when under
 	stopped   bool
@@ -37,10 +37,8 @@ type feed struct {
 	drained   chan struct{} // closed when run returns
 	wake      chan struct{}
 	// queued, on the event loop, tells the loop that pending has bytes to
-	// write; such a feed has no goroutine (see flushTo), and the first
-	// sent bytes of pending are written already.
+	// write; such a feed has no goroutine (see flushTo).
 	queued func()
-	sent   int
 }
 
 // Output buffer limits (Redis's client-output-buffer-limit classes). A
@@ -71,23 +69,11 @@ func newLoopFeed(conn net.Conn, hard, soft int, softFor time.Duration, queued fu
 func (f *feed) flushTo(write func([]byte) (int, error)) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if f.stopped || len(f.pending) == f.sent {
+	if f.stopped || f.pending.size() == 0 {
 		return 0, nil
 	}
-	n, err := write(f.pending[f.sent:])
-	f.sent += n
-	switch {
-	case f.sent == len(f.pending):
-		f.pending, f.sent = f.pending[:0], 0
-		if cap(f.pending) > maxIdleBuffer {
-			f.pending = nil
-		}
-	case f.sent > len(f.pending)/2:
-		// Moving the rest down only past half keeps a big backlog
-		// written in small pieces linear, not quadratic.
-		f.pending, f.sent = f.pending[:copy(f.pending, f.pending[f.sent:])], 0
-	}
-	return len(f.pending) - f.sent, err
+	err := f.pending.writeTo(write)
+	return f.pending.size(), err
 }
 
 // push queues b (copied) for the socket. Owner goroutine only; never blocks.
@@ -100,7 +86,7 @@ func (f *feed) push(b []byte) {
 		f.mu.Unlock()
 		return
 	}
-	f.pending = append(f.pending, b...)
+	f.pending.push(b)
 	f.mu.Unlock()
 	if f.queued != nil {
 		f.queued()
@@ -124,11 +110,11 @@ func (f *feed) admits(n int) bool {
 // cutOff reports whether n more bytes break the limits, and if so stops the
 // feed and closes its connection. f.mu held.
 func (f *feed) cutOff(n int) bool {
-	if !f.overLimit(len(f.pending) - f.sent + f.inflight + n) {
+	if !f.overLimit(f.pending.size() + f.inflight + n) {
 		return false
 	}
 	f.stopped = true
-	f.pending, f.sent = nil, 0
+	f.pending.reset()
 	f.conn.Close() // the connection's goroutine (or the loop) notices and cleans up
 	f.signal()
 	return true
@@ -154,13 +140,13 @@ func (f *feed) overLimit(n int) bool {
 func (f *feed) size() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return len(f.pending) - f.sent + f.inflight
+	return f.pending.size() + f.inflight
 }
 
 func (f *feed) stop() {
 	f.mu.Lock()
 	f.stopped = true
-	f.pending, f.sent = nil, 0
+	f.pending.reset()
 	f.mu.Unlock()
 	f.signal()
 }
@@ -187,31 +173,27 @@ func (f *feed) signal() {
 
 func (f *feed) run() {
 	defer close(f.drained)
-	var out []byte
 	for range f.wake {
 		f.mu.Lock()
 		if f.stopped {
 			f.mu.Unlock()
 			return
 		}
-		out, f.pending = f.pending, out[:0]
-		f.inflight = len(out)
+		f.inflight = f.pending.size()
+		out := f.pending.take()
 		last := f.draining
 		if last {
 			f.stopped = true
 		}
 		f.mu.Unlock()
 		if len(out) > 0 {
-			_, err := f.conn.Write(out)
+			_, err := out.WriteTo(f.conn)
 			f.mu.Lock()
 			f.inflight = 0
 			f.mu.Unlock()
 			if err != nil {
 				f.stop()
 				return
-			}
-			if cap(out) > maxIdleBuffer {
-				out = nil
 			}
 		}
 		if last {

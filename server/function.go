@@ -28,7 +28,9 @@ func (x *call) fcall(args [][]byte, readOnly bool) error {
 		h.oom = false
 	}
 	h.x = call{s: x.s, c: x.c, script: h, Ctx: keyspace.Ctx{Now: x.Now}}
+	spill := noSpill(x.W)
 	err := x.s.lua.FCall(x.W, args, readOnly, h)
+	x.restoreSpill(spill)
 	h.caller, h.x = nil, call{}
 	if err != nil && x.s.closing.Load() {
 		x.c.closeNow = true

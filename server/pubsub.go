@@ -140,7 +140,7 @@ func (s *Server) subscribe(x *call, k kind, names [][]byte) {
 		if add(mine, ch) {
 			table[ch] = append(table[ch], c)
 		}
-		from := len(x.W.B)
+		from := c.pushStart(x.W)
 		frame(x.W, 3)
 		x.W.BulkString(k.subscribe)
 		x.W.Bulk(name)
@@ -163,7 +163,7 @@ func (s *Server) unsubscribe(c *client, w *resp.Writer, k kind, names []string) 
 			s.drop(s.table(k), ch, c)
 		}
 		if w != nil {
-			from := len(w.B)
+			from := c.pushStart(w)
 			frame(w, 3)
 			w.BulkString(k.unsubscribe)
 			w.BulkString(ch)
@@ -172,7 +172,7 @@ func (s *Server) unsubscribe(c *client, w *resp.Writer, k kind, names []string) 
 		}
 	}
 	if all && len(names) == 0 && w != nil {
-		from := len(w.B)
+		from := c.pushStart(w)
 		frame(w, 3)
 		w.BulkString(k.unsubscribe)
 		w.Null()
@@ -209,7 +209,7 @@ func (s *Server) psubscribe(x *call, names [][]byte) {
 			}
 			s.pubsub.patterns[pat] = append(s.pubsub.patterns[pat], c)
 		}
-		from := len(x.W.B)
+		from := c.pushStart(x.W)
 		frame(x.W, 3)
 		x.W.BulkString("psubscribe")
 		x.W.Bulk(name)
@@ -230,7 +230,7 @@ func (s *Server) punsubscribe(c *client, w *resp.Writer, names []string) {
 			s.compactPatterns()
 		}
 		if w != nil {
-			from := len(w.B)
+			from := c.pushStart(w)
 			frame(w, 3)
 			w.BulkString("punsubscribe")
 			w.BulkString(pat)
@@ -239,7 +239,7 @@ func (s *Server) punsubscribe(c *client, w *resp.Writer, names []string) {
 		}
 	}
 	if all && len(names) == 0 && w != nil {
-		from := len(w.B)
+		from := c.pushStart(w)
 		frame(w, 3)
 		w.BulkString("punsubscribe")
 		w.Null()
@@ -338,13 +338,14 @@ func (c *client) deliver(b []byte, push bool) {
 		c.feed.push(b)
 		return
 	}
-	if !c.feed.admits(len(c.w.B) - c.sent + len(b)) {
+	if !c.feed.admits(c.w.Len() - c.sent + len(b)) {
 		return
 	}
 	from := len(c.w.B)
 	c.w.B = append(c.w.B, b...)
 	if push {
 		c.pushed = append(c.pushed, span{from, len(c.w.B)})
+		c.pin()
 	}
 }
 

@@ -127,11 +127,13 @@ func (x *call) eval(args [][]byte, readOnly bool, sha bool) error {
 	}
 	h.x = call{s: x.s, c: x.c, script: h, Ctx: keyspace.Ctx{Now: x.Now}}
 	var err error
+	spill := noSpill(x.W)
 	if sha {
 		err = x.s.lua.EvalSHA(x.W, args[1:], readOnly, h)
 	} else {
 		err = x.s.lua.Eval(x.W, args[1:], readOnly, h)
 	}
+	x.restoreSpill(spill)
 	h.caller, h.x = nil, call{} // keep no client past the script
 	if err != nil && x.s.closing.Load() {
 		// SHUTDOWN NOSAVE (or Close) stopped the script. redis-server
@@ -141,6 +143,25 @@ func (x *call) eval(args [][]byte, readOnly bool, sha bool) error {
 		return errNoReply
 	}
 	return err
+}
+
+// noSpill stops w from spilling while a script writes its reply, and
+// returns the SpillAt to restore after: the engine measures the reply
+// against its limit in w.B and drops a partial one from w.B.
+func noSpill(w *resp.Writer) int {
+	at := w.SpillAt
+	w.SpillAt = 0
+	return at
+}
+
+// restoreSpill gives x.W back the SpillAt noSpill took, unless the script
+// pinned its client's writer meanwhile (it published to its own client:
+// see client.pin).
+func (x *call) restoreSpill(at int) {
+	if x.W == &x.c.w && x.c.pinned() {
+		return
+	}
+	x.W.SpillAt = at
 }
 
 // EVAL script numkeys [key ...] [arg ...]
@@ -212,7 +233,7 @@ var (
 // Redis refuses the command while replies are pending (in EXEC, or after
 // other pipelined commands), and so does this.
 func cmdScriptDebug(x *call, args [][]byte) error {
-	if x.inExec || len(x.W.B) > 0 {
+	if x.inExec || x.W.Len() > 0 {
 		return errScriptDebugMulti
 	}
 	switch {

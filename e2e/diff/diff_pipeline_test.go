@@ -72,6 +72,17 @@ var pipelineCases = []diffCase{
 	tc("resp3 publish to yourself past the reply chunk",
 		c("HELLO 3").with(helloID), c("SUBSCRIBE a"),
 		pipeArgs(2*3000+1, append(slices.Repeat([][]string{{"PUBLISH", "a", strings.Repeat("m", 100)}}, 3000), []string{"PING"})...)),
+	// Replies past replyChunk are held in pieces (resp.Writer.SpillAt);
+	// a frame to yourself, or CLIENT REPLY OFF/SKIP, pins the buffer for
+	// the rest of that command, so the offsets that keep the frames stay
+	// valid: big replies before, around and after frames and dropped
+	// stretches, in EXEC and out of it.
+	tc("resp3 big replies around frames to yourself",
+		c("HELLO 3").with(helloID),
+		pipeArgs(1, []string{"EVAL", "for i=1,20000 do redis.call('rpush','big',string.rep('x',10)) end", "0"}),
+		pipe(8, "SUBSCRIBE a", "MULTI", "LRANGE big 0 -1", "PUBLISH a m1", "LRANGE big 0 -1", "EXEC", "PING"),
+		pipe(7, "CLIENT REPLY OFF", "LRANGE big 0 -1", "PUBLISH a m2", "CLIENT REPLY ON", "LRANGE big 0 -1", "PUBLISH a m3", "LRANGE big 0 -1", "PING"),
+		pipe(7, "LRANGE big 0 -1", "PUBLISH a m4", "CLIENT REPLY SKIP", "LRANGE big 0 -1", "PUBLISH a m5", "LRANGE big 0 -1", "PING")),
 	tc("resp3 pattern and channel to yourself in one write",
 		c("HELLO 3").with(helloID),
 		pipe(11, "PSUBSCRIBE a*", "SUBSCRIBE ab", "PUBLISH ab m1", "PUNSUBSCRIBE", "PUBLISH ab m2", "UNSUBSCRIBE", "PUBLISH ab m3", "PING")),

@@ -3,6 +3,7 @@ package rdbfmt
 import (
 	"bytes"
 	"flag"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -166,4 +167,70 @@ func FuzzCompress(f *testing.F) {
 			t.Fatalf("round trip of %q failed", in)
 		}
 	})
+}
+
+// A compressor table reused after other inputs writes what a fresh one
+// writes (what Redis writes from a table with nothing of an earlier input
+// in it), also across the wrap of its base. Seeded.
+func TestCompressReusedTableIsFresh(t *testing.T) {
+	seed := *seedFlag
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (-rdbfmt.seed)", seed)
+	rng := rand.New(rand.NewPCG(seed, 2))
+	words := []string{"redis", "register_function", "return", "local ", "KEYS[1]", " end\n"}
+	input := func() []byte {
+		var b []byte
+		for n := 3 + rng.IntN(400); len(b) < n; {
+			b = append(b, words[rng.IntN(len(words))]...)
+		}
+		return b
+	}
+	reused := new(lzfTable)
+	for i := range 2000 {
+		if i == 1000 {
+			reused.base = math.MaxInt32 - 500 // the next inputs wrap it
+		}
+		in := input()
+		want := make([]byte, len(in)+64)
+		got := make([]byte, len(in)+64)
+		wn := new(lzfTable).compress(in, want)
+		gn := reused.compress(in, got)
+		if !bytes.Equal(got[:gn], want[:wn]) {
+			t.Fatalf("seed %d input %d: a reused table wrote %x, a fresh one %x", seed, i, got[:gn], want[:wn])
+		}
+	}
+}
+
+// FUNCTION DUMP compresses each library's code: 10,000 small strings.
+func BenchmarkCompressSmallStrings(b *testing.B) {
+	in := []byte("#!lua name=lib1234\nredis.register_function('f1234', function() return 1 end)")
+	out := make([]byte, len(in))
+	for b.Loop() {
+		Compress(in, out)
+	}
+}
+
+// CRC64 eight bytes at a time equals CRC64 a byte at a time, at every
+// length and alignment. Seeded.
+func TestCRC64Slicing(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 5))
+	b := make([]byte, 300)
+	for i := range b {
+		b[i] = byte(rng.Uint32())
+	}
+	bytewise := func(crc uint64, b []byte) uint64 {
+		for _, c := range b {
+			crc = crcTables[0][byte(crc)^c] ^ crc>>8
+		}
+		return crc
+	}
+	for lo := 0; lo < 9; lo++ {
+		for hi := lo; hi <= len(b); hi++ {
+			if got, want := CRC64(7, b[lo:hi]), bytewise(7, b[lo:hi]); got != want {
+				t.Fatalf("CRC64 of b[%d:%d] = %#x, byte at a time %#x", lo, hi, got, want)
+			}
+		}
+	}
 }

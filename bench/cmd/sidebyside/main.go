@@ -14,6 +14,9 @@
 //	             script, HINCRBY, ZADD, ZRANGEBYSCORE, LPUSH/RPOP, SADD
 //	wakeups      release-to-acquire latency with 100 BLPOP waiters, PUBLISH
 //	             to 1 and 1,000 subscribers, RSS per idle subscriber
+//	audit        the cost audit: every command that walks a collection or
+//	             the keyspace, at 1,000,000 elements, minilock's time per
+//	             call beside redis-server's (docs/cost-audit.md)
 //	profile      minilock only, through bench/cmd/profserver: CPU and
 //	             allocation profiles, allocations, GC, syscalls and context
 //	             switches per command, for each workload
@@ -60,6 +63,10 @@ type options struct {
 
 	profSeconds int
 	profDir     string
+
+	elements int           // audit: elements per collection
+	settle   time.Duration // audit: rest before each row
+	only     string        // audit: only the groups whose name contains this
 }
 
 func main() {
@@ -84,15 +91,18 @@ func main() {
 	fs.StringVar(&o.redisServer, "redis-server", "redis-server", "redis-server binary")
 	fs.StringVar(&o.redisBench, "redis-benchmark", "redis-benchmark", "redis-benchmark binary")
 	fs.StringVar(&o.release, "release", "auto", "lock release in the go-redis cycles: evalsha, del, or auto (evalsha where every server runs the script, else del)")
-	fs.BoolVar(&o.memory, "memory", true, "measure idle RSS, RSS with -keys lock keys, and their load time")
+	fs.BoolVar(&o.memory, "memory", true, "measure idle RSS, RSS with -keys lock keys, and their load time; audit: the memory of big replies (LRANGE of 5N, HRANDFIELD -3N WITHVALUES, a slow pattern subscriber under N publishes)")
 	fs.BoolVar(&o.embedded, "embedded", true, "run the embedded start+close Go benchmark (go test ./server)")
 	fs.IntVar(&o.idle, "idle", 10000, "manyclients: idle connections held open")
 	fs.IntVar(&o.active, "active", 100, "manyclients: go-redis goroutines running lock cycles")
 	fs.DurationVar(&o.duration, "duration", 10*time.Second, "manyclients: how long the lock cycles run per round")
 	fs.IntVar(&o.profSeconds, "profile-seconds", 8, "profile: seconds of CPU profile per workload")
 	fs.StringVar(&o.profDir, "profile-dir", "", "profile: where to keep the profiles (default: a new temp dir)")
+	fs.IntVar(&o.elements, "elements", 1000000, "audit: elements per collection (keys, list elements, fields, members; functions: a hundredth of it)")
+	fs.DurationVar(&o.settle, "settle", 500*time.Millisecond, "audit: rest before each row, so the row before's garbage is not counted against it")
+	fs.StringVar(&o.only, "only", "", "audit: only the groups whose name contains this (keyspace, list, hash, set, sorted, functions; memory: none, the reply memory only)")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|types|manyclients|wakeups|profile] [flags]\n")
+		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|types|manyclients|wakeups|profile|audit] [flags]\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(args)
@@ -145,7 +155,7 @@ func main() {
 	}
 	if o.servers == "" {
 		o.servers = "minilock,redis,miniredis"
-		if mode == "manyclients" || mode == "wakeups" {
+		if mode == "manyclients" || mode == "wakeups" || mode == "audit" {
 			o.servers = "minilock,redis"
 		}
 	}
@@ -160,6 +170,11 @@ func main() {
 		err = profile(&o)
 	case "wakeups":
 		err = wakeups(&o)
+	case "audit":
+		if !explicit(fs, "rounds") {
+			o.rounds = 3
+		}
+		err = audit(&o)
 	default:
 		fs.Usage()
 		os.Exit(2)
@@ -168,6 +183,13 @@ func main() {
 		fmt.Fprintln(os.Stderr, "sidebyside:", err)
 		os.Exit(1)
 	}
+}
+
+// explicit reports whether flag name was given on the command line.
+func explicit(fs *flag.FlagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
 }
 
 func logf(format string, args ...any) {

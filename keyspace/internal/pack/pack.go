@@ -185,6 +185,36 @@ func (p *Pack) Delete(off, count int) {
 	}
 }
 
+// DeleteIf removes the entries for which drop returns true, calling it
+// once for each entry in order, and returns how many it removed; after
+// max removals (0: no bound) it stops looking. It moves each run of kept
+// entries once, so removing many entries costs one pass over the pack
+// where as many Deletes would cost one each.
+func (p *Pack) DeleteIf(max int, drop func(v []byte) bool) int {
+	w, removed := 0, 0
+	keep := 0 // start of the run of kept entries not moved yet
+	off := 0
+	for off < len(p.b) && (max == 0 || removed < max) {
+		v, next := p.At(off)
+		if drop(v) {
+			w += copy(p.b[w:], p.b[keep:off])
+			keep = next
+			removed++
+		}
+		off = next
+	}
+	if removed == 0 {
+		return 0
+	}
+	w += copy(p.b[w:], p.b[keep:])
+	p.n -= removed
+	p.b = p.b[:w]
+	if cap(p.b) > 64 && len(p.b) < cap(p.b)/4 {
+		p.b = append([]byte(nil), p.b...) // give back what a shrink left
+	}
+	return removed
+}
+
 // Find returns the offset of the first entry equal to v among every
 // stride-th entry from the first (stride 2 searches the fields of
 // field-value pairs), or -1.
