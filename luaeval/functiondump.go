@@ -131,7 +131,7 @@ func joinLibs(dst, src *libSet, replace bool) error {
 			dst.link(l)
 		}
 	}
-	for _, l := range src.sorted() {
+	for _, l := range src.sorted(nil) {
 		old := dst.libs[l.Name]
 		if old == nil {
 			continue
@@ -143,7 +143,7 @@ func joinLibs(dst, src *libSet, replace bool) error {
 		dst.unlink(old)
 		replaced = append(replaced, old)
 	}
-	for _, l := range src.sorted() {
+	for _, l := range src.sorted(nil) {
 		for _, f := range l.SortedFuncs() {
 			if dst.funcs[strings.ToLower(f.Name)] != nil {
 				undo()

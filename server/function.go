@@ -111,18 +111,18 @@ func cmdFunctionList(x *call, args [][]byte) error {
 		}
 		return resp.NewError("Unknown argument " + redisstr.CString(a))
 	}
-	libs := x.s.lua.Libraries()
+	var keep func(*luaeval.Library) bool
 	if havePattern {
 		// stringmatchlen with nocase: both sides folded to lower case.
 		pattern = asciiLower(pattern)
-		kept := libs[:0]
-		for _, l := range libs {
-			if keyspace.Match(pattern, string(asciiLower([]byte(l.Name)))) {
-				kept = append(kept, l)
-			}
+		var name []byte
+		keep = func(l *luaeval.Library) bool {
+			name = append(name[:0], l.Name...)
+			lowerInPlace(name)
+			return keyspace.Match(pattern, string(name))
 		}
-		libs = kept
 	}
+	libs := x.s.lua.LibrariesWhere(keep)
 	w := x.W
 	w.Array(len(libs))
 	for _, l := range libs {
@@ -287,14 +287,18 @@ func cmdFunctionHelp(x *call, args [][]byte) error {
 
 // asciiLower is b with A-Z folded as C's tolower folds them.
 func asciiLower(b []byte) []byte {
-	out := make([]byte, len(b))
+	out := append([]byte(nil), b...)
+	lowerInPlace(out)
+	return out
+}
+
+// lowerInPlace folds b's ASCII letters to lower case.
+func lowerInPlace(b []byte) {
 	for i, c := range b {
 		if c >= 'A' && c <= 'Z' {
-			c += 'a' - 'A'
+			b[i] = c + 'a' - 'A'
 		}
-		out[i] = c
 	}
-	return out
 }
 
 // scriptDenyOOM says whether, out of memory, a script command (or an
