@@ -388,40 +388,49 @@ func CmdLPos(k *Keyspace, c *Ctx, args [][]byte) error {
 		}
 		return nil
 	}
-	var found []int64
-	var matches, index int64
+	// scan calls emit with each position the reply holds. The reply is
+	// written in a second scan, once the first has counted the positions
+	// (its length comes first): gathering 1,000,000 positions in a slice
+	// first cost more than the walk itself (LPOS l a COUNT 0).
 	n := int64(l.len())
-	l.each(0, l.len()-1, reverse, func(v []byte) bool {
-		if maxlen != 0 && index >= maxlen {
-			return false
-		}
-		if bytes.Equal(v, args[2]) {
-			matches++
-			if matches >= rank {
-				pos := index
-				if reverse {
-					pos = n - index - 1
-				}
-				found = append(found, pos)
-				if count == -1 || count != 0 && matches-rank+1 >= count {
-					return false
+	scan := func(emit func(pos int64)) {
+		var matches, index int64
+		l.each(0, l.len()-1, reverse, func(v []byte) bool {
+			if maxlen != 0 && index >= maxlen {
+				return false
+			}
+			if bytes.Equal(v, args[2]) {
+				matches++
+				if matches >= rank {
+					pos := index
+					if reverse {
+						pos = n - index - 1
+					}
+					emit(pos)
+					if count == -1 || count != 0 && matches-rank+1 >= count {
+						return false
+					}
 				}
 			}
-		}
-		index++
-		return true
-	})
+			index++
+			return true
+		})
+	}
 	if count == -1 {
-		if len(found) > 0 {
-			c.W.Int(found[0])
+		found := int64(-1)
+		scan(func(pos int64) { found = pos })
+		if found >= 0 {
+			c.W.Int(found)
 		} else {
 			c.W.Null()
 		}
 		return nil
 	}
-	c.W.Array(len(found))
-	for _, p := range found {
-		c.W.Int(p)
+	total := 0
+	scan(func(int64) { total++ })
+	c.W.Array(total)
+	if total > 0 {
+		scan(c.W.Int)
 	}
 	return nil
 }

@@ -125,3 +125,110 @@ func TestListValueMatchesASlice(t *testing.T) {
 		}
 	}
 }
+
+// Copies of a list share its chunks until written (clone, own): lists
+// copied from one another at random points, then each driven by random
+// writes, each hold what its own [][]byte holds, and a write to one never
+// shows in another.
+func TestListValueCopiesShareChunksUntilWritten(t *testing.T) {
+	for _, fill := range []int{-1, 3} {
+		for seed := uint64(1); seed <= 4; seed++ {
+			rng := rand.New(rand.NewPCG(seed, uint64(fill+20)))
+			lists := []*listValue{newList(&Encodings{ListMaxListpackSize: fill})}
+			models := [][][]byte{nil}
+			for step := 0; step < 6000; step++ {
+				w := rng.IntN(len(lists))
+				l, model := lists[w], models[w]
+				v := []byte(strconv.Itoa(step) + string(bytes.Repeat([]byte{'x'}, rng.IntN(100))))
+				if rng.IntN(3) == 0 {
+					v = []byte("d" + strconv.Itoa(rng.IntN(3)))
+				}
+				switch op := rng.IntN(10); {
+				case op == 0 && len(lists) < 6:
+					lists = append(lists, l.clone().(*listValue))
+					models = append(models, slices.Clone(model))
+				case op == 1 || len(model) == 0:
+					l.pushBack(v)
+					model = append(model, v)
+				case op == 2:
+					l.pushFront(v)
+					model = append([][]byte{v}, model...)
+				case op == 3:
+					front := rng.IntN(2) == 0
+					got := l.pop(front)
+					var want []byte
+					if front {
+						want, model = model[0], model[1:]
+					} else {
+						want, model = model[len(model)-1], model[:len(model)-1]
+					}
+					if !bytes.Equal(got, want) {
+						t.Fatalf("fill %d seed %d step %d: pop %q, want %q", fill, seed, step, got, want)
+					}
+				case op == 4:
+					i := rng.IntN(len(model) + 1)
+					l.insertAt(i, v)
+					model = append(model[:i:i], append([][]byte{v}, model[i:]...)...)
+				case op == 5:
+					i := rng.IntN(len(model))
+					l.set(i, v)
+					model = slices.Clone(model)
+					model[i] = v
+				case op == 6:
+					i := rng.IntN(len(model))
+					l.removeAt(i)
+					model = append(model[:i:i], model[i+1:]...)
+				case op == 7:
+					i := rng.IntN(len(model))
+					n := rng.IntN(len(model) - i + 1)
+					l.deleteRange(i, n)
+					model = append(model[:i:i], model[i+n:]...)
+				default:
+					limit, rev := []int{0, 1, 2, 20}[rng.IntN(4)], rng.IntN(2) == 0
+					l.remove(v, limit, rev)
+					var kept [][]byte
+					n := 0
+					for j := range model {
+						if rev {
+							j = len(model) - 1 - j
+						}
+						if bytes.Equal(model[j], v) && (limit == 0 || n < limit) {
+							n++
+							continue
+						}
+						kept = append(kept, model[j])
+					}
+					if rev {
+						slices.Reverse(kept)
+					}
+					model = kept
+				}
+				models[w] = model
+				if step%50 != 0 {
+					continue
+				}
+				for x, l := range lists {
+					var got [][]byte
+					if l.len() > 0 {
+						l.each(0, l.len()-1, false, func(v []byte) bool { got = append(got, bytes.Clone(v)); return true })
+					}
+					if len(got) != len(models[x]) || l.len() != len(models[x]) {
+						t.Fatalf("fill %d seed %d step %d: list %d holds %d (len %d), model %d", fill, seed, step, x, len(got), l.len(), len(models[x]))
+					}
+					for i := range got {
+						if !bytes.Equal(got[i], models[x][i]) {
+							t.Fatalf("fill %d seed %d step %d: list %d [%d] = %q, want %q", fill, seed, step, x, i, got[i], models[x][i])
+						}
+					}
+					var sum int64
+					for _, c := range l.chunks {
+						sum += int64(c.Size())
+					}
+					if sum != l.bytes {
+						t.Fatalf("fill %d seed %d step %d: list %d bytes %d, chunks hold %d", fill, seed, step, x, l.bytes, sum)
+					}
+				}
+			}
+		}
+	}
+}

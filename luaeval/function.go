@@ -56,6 +56,24 @@ func (l *Library) SortedFuncs() []*Function {
 	return out
 }
 
+// eachSorted calls f with the library's functions by name until f returns
+// false. A library of one function, the usual, costs no slice and no sort
+// (a FUNCTION RESTORE of 10,000 libraries sorted 40,000 one-element
+// slices).
+func (l *Library) eachSorted(f func(*Function) bool) {
+	if len(l.Funcs) == 1 {
+		for _, fn := range l.Funcs {
+			f(fn)
+		}
+		return
+	}
+	for _, fn := range l.SortedFuncs() {
+		if !f(fn) {
+			return
+		}
+	}
+}
+
 // Exported script flags, in Redis's order (script.c:scripts_flags_def).
 const (
 	FlagNoWrites       = flagNoWrites
@@ -94,12 +112,13 @@ func newLibSet() *libSet {
 // in its dictionary's order).
 func (s *libSet) link(l *Library) {
 	s.libs[l.Name] = l
-	for _, f := range l.SortedFuncs() {
+	l.eachSorted(func(f *Function) bool {
 		k := strings.ToLower(f.Name)
 		if s.funcs[k] == nil {
 			s.funcs[k] = f
 		}
-	}
+		return true
+	})
 	s.nfunc += len(l.Funcs)
 }
 
@@ -334,12 +353,13 @@ func (e *Engine) createLibrary(code []byte, replace bool, s *libSet) (*Library, 
 		err = resp.NewError("No functions registered")
 	}
 	if err == nil {
-		for _, f := range l.SortedFuncs() {
+		l.eachSorted(func(f *Function) bool {
 			if s.funcs[strings.ToLower(f.Name)] != nil {
 				err = resp.NewError("Function " + f.Name + " already exists")
-				break
+				return false
 			}
-		}
+			return true
+		})
 	}
 	if err != nil {
 		if old != nil {

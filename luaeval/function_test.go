@@ -2,6 +2,7 @@ package luaeval
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -236,5 +237,24 @@ func BenchmarkFCallCompareAndDelete(b *testing.B) {
 	b.StopTimer()
 	if string(w.B) != ":1\r\n" {
 		b.Fatalf("reply %q", w.B)
+	}
+}
+
+// FUNCTION RESTORE <dump> REPLACE of 10,000 one-function libraries (the
+// cost audit's row).
+func BenchmarkFunctionRestore10000(b *testing.B) {
+	e := New(Config{})
+	defer e.Close()
+	for i := range 10000 {
+		code := "#!lua name=lib" + strconv.Itoa(i) + "\nredis.register_function('f" + strconv.Itoa(i) + "', function() return 1 end)"
+		if _, err := e.FunctionLoad([]byte(code), false); err != nil {
+			b.Fatal(err)
+		}
+	}
+	dump := e.FunctionDump()
+	for b.Loop() {
+		if err := e.FunctionRestore(dump, RestoreReplace); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -126,7 +126,8 @@ func joinLibs(dst, src *libSet, replace bool) error {
 			dst.link(l)
 		}
 	}
-	for _, l := range src.sorted(nil) {
+	libs := src.sorted(nil) // once: 10,000 libraries took two sorts
+	for _, l := range libs {
 		old := dst.libs[l.Name]
 		if old == nil {
 			continue
@@ -138,12 +139,18 @@ func joinLibs(dst, src *libSet, replace bool) error {
 		dst.unlink(old)
 		replaced = append(replaced, old)
 	}
-	for _, l := range src.sorted(nil) {
-		for _, f := range l.SortedFuncs() {
+	var err error
+	for _, l := range libs {
+		l.eachSorted(func(f *Function) bool {
 			if dst.funcs[strings.ToLower(f.Name)] != nil {
-				undo()
-				return resp.NewError("Function " + f.Name + " already exists")
+				err = resp.NewError("Function " + f.Name + " already exists")
+				return false
 			}
+			return true
+		})
+		if err != nil {
+			undo()
+			return err
 		}
 	}
 	for _, l := range src.libs {

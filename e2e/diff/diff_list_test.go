@@ -49,6 +49,11 @@ var listCases = []diffCase{
 	tc("long lists", bigList("l", 2000, 20), c("LLEN l"), c("LINDEX l 1000"), c("LINDEX l -1000"), c("LRANGE l 995 1005"), c("LSET l 1500 X"), c("LINDEX l 1500"), c("LINSERT l BEFORE e700 Y"),
 		c("LINDEX l 700"), c("LREM l 0 Y"), c("LPOS l e1999"), c("LPOS l e3 RANK -1"), c("LTRIM l 100 -100"), c("LLEN l"), c("LPOP l 3"), c("RPOP l 3"), c("LRANGE l -5 -1"),
 		bigList("big", 50, 3000), c("LINDEX big 25"), c("LRANGE big 48 100")),
+	// COPY shares a list's chunks until either list writes one: each
+	// write to either copy stays out of the other.
+	tc("copy of a long list", bigList("l", 2000, 20), c("COPY l d"), c("LSET d 1000 X"), c("RPUSH l Y"), c("LPUSH d Z"), c("LINSERT l BEFORE e500 W"),
+		c("LREM d -2 e1999"), c("RPOP l 2"), c("LTRIM d 10 -10"), c("COPY d e"), c("LREM e 0 X"), c("LPOP d 3"), c("LINDEX l 1000"), c("LINDEX d 990"),
+		c("LRANGE l 0 -1"), c("LRANGE d 0 -1"), c("LRANGE e 0 -1"), c("LPOS e e1500"), c("DEL l"), c("RPUSH d last"), c("LRANGE d -3 -1"), c("LLEN e")),
 	tc("list resp3", c("HELLO 3").with(helloID), c("RPUSH l a b"), c("LPOP l 1"), c("LPOP nosuch 1"), c("LPOP nosuch"), c("LMPOP 1 nosuch LEFT"), c("LPOS l x"), c("LINDEX l 9"), c("RPOPLPUSH nosuch x")),
 	tc("list in multi and lua", c("MULTI"), c("RPUSH l a"), c("LPUSH l b"), c("LRANGE l 0 -1"), c("EXEC"),
 		ev("redis.call('rpush', KEYS[1], 1, 2, 3) return redis.call('lrange', KEYS[1], 0, -1)", 1, "q"), ev("return redis.call('lpop', KEYS[1])", 1, "q"),

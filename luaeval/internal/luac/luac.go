@@ -185,13 +185,14 @@ func compile(src []byte, name string, opt Options) (p *lua.FunctionProto, shape 
 		}
 	}()
 	ls.next() // read first char
-	var fs funcState
-	ls.openFunc(&fs)
+	fs := funcStates.Get().(*funcState)
+	ls.openFunc(fs)
 	fs.isVararg = varargIsVararg // main function is always vararg
 	ls.luaXNext()                // read first token
 	ls.chunk()
 	ls.check(tkEOS)
 	p = ls.closeFunc()
+	putFuncState(fs)
 	for _, q := range ls.protos {
 		seam.SetStringConstants(q)
 	}
