@@ -430,10 +430,33 @@ func (c *client) runBatch() {
 		if c.w.Len()-c.sent >= replyChunk {
 			break
 		}
+		if c.next == len(c.batch) && c.lc == nil && c.read == nil && c.pendingRead == nil && c.takeHeld() {
+			continue
+		}
 	}
 	c.pushed = c.pushed[:0]
 	c.flushToFeed()
 	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(c.w.Len()))
+}
+
+// takeHeld makes the batch the commands the guard already holds beyond it
+// (it stops parsing after a RESET, and after each command while AUTH is
+// pending), so that they run in this turn of the owner: Redis runs a
+// client's whole query buffer before it serves another client, and a
+// client woken meanwhile (a BLPOP served by this batch's LPUSH) must not
+// run its pipeline between RESET and what follows it. The goroutine edge
+// only (the event loop goes on the same way in serve), and only while no
+// read made while parked is in flight: the connection's goroutine is
+// waiting for this batch, so the guard is the owner's now.
+func (c *client) takeHeld() bool {
+	r, ok := c.conn.Held()
+	if !ok {
+		return false
+	}
+	c.batch, c.args = r.args(c.batch[:0], c.args[:0])
+	c.next = 0
+	c.inBytes += int64(r.n)
+	return len(c.batch) > 0
 }
 
 // span is [from, to) in a buffer.

@@ -299,6 +299,22 @@ func (g *guardConn) ready() error {
 	return nil
 }
 
+// Held returns the complete commands the guard holds and has not returned,
+// parsing what it has buffered, without reading the socket and without
+// answering a protocol error (the next Commands call does that, from the
+// connection's goroutine). The goroutine edge's owner calls it, while the
+// connection's goroutine waits for it, to go on after a RESET or an AUTH
+// that stopped the parse (see parse).
+func (g *guardConn) Held() (requests, bool) {
+	if g.err == nil && g.perr == nil && g.outR == g.outDone {
+		g.parse()
+	}
+	if g.outR == g.outDone {
+		return requests{}, false
+	}
+	return g.take(), true
+}
+
 // errWouldBlock is what a non-blocking Conn's Read returns when the socket
 // has nothing to read: the event loop's connections (eventloop_linux.go).
 var errWouldBlock = errors.New("read would block")

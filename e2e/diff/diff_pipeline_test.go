@@ -28,6 +28,14 @@ func pipe(n int, lines ...string) step {
 	return step{label: "pipeline " + strings.Join(lines, "; "), send: b, replies: n}
 }
 
+// parkPipe is pipe on connection i whose first command parks it: the
+// rest of the pipeline waits behind it.
+func parkPipe(i int, lines ...string) step {
+	s := pipe(0, lines...).on(i)
+	s.park = true
+	return s
+}
+
 // pipeArgs is pipe for commands given as exact arguments.
 func pipeArgs(n int, cmds ...[]string) step {
 	var b []byte
@@ -144,6 +152,14 @@ var pipelineCases = []diffCase{
 	tc("blocked answer dropped by client reply skip",
 		c("CLIENT REPLY SKIP").on(1).expect(0), parkOn(1, "BLPOP l 0"),
 		c("RPUSH l a b"), c("PING").on(1), c("LRANGE l 0 -1")),
+	// A pipeline parked on BLPOP, woken by another client's batch that
+	// holds a RESET (the guard stops parsing after RESET until it has
+	// run): Redis runs the waker's whole query buffer before the woken
+	// client's pipeline, so GET k finds nothing. The goroutine edge ran
+	// the woken SET between RESET and GET about one time in three.
+	tc("a woken pipeline waits for the whole batch that woke it, reset and all",
+		parkPipe(1, "BLPOP l 0", "SET k woken"),
+		pipe(6, "RPUSH l x", "RESET", "GET k", "RESET", "GET k", "PING"), recv(1, 2)),
 	tc("resp3 subscriber blocked, woken, then a message",
 		c("HELLO 3").on(1).with(helloID), c("SUBSCRIBE a").on(1),
 		parkOn(1, "BLPOP l 0"),
