@@ -23,17 +23,7 @@ import (
 func installCCalls() {
 	// t.name and obj:name(): gopher-lua's getFieldString would call an
 	// __index function uncounted.
-	hook(lua.OP_GETTABLEKS, func(orig instFunc) instFunc {
-		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
-			if !ours(L) {
-				return orig(L, inst, baseframe)
-			}
-			f := frameOf(L)
-			v := index(L, f.get(OpB(inst)), f.rk(OpC(inst)))
-			frameOf(L).set(OpA(inst), v)
-			return 0
-		}
-	})
+	hook(lua.OP_GETTABLEKS, indexHook)
 	hook(lua.OP_SELF, func(orig instFunc) instFunc {
 		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
 			if !ours(L) {

@@ -45,17 +45,7 @@ func installTables() {
 			return 0
 		}
 	})
-	hook(lua.OP_GETTABLE, func(orig instFunc) instFunc {
-		return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
-			if !ours(L) {
-				return orig(L, inst, baseframe)
-			}
-			f := frameOf(L)
-			v := index(L, f.get(OpB(inst)), f.rk(OpC(inst)))
-			frameOf(L).set(OpA(inst), v)
-			return 0
-		}
-	})
+	hook(lua.OP_GETTABLE, indexHook)
 	setHook := func(op int) {
 		hook(op, func(orig instFunc) instFunc {
 			return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
@@ -240,4 +230,19 @@ func GetTable(L *lua.LState, obj, key lua.LValue) lua.LValue {
 		}
 	}
 	return getTable(L, obj, key)
+}
+
+// indexHook runs R(A) := R(B)[RK(C)] through index (Lua 5.1's gettable:
+// MAXTAGLOOP, __index functions counted as C calls): OP_GETTABLE and, for
+// t.name, OP_GETTABLEKS.
+func indexHook(orig instFunc) instFunc {
+	return func(L *lua.LState, inst uint32, baseframe unsafe.Pointer) int {
+		if !ours(L) {
+			return orig(L, inst, baseframe)
+		}
+		f := frameOf(L)
+		v := index(L, f.get(OpB(inst)), f.rk(OpC(inst)))
+		frameOf(L).set(OpA(inst), v)
+		return 0
+	}
 }
