@@ -422,13 +422,7 @@ func TestBigRepliesAllocateTheirSize(t *testing.T) {
 	t.Cleanup(k.Close)
 	k.DoFunc(func() {
 		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		for lo := 0; lo < 1000000; lo += 1000 {
-			push := benchArgv("rpush", "l")
-			for i := lo; i < lo+1000; i++ {
-				push = append(push, []byte("m:"+strconv.Itoa(i)))
-			}
-			CmdRPush(k, c, push)
-		}
+		pushMillion(k, c)
 		hset := benchArgv("hset", "h")
 		for i := range 1000 {
 			hset = append(hset, []byte("f:"+strconv.Itoa(i)), []byte("v:"+strconv.Itoa(i)))
@@ -458,13 +452,7 @@ func BenchmarkLRangeAll(b *testing.B) {
 	k := benchKS(b)
 	k.DoFunc(func() {
 		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		for lo := 0; lo < 1000000; lo += 1000 {
-			push := benchArgv("rpush", "l")
-			for i := lo; i < lo+1000; i++ {
-				push = append(push, []byte("m:"+strconv.Itoa(i)))
-			}
-			CmdRPush(k, c, push)
-		}
+		pushMillion(k, c)
 		argv := benchArgv("lrange", "l", "0", "-1")
 		b.ReportAllocs()
 		for b.Loop() {
@@ -473,4 +461,15 @@ func BenchmarkLRangeAll(b *testing.B) {
 		}
 		b.ReportMetric(float64(c.W.Len()), "reply-bytes")
 	})
+}
+
+// pushMillion fills list l with m:0 .. m:999999, a thousand per RPUSH.
+func pushMillion(k *Keyspace, c *Ctx) {
+	for lo := 0; lo < 1000000; lo += 1000 {
+		push := benchArgv("rpush", "l")
+		for i := lo; i < lo+1000; i++ {
+			push = append(push, []byte("m:"+strconv.Itoa(i)))
+		}
+		CmdRPush(k, c, push)
+	}
 }

@@ -63,22 +63,8 @@ func TestListValueMatchesASlice(t *testing.T) {
 					// bigger ones its one pass.
 					limit, rev := []int{0, 1, 2, 3, 20, 100}[rng.IntN(6)], rng.IntN(2) == 0
 					got := l.remove(v, limit, rev)
-					var kept [][]byte
-					want := 0
-					for j := range model {
-						if rev {
-							j = len(model) - 1 - j
-						}
-						if bytes.Equal(model[j], v) && (limit == 0 || want < limit) {
-							want++
-							continue
-						}
-						kept = append(kept, model[j])
-					}
-					if rev {
-						slices.Reverse(kept)
-					}
-					model = kept
+					var want int
+					model, want = modelRemove(model, v, limit, rev)
 					if got != want {
 						t.Fatalf("fill %d seed %d step %d: remove(%q, %d, %v) = %d, want %d", fill, seed, step, v, limit, rev, got, want)
 					}
@@ -186,22 +172,7 @@ func TestListValueCopiesShareChunksUntilWritten(t *testing.T) {
 				default:
 					limit, rev := []int{0, 1, 2, 20}[rng.IntN(4)], rng.IntN(2) == 0
 					l.remove(v, limit, rev)
-					var kept [][]byte
-					n := 0
-					for j := range model {
-						if rev {
-							j = len(model) - 1 - j
-						}
-						if bytes.Equal(model[j], v) && (limit == 0 || n < limit) {
-							n++
-							continue
-						}
-						kept = append(kept, model[j])
-					}
-					if rev {
-						slices.Reverse(kept)
-					}
-					model = kept
+					model, _ = modelRemove(model, v, limit, rev)
 				}
 				models[w] = model
 				if step%50 != 0 {
@@ -231,4 +202,26 @@ func TestListValueCopiesShareChunksUntilWritten(t *testing.T) {
 			}
 		}
 	}
+}
+
+// modelRemove is LREM on a slice: it drops up to limit (0: every) elements
+// equal to v, from the tail when rev, and returns what is left and how many
+// went.
+func modelRemove(model [][]byte, v []byte, limit int, rev bool) ([][]byte, int) {
+	var kept [][]byte
+	n := 0
+	for j := range model {
+		if rev {
+			j = len(model) - 1 - j
+		}
+		if bytes.Equal(model[j], v) && (limit == 0 || n < limit) {
+			n++
+			continue
+		}
+		kept = append(kept, model[j])
+	}
+	if rev {
+		slices.Reverse(kept)
+	}
+	return kept, n
 }
