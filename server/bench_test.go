@@ -83,7 +83,7 @@ func benchClient(s *Server) *client {
 // onOwner runs f on the keyspace onOwner and returns the replies it wrote to c.
 func onOwner(s *Server, c *client, f func()) string {
 	var out string
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		c.w.B = c.w.B[:0]
 		f()
 		out = string(c.w.B)
@@ -136,7 +136,7 @@ func benchExpand(template []string, sha string) [][][]byte {
 	return out
 }
 
-// benchDispatch runs b.N ops on the onOwner in one DoFunc: the cost of
+// benchDispatch runs b.N ops on the owner in one Do: the cost of
 // dispatch and the commands alone, without the hand-off.
 func benchDispatch(b *testing.B, dc dispatchCase) {
 	s, err := Start(Config{})
@@ -165,7 +165,7 @@ func benchDispatch(b *testing.B, dc dispatchCase) {
 	var first, last string
 	b.ReportAllocs()
 	b.ResetTimer()
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		for i := 0; i < b.N; i++ {
 			j := i % benchKeys
 			c.w.B = c.w.B[:0]

@@ -12,6 +12,7 @@ import (
 
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // client is one connection's state. Its fields are read and written on the
@@ -354,11 +355,11 @@ func (s *Server) armWriteDeadline(c *client) {
 func (s *Server) serveBatch(c *client) {
 	for {
 		busy := s.lua.BusyChan()
-		switch err := s.ks.Submit(c, busy); err {
+		switch err := s.owner.Submit(c, busy); err {
 		case nil:
 			<-c.done
 			return
-		case keyspace.ErrBusy:
+		case edge.ErrBusy:
 			select {
 			case <-s.lua.BusyChan():
 				s.serveWhileBusy(c)
@@ -374,8 +375,8 @@ func (s *Server) serveBatch(c *client) {
 }
 
 // Run executes the batch, from c.next on, on the owner goroutine
-// (keyspace.Job), and signals c's goroutine.
-func (c *client) Run(*keyspace.Keyspace) {
+// (edge.Job), and signals c's goroutine.
+func (c *client) Run() {
 	c.runBatch()
 	c.done <- struct{}{}
 }

@@ -430,7 +430,7 @@ func benchCompareAndDelete(b *testing.B, release string) {
 	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), done: make(chan struct{}, 1)}
 	c.w.Proto = 2
 	var sha string
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		s.execute(c, [][]byte{[]byte("SCRIPT"), []byte("LOAD"), []byte(release)})
 		sha = string(c.w.B)
 		c.w.B = c.w.B[:0]
@@ -448,7 +448,7 @@ func benchCompareAndDelete(b *testing.B, release string) {
 	// relock takes every lock again, as a client's SET lock token PX 30000 NX.
 	relock := func(b *testing.B) {
 		b.StopTimer()
-		s.ks.DoFunc(func() {
+		s.owner.Do(func() {
 			for _, k := range keys {
 				s.ks.SetValue(0, k, "token-123", 30*time.Second)
 			}
@@ -472,7 +472,7 @@ func benchCompareAndDelete(b *testing.B, release string) {
 				relock(b)
 			}
 			n := min(scrBenchLocks, b.N-i)
-			s.ks.DoFunc(func() {
+			s.owner.Do(func() {
 				// Keep the owner on one thread while measuring it.
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
@@ -482,7 +482,7 @@ func benchCompareAndDelete(b *testing.B, release string) {
 					c.batch = append(c.batch[:0], ops[j])
 					c.next = 0
 					c.w.B = c.w.B[:0]
-					c.Run(s.ks)
+					c.Run()
 					<-c.done
 					if string(c.w.B) != ":1\r\n" {
 						bad = append([]byte{}, c.w.B...)

@@ -1,7 +1,8 @@
 // Package server is minilock's network face: it serves each connection on
 // its own goroutine, parses requests once in the frame guard (guard.go),
 // keeps each connection's state, runs the connection and server commands,
-// and hands every batch of commands to the keyspace owner goroutine.
+// and hands every batch of commands to the owner goroutine
+// (internal/edge.Owner), the one goroutine that touches the keyspace.
 //
 // It does not serve through redcon.Server: that copies every command and
 // allocates its arguments (about a fifth of minilock's CPU at -P 16, with
@@ -36,7 +37,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -46,6 +46,7 @@ import (
 	"github.com/minilock/minilock/expiry"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/luaeval"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // Version is the Redis version minilock answers as (HELLO, INFO,
@@ -122,12 +123,11 @@ type Config struct {
 	// has. Nil does nothing; the binary exits the process.
 	OnShutdown func()
 	// EventLoop serves the sockets from an epoll event loop run by the
-	// keyspace owner goroutine, as Redis's one thread does
+	// owner goroutine, as Redis's one thread does
 	// (eventloop_linux.go), instead of a goroutine per connection. Linux
-	// only; elsewhere it is ignored. The environment variable
-	// MINILOCK_EDGE=epoll turns it on for every server the process starts
-	// (MINILOCK_EDGE=goroutine turns it off), so whole test suites can run
-	// on either edge. False (the default) means a goroutine per connection.
+	// only; elsewhere it is ignored. False (the default) means a goroutine
+	// per connection. Start does not read the environment: the binary and
+	// RunT apply MINILOCK_EDGE (EdgeFromEnv).
 	EventLoop bool
 	// NotifyKeyspaceEvents is redis.conf's notify-keyspace-events: the
 	// classes of keyspace events published on the __keyspace@<db>__ and
@@ -139,6 +139,7 @@ type Config struct {
 type Server struct {
 	cfg   Config
 	ks    *keyspace.Keyspace
+	owner *edge.Owner // the goroutine that runs every command, on ks
 	lua   *luaeval.Engine
 	log   *slog.Logger
 	start time.Time
@@ -190,12 +191,6 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = expiry.Real{}
 	}
-	switch os.Getenv("MINILOCK_EDGE") {
-	case "epoll":
-		cfg.EventLoop = true
-	case "goroutine":
-		cfg.EventLoop = false
-	}
 	notifyFlags, err := keyspace.ParseNotifyFlags(cfg.NotifyKeyspaceEvents)
 	if err != nil {
 		return nil, fmt.Errorf("notify-keyspace-events: %w", err)
@@ -242,15 +237,16 @@ func Start(cfg Config) (*Server, error) {
 		return nil, errors.New("server: no address to listen on")
 	}
 	s.blocking = blockingState{s: s, byKey: map[keyspace.ReadyKey][]*parked{}}
-	kcfg := keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen, Timers: &s.blocking}
+	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen})
+	ocfg := edge.OwnerConfig{Clock: cfg.Clock, Due: dueWork{s}}
 	if cfg.EventLoop && eventLoopSupported {
 		if s.loop, err = newEventLoop(s); err != nil {
 			s.closeListeners()
 			return nil, err
 		}
-		kcfg.Poller = s.loop
+		ocfg.Waiter = s.loop
 	}
-	s.ks = keyspace.New(kcfg)
+	s.owner = edge.NewOwner(ocfg)
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	lcfg := luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes}
 	if s.loop != nil {
@@ -258,7 +254,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.lua = luaeval.New(lcfg)
 	var perr error
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		s.setNotifyFlags(notifyFlags)
 		perr = s.applyParams()
 	})
@@ -270,6 +266,23 @@ func Start(cfg Config) (*Server, error) {
 		s.serve(ln)
 	}
 	return s, nil
+}
+
+// dueWork is what falls due with time, for the owner to run between
+// commands (edge.Due): blocked clients' timeouts, then key expiry.
+type dueWork struct{ s *Server }
+
+func (d dueWork) Tick(now int64) (more bool) {
+	d.s.blocking.Fire(now)
+	return d.s.ks.Tick(now)
+}
+
+func (d dueWork) Next() (int64, bool) {
+	next, ok := d.s.ks.NextExpiry()
+	if t, tok := d.s.blocking.Next(); tok && (!ok || t < next) {
+		next, ok = t, true
+	}
+	return next, ok
 }
 
 // Addr returns the address of the first listener, for clients to dial:
@@ -345,13 +358,13 @@ func (s *Server) Close() error {
 		// loop goes on writing meanwhile.
 		for s.loop != nil && time.Now().Before(deadline) {
 			pending := false
-			if s.ks.DoFunc(func() { pending = s.loop.pendingOutput() }) != nil || !pending {
+			if s.owner.Do(func() { pending = s.loop.pendingOutput() }) != nil || !pending {
 				break
 			}
 			time.Sleep(time.Millisecond)
 		}
 		s.closeConns()
-		s.ks.Close()
+		s.owner.Close()
 		if s.loop != nil {
 			s.loop.close()
 		}
@@ -372,7 +385,7 @@ func (s *Server) closeListeners() {
 // in admit, which finds its listener stopped.
 func (s *Server) closeConns() {
 	if s.loop != nil {
-		s.ks.DoFunc(s.loop.closeAll)
+		s.owner.Do(s.loop.closeAll)
 		return
 	}
 	for _, c := range s.clients.snapshot() {
@@ -433,7 +446,7 @@ func (s *Server) forget(c *client) {
 	}
 	if c.needsCleanup() {
 		// WATCHed keys and MONITOR registrations live on the owner.
-		s.ks.DoFunc(func() { s.cleanup(c) })
+		s.owner.Do(func() { s.cleanup(c) })
 	}
 }
 
