@@ -223,6 +223,45 @@ func (d *db) appendVal(i uint32, more []byte) {
 	d.account(int64(e.c) - int64(old))
 }
 
+// growZero makes the value in slot i at least n bytes long, padding it
+// with zero bytes, and returns it (aliasing the entry: SETBIT and BITFIELD
+// write into it in place). A longer array grows as Redis's sdsgrowzero
+// grows a string (sdsMakeRoomFor's greedy rule: twice what is needed below
+// 1 MiB, 1 MiB more above), so setting bits one after another past the end
+// copies the bitmap a logarithmic number of times, and never holds more
+// than Redis would.
+func (d *db) growZero(i uint32, n int) []byte {
+	e := &d.slots[i]
+	off, _ := e.valueAt()
+	if have := int(e.n) - off; have >= n {
+		return e.kv()[off:]
+	}
+	need := off + n
+	if need > int(e.c) {
+		size := need
+		if size < 1<<20 {
+			size *= 2
+		} else {
+			size += 1 << 20
+		}
+		size = min(size, maxArray)
+		kv := make([]byte, e.n, size)
+		copy(kv, e.kv())
+		old := e.c
+		e.setKV(kv)
+		d.account(int64(e.c) - int64(old))
+	}
+	kv := e.kv()
+	kv = kv[:need]
+	clear(kv[e.n:])
+	e.setKV(kv)
+	return kv[off:]
+}
+
+// maxArray is the most an entry's array can hold (its length and capacity
+// are 32-bit).
+const maxArray = 1<<32 - 1
+
 // delete removes the key in slot i.
 func (d *db) delete(i uint32) {
 	e := &d.slots[i]

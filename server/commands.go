@@ -312,6 +312,15 @@ var commandTable = []*command{
 		{name: "getkeys", run: cmdCommandGetKeys},
 		{name: "getkeysandflags", run: cmdCommandGetKeysAndFlags},
 	}},
+
+	// Bitmaps (keyspace/bitops.go).
+	{name: "setbit", run: data(keyspace.CmdSetBit)},
+	{name: "getbit", run: data(keyspace.CmdGetBit)},
+	{name: "bitcount", run: data(keyspace.CmdBitCount)},
+	{name: "bitpos", run: data(keyspace.CmdBitPos)},
+	{name: "bitop", run: data(keyspace.CmdBitOp)},
+	{name: "bitfield", run: data(keyspace.CmdBitField)},
+	{name: "bitfield_ro", run: data(keyspace.CmdBitFieldRO)},
 }
 
 // commands indexes commandTable by lower-case name; each container's

@@ -43,6 +43,118 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "bitcount", Arity: -2, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Count set bits in a string", Since: "2.6.0", Group: "bitmap", Complexity: "O(N)",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added the `BYTE|BIT` option."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "index", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "start", Type: cmdspec.ArgInteger},
+					{Name: "end", Type: cmdspec.ArgInteger},
+					{Name: "index_unit", Type: cmdspec.ArgOneOf, Since: "7.0.0", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+						{Name: "byte", Type: cmdspec.ArgPureToken, Token: "BYTE"},
+						{Name: "bit", Type: cmdspec.ArgPureToken, Token: "BIT"},
+					}},
+				}},
+			}},
+	},
+	{
+		Name: "bitfield", Arity: -2, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Notes: "This command allows both access and modification of the key", Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyUpdate | cmdspec.KeyVariableFlags, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Perform arbitrary bitfield integer operations on strings", Since: "3.2.0", Group: "bitmap", Complexity: "O(1) for each subcommand specified",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "operation", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple, Args: []cmdspec.Arg{
+					{Name: "encoding_offset", Type: cmdspec.ArgBlock, Token: "GET", Args: []cmdspec.Arg{
+						{Name: "encoding", Type: cmdspec.ArgString},
+						{Name: "offset", Type: cmdspec.ArgInteger},
+					}},
+					{Name: "write", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "wrap_sat_fail", Type: cmdspec.ArgOneOf, Token: "OVERFLOW", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+							{Name: "wrap", Type: cmdspec.ArgPureToken, Token: "WRAP"},
+							{Name: "sat", Type: cmdspec.ArgPureToken, Token: "SAT"},
+							{Name: "fail", Type: cmdspec.ArgPureToken, Token: "FAIL"},
+						}},
+						{Name: "write_operation", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+							{Name: "encoding_offset_value", Type: cmdspec.ArgBlock, Token: "SET", Args: []cmdspec.Arg{
+								{Name: "encoding", Type: cmdspec.ArgString},
+								{Name: "offset", Type: cmdspec.ArgInteger},
+								{Name: "value", Type: cmdspec.ArgInteger},
+							}},
+							{Name: "encoding_offset_increment", Type: cmdspec.ArgBlock, Token: "INCRBY", Args: []cmdspec.Arg{
+								{Name: "encoding", Type: cmdspec.ArgString},
+								{Name: "offset", Type: cmdspec.ArgInteger},
+								{Name: "increment", Type: cmdspec.ArgInteger},
+							}},
+						}},
+					}},
+				}},
+			}},
+	},
+	{
+		Name: "bitfield_ro", Arity: -2, Flags: cmdspec.ReadOnly | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLBitmap | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD", Since: "6.0.0", Group: "bitmap", Complexity: "O(1) for each subcommand specified",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "encoding_offset", Type: cmdspec.ArgBlock, Token: "GET", Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple | cmdspec.ArgMultipleToken, Args: []cmdspec.Arg{
+					{Name: "encoding", Type: cmdspec.ArgString},
+					{Name: "offset", Type: cmdspec.ArgInteger},
+				}},
+			}},
+	},
+	{
+		Name: "bitop", Arity: -4, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 2, LastKey: -1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 3, FindKeys: cmdspec.FindRange, LastKey: -1, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Perform bitwise operations between strings", Since: "2.6.0", Group: "bitmap", Complexity: "O(N)",
+			Args: []cmdspec.Arg{
+				{Name: "operation", Type: cmdspec.ArgString},
+				{Name: "destkey", Type: cmdspec.ArgKey},
+				{Name: "key", Type: cmdspec.ArgKey, KeySpec: 1, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "bitpos", Arity: -3, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Find first bit set or clear in a string", Since: "2.8.7", Group: "bitmap", Complexity: "O(N)",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added the `BYTE|BIT` option."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "bit", Type: cmdspec.ArgInteger},
+				{Name: "index", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "start", Type: cmdspec.ArgInteger},
+					{Name: "end_index", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+						{Name: "end", Type: cmdspec.ArgInteger},
+						{Name: "index_unit", Type: cmdspec.ArgOneOf, Since: "7.0.0", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+							{Name: "byte", Type: cmdspec.ArgPureToken, Token: "BYTE"},
+							{Name: "bit", Type: cmdspec.ArgPureToken, Token: "BIT"},
+						}},
+					}},
+				}},
+			}},
+	},
+	{
 		Name: "blmove", Arity: 6, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.NoScript | cmdspec.Blocking, FirstKey: 1, LastKey: 2, KeyStep: 1,
 		ACL: cmdspec.ACLWrite | cmdspec.ACLList | cmdspec.ACLSlow | cmdspec.ACLBlocking,
 		KeySpecs: []cmdspec.KeySpec{
@@ -830,6 +942,18 @@ var commandSpecs = []*cmdspec.Command{
 		Docs: cmdspec.Docs{Summary: "Get the value of a key", Since: "1.0.0", Group: "string", Complexity: "O(1)",
 			Args: []cmdspec.Arg{
 				{Name: "key", Type: cmdspec.ArgKey},
+			}},
+	},
+	{
+		Name: "getbit", Arity: 3, Flags: cmdspec.ReadOnly | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLBitmap | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Returns the bit value at offset in the string value stored at key", Since: "2.2.0", Group: "bitmap", Complexity: "O(1)",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "offset", Type: cmdspec.ArgInteger},
 			}},
 	},
 	{
@@ -2051,6 +2175,19 @@ var commandSpecs = []*cmdspec.Command{
 					{Name: "unix-time-milliseconds", Type: cmdspec.ArgUnixTime, Token: "PXAT", Since: "6.2.0"},
 					{Name: "keepttl", Type: cmdspec.ArgPureToken, Token: "KEEPTTL", Since: "6.0.0"},
 				}},
+			}},
+	},
+	{
+		Name: "setbit", Arity: 4, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Sets or clears the bit at offset in the string value stored at key", Since: "2.2.0", Group: "bitmap", Complexity: "O(1)",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "offset", Type: cmdspec.ArgInteger},
+				{Name: "value", Type: cmdspec.ArgInteger},
 			}},
 	},
 	{
