@@ -61,7 +61,7 @@ func (k *Keyspace) bitTarget(c *Ctx, key []byte, maxbit uint64) ([]byte, bool, e
 	}
 	d := &k.dbs[c.DB]
 	if !ok {
-		i = d.insert(key, make([]byte, n))
+		i = d.insertZero(key, int(n))
 		k.notify(NotifyNew, "new", key, c.DB)
 		return d.slots[i].val(), true, nil
 	}

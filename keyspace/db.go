@@ -141,8 +141,24 @@ func newKV(key, val []byte) []byte {
 
 // insert adds a key that is not present and returns its slot.
 func (d *db) insert(key []byte, val []byte) uint32 {
+	return d.insertKV(key, newKV(key, val))
+}
+
+// insertZero adds a key that is not present with a value of n zero bytes
+// (SETBIT far past the end of a missing key), made in place.
+func (d *db) insertZero(key []byte, n int) uint32 {
+	var hdr [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(hdr[:], uint64(len(key)))
+	kv := make([]byte, w+len(key)+n)
+	copy(kv[copy(kv, hdr[:w]):], key)
+	return d.insertKV(key, kv)
+}
+
+// insertKV adds a key that is not present, given its array, and returns
+// its slot.
+func (d *db) insertKV(key, kv []byte) uint32 {
 	var e entry
-	e.setKV(newKV(key, val))
+	e.setKV(kv)
 	d.account(int64(e.c))
 	var i uint32
 	if n := len(d.free); n > 0 {
