@@ -321,6 +321,10 @@ var commandTable = []*command{
 	{name: "bitop", run: data(keyspace.CmdBitOp)},
 	{name: "bitfield", run: data(keyspace.CmdBitField)},
 	{name: "bitfield_ro", run: data(keyspace.CmdBitFieldRO)},
+
+	// LCS and SUBSTR (keyspace/lcs.go, keyspace/strings.go).
+	{name: "lcs", run: data(keyspace.CmdLCS)},
+	{name: "substr", run: data(keyspace.CmdGetRange)},
 }
 
 // commands indexes commandTable by lower-case name; each container's

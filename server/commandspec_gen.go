@@ -1364,6 +1364,22 @@ var commandSpecs = []*cmdspec.Command{
 		},
 	},
 	{
+		Name: "lcs", Arity: -3, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 2, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLString | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, LastKey: 1, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Find longest common substring", Since: "7.0.0", Group: "string", Complexity: "O(N*M) where N and M are the lengths of s1 and s2, respectively",
+			Args: []cmdspec.Arg{
+				{Name: "key1", Type: cmdspec.ArgKey},
+				{Name: "key2", Type: cmdspec.ArgKey},
+				{Name: "len", Type: cmdspec.ArgPureToken, Token: "LEN", Flags: cmdspec.ArgOptional},
+				{Name: "idx", Type: cmdspec.ArgPureToken, Token: "IDX", Flags: cmdspec.ArgOptional},
+				{Name: "len", Type: cmdspec.ArgInteger, Token: "MINMATCHLEN", Flags: cmdspec.ArgOptional},
+				{Name: "withmatchlen", Type: cmdspec.ArgPureToken, Token: "WITHMATCHLEN", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
 		Name: "lindex", Arity: 3, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL: cmdspec.ACLRead | cmdspec.ACLList | cmdspec.ACLSlow,
 		KeySpecs: []cmdspec.KeySpec{
@@ -2471,6 +2487,19 @@ var commandSpecs = []*cmdspec.Command{
 		Docs: cmdspec.Docs{Summary: "Listen for messages published to the given channels", Since: "2.0.0", Group: "pubsub", Complexity: "O(N) where N is the number of channels to subscribe to.",
 			Args: []cmdspec.Arg{
 				{Name: "channel", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "substr", Arity: 4, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLString | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Get a substring of the string stored at a key", Since: "1.0.0", Group: "string", Complexity: "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.", DocFlags: cmdspec.DocDeprecated, DeprecatedSince: "2.0.0", ReplacedBy: "`GETRANGE`",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "start", Type: cmdspec.ArgInteger},
+				{Name: "end", Type: cmdspec.ArgInteger},
 			}},
 	},
 	{
