@@ -403,39 +403,73 @@ func CmdBitOp(k *Keyspace, c *Ctx, args [][]byte) error {
 		c.W.Int(0)
 		return nil
 	}
-	res := make([]byte, maxLen)
+	kv, off := newKVZero(dest, maxLen)
+	res := kv[off:]
 	copy(res, srcs[0])
 	switch op {
 	case '~':
-		for i := range res {
-			res[i] = ^res[i]
-		}
+		notBytes(res)
 	case '&':
 		for _, s := range srcs[1:] {
-			for i := range res {
-				if i < len(s) {
-					res[i] &= s[i]
-				} else {
-					clear(res[i:])
-					break
-				}
-			}
+			n := min(len(s), len(res))
+			andBytes(res[:n], s[:n])
+			clear(res[n:])
+		}
+	case '|':
+		for _, s := range srcs[1:] {
+			orBytes(res[:len(s)], s)
 		}
 	default:
 		for _, s := range srcs[1:] {
-			for i := range s {
-				if op == '|' {
-					res[i] |= s[i]
-				} else {
-					res[i] ^= s[i]
-				}
-			}
+			xorBytes(res[:len(s)], s)
 		}
 	}
-	k.store(c, dest, res, false)
+	k.putKV(c, dest, kv)
 	k.notify(NotifyString, "set", dest, c.DB)
 	c.W.Int(int64(maxLen))
 	return nil
+}
+
+// andBytes, orBytes and xorBytes combine src into dst (of the same
+// length) eight bytes at a time; notBytes inverts p.
+func andBytes(dst, src []byte) {
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])&binary.LittleEndian.Uint64(src[i:]))
+	}
+	for ; i < len(dst); i++ {
+		dst[i] &= src[i]
+	}
+}
+
+func orBytes(dst, src []byte) {
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])|binary.LittleEndian.Uint64(src[i:]))
+	}
+	for ; i < len(dst); i++ {
+		dst[i] |= src[i]
+	}
+}
+
+func xorBytes(dst, src []byte) {
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(dst[i:])^binary.LittleEndian.Uint64(src[i:]))
+	}
+	for ; i < len(dst); i++ {
+		dst[i] ^= src[i]
+	}
+}
+
+func notBytes(p []byte) {
+	i := 0
+	for ; i+8 <= len(p); i += 8 {
+		binary.LittleEndian.PutUint64(p[i:], ^binary.LittleEndian.Uint64(p[i:]))
+	}
+	for ; i < len(p); i++ {
+		p[i] = ^p[i]
+	}
 }
 
 // The overflow rules of BITFIELD's SET and INCRBY.

@@ -147,11 +147,33 @@ func (d *db) insert(key []byte, val []byte) uint32 {
 // insertZero adds a key that is not present with a value of n zero bytes
 // (SETBIT far past the end of a missing key), made in place.
 func (d *db) insertZero(key []byte, n int) uint32 {
+	kv, _ := newKVZero(key, n)
+	return d.insertKV(key, kv)
+}
+
+// newKVZero lays out key and a value of n zero bytes in one new array,
+// and returns it and where the value starts: a command that computes a
+// large value (BITOP) writes it there, and the array becomes the key's
+// (putKV), with no copy.
+func newKVZero(key []byte, n int) ([]byte, int) {
 	var hdr [binary.MaxVarintLen64]byte
 	w := binary.PutUvarint(hdr[:], uint64(len(key)))
 	kv := make([]byte, w+len(key)+n)
 	copy(kv[copy(kv, hdr[:w]):], key)
-	return d.insertKV(key, kv)
+	return kv, w + len(key)
+}
+
+// replaceKV makes kv, an array newKVZero laid out for the same key, the
+// array of slot i, dropping the key's old value of whatever type.
+func (d *db) replaceKV(i uint32, kv []byte) {
+	e := &d.slots[i]
+	if e.obj != nil {
+		d.account(-e.obj.counted)
+		e.obj = nil
+	}
+	old := e.c
+	e.setKV(kv)
+	d.account(int64(e.c) - int64(old))
 }
 
 // insertKV adds a key that is not present, given its array, and returns
