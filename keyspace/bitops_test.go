@@ -3,6 +3,7 @@ package keyspace
 import (
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/minilock/minilock/expiry"
@@ -212,4 +213,51 @@ func (g *notifyGen) bitStep() nstep {
 	default:
 		return cmdOf("BITFIELD_RO", k(), "GET", g.pick("u8", "i5"), off())
 	}
+}
+
+// FuzzBitCommands runs the bitmap commands and LCS on arguments the
+// fuzzer makes (split at spaces, the first picking the command) on a
+// keyspace whose proto-max-bulk-len is 64 KiB: no panic, and no string
+// longer than the limit (plus the 8 bytes a BITFIELD field may reach past
+// it) whatever the offsets.
+func FuzzBitCommands(f *testing.F) {
+	for _, seed := range []string{
+		"0 k 7 1", "2 k 0 -1 bit", "3 k 0 3 -1 BIT", "4 and d k j", "5 k overflow fail incrby i64 #3 -9223372036854775808",
+		"5 k set u63 524287 1 get i64 #8191", "6 k get u8 #2", "7 k j idx minmatchlen 2 withmatchlen", "1 k 524288",
+	} {
+		f.Add(seed)
+	}
+	names := []string{"SETBIT", "GETBIT", "BITCOUNT", "BITPOS", "BITOP", "BITFIELD", "BITFIELD_RO", "LCS"}
+	arity := []int{4, 3, -2, -3, -4, -2, -2, -3} // the server checks them before a command runs
+	f.Fuzz(func(t *testing.T, line string) {
+		fields := strings.Fields(line)
+		if len(fields) < 2 {
+			return
+		}
+		n, err := strconv.Atoi(fields[0])
+		if err != nil || n < 0 {
+			return
+		}
+		args := append([]string{names[n%len(names)]}, fields[1:]...)
+		if a := arity[n%len(names)]; (a > 0 && len(args) != a) || len(args) < -a {
+			return
+		}
+		clock := expiry.NewManual(testStart)
+		k := New(Config{Clock: clock, MaxStringLen: 1 << 16})
+		defer k.Close()
+		h := &ksTest{t: t, k: k, clock: clock}
+		h.run("SET", "j", "\xff\x0f\x00abc")
+		h.run(args...)
+		for _, key := range fields[1:] {
+			var size int64
+			h.k.DoFunc(func() {
+				if e, _, ok := h.k.find(&Ctx{Now: h.k.Now()}, []byte(key)); ok && e.obj == nil {
+					size = int64(len(e.val()))
+				}
+			})
+			if size > 1<<16+8 {
+				t.Fatalf("%q: %q holds %d bytes", line, key, size)
+			}
+		}
+	})
 }
