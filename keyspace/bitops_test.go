@@ -194,6 +194,26 @@ func TestNotifyDiffBits(t *testing.T) {
 	}
 }
 
+// TestNotifyLazyExpiryBits: bit commands and LCS on keys past their
+// deadline report expired (and keymiss for a read) as Redis does, in the
+// order they look the keys up.
+func TestNotifyLazyExpiryBits(t *testing.T) {
+	runLazyCases(t, []lazyCase{
+		{"SET k v", []string{"k"}, "SETBIT k 3 1"},
+		{"SET k v", []string{"k"}, "GETBIT k 3"},
+		{"SET k v", []string{"k"}, "BITCOUNT k"},
+		{"SET k v", []string{"k"}, "BITPOS k 1"},
+		{"SET k v; SET j v", []string{"k", "j"}, "BITOP OR d k j"},
+		{"SET k v; SET d v", []string{"d"}, "BITOP OR d k"},
+		{"SET k v; SET d v", []string{"k"}, "BITOP AND d k"},
+		{"SET k v", []string{"k"}, "BITFIELD k GET u8 0"},
+		{"SET k v", []string{"k"}, "BITFIELD k SET u8 0 1"},
+		{"SET k v", []string{"k"}, "BITFIELD_RO k GET u8 0"},
+		{"SET k v; SET j v", []string{"k", "j"}, "LCS k j"},
+		{"SET k v", []string{"k"}, "SUBSTR k 0 1"},
+	})
+}
+
 func (g *notifyGen) bitStep() nstep {
 	k := func() string { return g.key('s') }
 	off := func() string { return g.pick("0", "7", "8", "31", "100", "-1", "x") }
