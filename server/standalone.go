@@ -185,19 +185,5 @@ func cmdMemoryMallocStats(x *call, args [][]byte) error {
 	return nil
 }
 
-// LOLWUT [VERSION v]: Redis 7.0's own LOLWUT, the version line, as a
-// verbatim string (plain in RESP2). The computer art of VERSION 5 and 6
-// (random on every call in Redis) is not drawn: those versions get the
-// line too.
-func cmdLolwut(x *call, args [][]byte) error {
-	if len(args) >= 3 && redisstr.Option(args[1], "version") {
-		if _, err := intArg(args[2]); err != nil {
-			return err
-		}
-	}
-	x.W.Verbatim("txt", "Redis ver. "+Version+"\n")
-	return nil
-}
-
 // intArg parses an integer argument with Redis's error.
 func intArg(b []byte) (int64, error) { return cmdargs.Int(b) }

@@ -1,6 +1,8 @@
 package diff_test
 
 import (
+	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -37,9 +39,41 @@ var standaloneCases = []diffCase{
 		c("MODULE LIST"), c("EXEC"), cmd("EVAL", "return redis.pcall('module','list')", "0")),
 	tc("lolwut", c("LOLWUT"), c("LOLWUT VERSION x"), c("LOLWUT VERSION 7"), c("LOLWUT VERSION 4"), c("LOLWUT VERSION 59"),
 		c("LOLWUT foo"), c("LOLWUT VERSION"), c("HELLO 3").with(helloID), c("LOLWUT"), cmd("EVAL", "return redis.call('lolwut')", "0")),
+	// Schotter's first two rows of squares are not random: with at most
+	// two, Redis's art is the same every time.
+	tc("lolwut 5 exact", c("LOLWUT VERSION 5 66 8 2"), c("LOLWUT VERSION 5 66 8 1"), c("LOLWUT VERSION 5 10 3 2"),
+		c("LOLWUT VERSION 5 1 1 1"), c("LOLWUT VERSION 5 1000 200 2"), c("LOLWUT VERSION 5 0 -5 0"), c("LOLWUT VERSION 4294967301 33 4 2"),
+		c("LOLWUT VERSION 5 x"), c("LOLWUT VERSION 5 1 x"), c("LOLWUT VERSION 5 1 1 x"), c("LOLWUT VERSION 6 x"), c("LOLWUT VERSION 6 1 y"),
+		c("HELLO 3").with(helloID), c("LOLWUT VERSION 5 40 4 2")),
+	tc("lolwut random art", c("LOLWUT VERSION 5").with(artShape), c("LOLWUT VERSION 5 80 10 30").with(artShape),
+		c("LOLWUT VERSION 6").with(artShape), c("LOLWUT VERSION 6 1 1").with(artShape), c("LOLWUT VERSION 6 200 50").with(artShape),
+		c("LOLWUT VERSION 56 3").with(artShape)),
 	tc("help texts", c("COMMAND HELP"), c("CONFIG HELP"), c("MEMORY HELP"), c("MODULE HELP"), c("COMMAND HELP x"),
 		c("CONFIG HELP x"), c("MEMORY MALLOC-STATS x")),
 }
+
+// artShape masks LOLWUT's random art to its shape: the number of lines,
+// the lines of text under it, and the length when it does not depend on the colours
+// drawn (braille art; a skyline's escape sequences differ in length).
+var artShape = &normalizer{"LOLWUT art masked to its shape", func(b []byte) ([]byte, bool) {
+	head, body, ok := bytes.Cut(b, []byte("\r\n"))
+	if !ok || len(head) == 0 || (head[0] != '$' && head[0] != '=') {
+		return b, true
+	}
+	body = bytes.TrimSuffix(body, []byte("\r\n"))
+	lines := bytes.Split(body, []byte("\n"))
+	var text [][]byte // the lines that are not art: braille or colours
+	for _, l := range lines {
+		if !bytes.ContainsRune(l, '\033') && !bytes.HasPrefix(l, []byte{0xe2}) { // braille: U+28xx
+			text = append(text, l)
+		}
+	}
+	shape := fmt.Sprintf("%c %d lines, text %q", head[0], len(lines), bytes.Join(text, []byte("|")))
+	if !bytes.ContainsRune(body, '\033') {
+		shape += fmt.Sprintf(", %d bytes", len(body))
+	}
+	return []byte(shape), true
+}}
 
 // clusterArityCases send each CLUSTER subcommand with no to three
 // arguments: Redis checks each one's arity, then refuses it.
