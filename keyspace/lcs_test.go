@@ -3,8 +3,6 @@ package keyspace
 import (
 	"math/rand/v2"
 	"testing"
-
-	"github.com/minilock/minilock/expiry"
 )
 
 func init() {
@@ -36,10 +34,8 @@ func TestLCS(t *testing.T) {
 // The transient table is refused past proto-max-bulk-len, as Redis
 // counts it: 4 bytes for each of (len(a)+1)*(len(b)+1) cells.
 func TestLCSLimit(t *testing.T) {
-	clock := expiry.NewManual(testStart)
-	k := New(Config{Clock: clock, MaxStringLen: 4 * 11 * 11})
-	t.Cleanup(k.Close)
-	h := &ksTest{t: t, k: k, clock: clock}
+	h := newKSTest(t)
+	h.k.maxLen = 4 * 11 * 11
 	for _, st := range []ksStep{
 		do("MSET a 0123456789 b 0123456789 c 01234567890", ok),
 		do("LCS a b LEN", num(10)),

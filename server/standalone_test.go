@@ -2,7 +2,9 @@ package server
 
 import (
 	"bufio"
+	"io"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -61,13 +63,28 @@ func TestWaitBlocksUntilTimeoutOrUnblock(t *testing.T) {
 	}
 }
 
-// waitParked waits until n clients are parked.
+// waitParked waits until INFO reports n blocked clients (asked on a
+// connection of its own).
 func waitParked(t *testing.T, s *Server, n int) {
 	t.Helper()
+	conn, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	rd := bufio.NewReader(conn)
+	want := "blocked_clients:" + strconv.Itoa(n) + "\r\n"
 	for range 500 {
-		var parked int
-		s.ks.DoFunc(func() { parked = s.blocking.parked })
-		if parked == n {
+		conn.Write([]byte("INFO clients\r\n"))
+		size, err := strconv.Atoi(strings.TrimPrefix(readLine(t, rd), "$"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		body := make([]byte, size+2)
+		if _, err := io.ReadFull(rd, body); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(body), want) {
 			return
 		}
 		time.Sleep(2 * time.Millisecond)
