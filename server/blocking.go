@@ -87,8 +87,19 @@ func (b *blockingState) Fire(now int64) {
 	for len(b.timers) > 0 && b.timers[0].deadline < now {
 		p := heap.Pop(&b.timers).(*parked)
 		b.unpark(p)
-		b.wake(p, func(w *resp.Writer) { w.NullArray() })
+		b.wake(p, p.timedOut)
 	}
+}
+
+// timedOut writes what p's command answers when its timeout passes
+// (replyToBlockedClientTimedOut): a null array, or for WAIT the replicas
+// that acknowledged, none.
+func (p *parked) timedOut(w *resp.Writer) {
+	if p.name == "wait" {
+		w.Int(0)
+		return
+	}
+	w.NullArray()
 }
 
 // park registers x's client as waiting for p's keys.
@@ -384,7 +395,7 @@ func cmdClientUnblock(x *call, args [][]byte) error {
 		if asError {
 			w.Err(&resp.Error{Code: "UNBLOCKED", Msg: "client unblocked via CLIENT UNBLOCK"})
 		} else {
-			w.NullArray()
+			p.timedOut(w)
 		}
 	})
 	x.W.Int(1)
