@@ -81,8 +81,8 @@ func (b *blockingState) Next() (int64, bool) {
 	return b.timers[0].deadline, true
 }
 
-// Fire answers the clients whose deadline has passed with Redis's timeout
-// reply, a null array (dueWork; owner goroutine).
+// Fire answers the clients whose deadline has passed with their command's
+// timeout reply (timedOut; dueWork; owner goroutine).
 func (b *blockingState) Fire(now int64) {
 	for len(b.timers) > 0 && b.timers[0].deadline < now {
 		p := heap.Pop(&b.timers).(*parked)
