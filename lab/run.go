@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/internal/timeline"
 	"github.com/minilock/minilock/server"
 )
 
@@ -217,9 +218,9 @@ func (c *Client) released() {
 
 // Notes the picture recognises, to draw a crash or a paused lifeline.
 const (
-	crashNote  = "crashes"
-	pauseNote  = "pauses"
-	resumeNote = "resumes"
+	crashNote  = timeline.CrashNote
+	pauseNote  = timeline.PauseNote
+	resumeNote = timeline.ResumeNote
 )
 
 // Crash closes the client's connection; whatever it held, it no longer
