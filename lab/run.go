@@ -53,8 +53,8 @@ type lease struct {
 	why   string        // why it ends then, for the note
 }
 
-func newLab(sc *Scenario) (*Lab, error) {
-	srv, err := server.Start(server.Config{Clock: expiry.NewManual(epoch)})
+func newLab(sc *Scenario, dc *server.DoctorConfig) (*Lab, error) {
+	srv, err := server.Start(server.Config{Clock: expiry.NewManual(epoch), Doctor: dc})
 	if err != nil {
 		return nil, err
 	}
