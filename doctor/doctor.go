@@ -1,6 +1,7 @@
 package doctor
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -33,6 +34,7 @@ const (
 	stampsPerKey  = 8
 	workPerGrant  = 4
 	innerMax      = 256
+	seenPerKey    = 64
 	spinAttempts  = 20                     // failed tries in a row ...
 	spinMeanGap   = 2 * time.Millisecond   // ... this close together, on average
 	stampSkew     = 2000                   // ms two timestamp writers may disagree by
@@ -59,7 +61,7 @@ type Doctor struct {
 	seq      uint64
 	inner    []Record // the commands of the script or transaction under way
 	locks    map[lockID]*lock
-	clients  map[int64]*conn
+	clients  map[string]*conn
 	findings []Finding
 	dropped  int
 	// probe is the caller's, for the duration of See.
@@ -77,7 +79,7 @@ func New(cfg Config) *Doctor {
 	if cfg.Findings <= 0 {
 		cfg.Findings = 100
 	}
-	return &Doctor{cfg: cfg, locks: map[lockID]*lock{}, clients: map[int64]*conn{}}
+	return &Doctor{cfg: cfg, locks: map[lockID]*lock{}, clients: map[string]*conn{}}
 }
 
 type lockID struct {
@@ -96,14 +98,16 @@ type lock struct {
 	rows    []row // the key's recent history, for the evidence
 	// noTTL is the grant the key holds while it has never had a TTL.
 	noTTL *grant
-	seen  map[string]bool // findings made, so each is made once
+	// seen maps each finding made on the key (hazard and clients) to its
+	// index in Doctor.findings, or -1 if it was not kept, so that a
+	// recipe repeated a thousand times is one finding that counts them.
+	seen map[string]int
 }
 
 // grant is one successful SET NX (or SETNX) of a token.
 type grant struct {
 	token    string
 	who      string
-	conn     int64
 	at       int64
 	row      int64 // seq of the granting command
 	done     bool  // released by its holder, or judged
@@ -137,12 +141,15 @@ type row struct {
 	client int64
 }
 
-// conn is what the doctor remembers of one connection.
+// conn is what the doctor remembers of one client: a connection, or the
+// connections sharing one CLIENT SETNAME name (a pool's). A check on one
+// pooled connection and a delete on another are still one client's two
+// steps.
 type conn struct {
-	id      int64
+	who     string
 	heard   uint64
-	watched map[lockID]bool // lock keys WATCHed, until EXEC, DISCARD or UNWATCH
-	lastGet *lockID         // the lock key its last command read with GET
+	watched map[watchKey]bool // lock keys WATCHed per connection, until its EXEC, DISCARD or UNWATCH
+	lastGet *lockID           // the lock key its last command read with GET
 	getRow  row
 	// spin is its current run of failed lock attempts.
 	spin struct {
@@ -199,7 +206,7 @@ func copyRecord(r *Record) Record {
 // it ran: the container is the last record.
 func (d *Doctor) unit(unit []Record) {
 	top := &unit[len(unit)-1]
-	c := d.conn(top.Client)
+	c := d.conn(who(top))
 	atomic := len(unit) > 1
 	name := top.name()
 	script := isScript(name)
@@ -271,38 +278,48 @@ func (d *Doctor) lock(id lockID) *lock {
 	lk := d.locks[id]
 	if lk == nil {
 		if len(d.locks) >= d.cfg.Keys {
-			var old *lock
-			for _, l := range d.locks {
-				if old == nil || l.touched < old.touched {
-					old = l
-				}
-			}
-			delete(d.locks, old.id)
+			evict(d.locks, func(l *lock) uint64 { return l.touched })
 		}
-		lk = &lock{id: id, seen: map[string]bool{}}
+		lk = &lock{id: id, seen: map[string]int{}}
 		d.locks[id] = lk
 	}
 	lk.touched = d.seq
 	return lk
 }
 
-func (d *Doctor) conn(id int64) *conn {
+type watchKey struct {
+	conn int64
+	id   lockID
+}
+
+func (d *Doctor) conn(id string) *conn {
 	c := d.clients[id]
 	if c == nil {
 		if len(d.clients) >= d.cfg.Clients {
-			var old *conn
-			for _, x := range d.clients {
-				if old == nil || x.heard < old.heard {
-					old = x
-				}
-			}
-			delete(d.clients, old.id)
+			evict(d.clients, func(c *conn) uint64 { return c.heard })
 		}
-		c = &conn{id: id, watched: map[lockID]bool{}}
+		c = &conn{who: id, watched: map[watchKey]bool{}}
 		d.clients[id] = c
 	}
 	c.heard = d.seq
 	return c
+}
+
+// evict forgets the quarter of m (at least one) used longest ago: sorting
+// once per quarter keeps a full map's cost per new entry logarithmic.
+func evict[K comparable, V any](m map[K]V, used func(V) uint64) {
+	type entry struct {
+		k K
+		t uint64
+	}
+	all := make([]entry, 0, len(m))
+	for k, v := range m {
+		all = append(all, entry{k, used(v)})
+	}
+	slices.SortFunc(all, func(a, b entry) int { return cmp.Compare(a.t, b.t) })
+	for _, e := range all[:max(1, len(all)/4)] {
+		delete(m, e.k)
+	}
 }
 
 // session follows what a connection's commands mean for the next ones:
@@ -313,11 +330,15 @@ func (d *Doctor) session(unit []Record, c *conn, ids []lockID) {
 	case "watch":
 		for _, p := range top.Keys {
 			if p < len(top.Args) {
-				c.watched[lockID{top.DB, string(top.Args[p])}] = true
+				c.watched[watchKey{top.Client, lockID{top.DB, string(top.Args[p])}}] = true
 			}
 		}
 	case "exec", "discard", "unwatch":
-		clear(c.watched)
+		for k := range c.watched {
+			if k.conn == top.Client {
+				delete(c.watched, k)
+			}
+		}
 	}
 	// A GET of a lock key is remembered until the connection next touches
 	// that key, so a DEL after other work still counts as its second half.
@@ -346,7 +367,7 @@ func (d *Doctor) work(unit []Record, c *conn) {
 	top := &unit[len(unit)-1]
 	for _, lk := range d.locks {
 		for _, g := range lk.grants {
-			if g.conn == c.id && g.lost && !g.done && len(g.work) < workPerGrant {
+			if g.who == c.who && g.lost && !g.done && len(g.work) < workPerGrant {
 				rw := d.row(top, lk.state, "")
 				g.work = append(g.work, rw)
 				lk.addRow(rw)
@@ -519,7 +540,7 @@ func (d *Doctor) attempt(lk *lock, r *Record, c *conn, rw row, after, before Key
 			break
 		}
 	}
-	g := &grant{token: token, who: me, conn: r.Client, at: r.At, row: int64(d.seq)}
+	g := &grant{token: token, who: me, at: r.At, row: int64(d.seq)}
 	if len(lk.grants) >= grantsPerKey {
 		lk.grants = lk.grants[1:]
 	}
@@ -558,7 +579,7 @@ func (d *Doctor) check(lk *lock, r *Record, unit []Record, rw row) {
 	}
 	p := parseReply(r.Reply)
 	for _, g := range lk.grants {
-		if g.conn == r.Client && !g.done && g.lost && (p.kind != '$' || p.str != g.token) {
+		if g.who == who(r) && !g.done && g.lost && (p.kind != '$' || p.str != g.token) {
 			d.late(lk, g, rw)
 		}
 	}
@@ -594,18 +615,18 @@ func found(st KeyState, token string) string {
 // deleted judges a command that deleted the lock key.
 func (d *Doctor) deleted(lk *lock, r *Record, c *conn, rw row, before KeyState, beforeOwner string, atomic, script, read bool) {
 	me := who(r)
-	compared := script && read || atomic && !script && c.watched[lk.id]
+	compared := script && read || atomic && !script && c.watched[watchKey{r.Client, lk.id}]
 	if g := lk.grantOf(before.Value); g != nil && (g.who == me || compared) {
 		g.done = true
-	}
-	if compared {
-		return
 	}
 	if g := lk.noTTL; g != nil && !g.hadTTL && !isStamp(before.Value, r.At) {
 		d.find(lk, NoTTL, rw, []string{g.who}, fmt.Sprintf(
 			"%s's lock %q lived with no TTL until %s deleted it at %s: had %s gone first, nobody would ever have released it",
 			g.who, lk.id.key, me, clock(r.At), g.who))
 		lk.noTTL = nil
+	}
+	if compared {
+		return
 	}
 	if c.lastGet != nil && *c.lastGet == lk.id {
 		d.find(lk, GetThenDel, rw, []string{me}, fmt.Sprintf(

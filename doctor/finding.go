@@ -57,8 +57,11 @@ type Finding struct {
 	Hazard Hazard
 	DB     int
 	Key    string
-	// At is the server's clock, Unix ms, at the command that showed it.
-	At int64
+	// At is the server's clock, Unix ms, at the command that showed it;
+	// Last at the latest of its Repeats (the same hazard on the same key
+	// between the same clients, counted rather than repeated).
+	At, Last int64
+	Repeats  int
 	// Clients are the connections involved, by name (or id=N).
 	Clients []string
 	// Summary says what happened, with the evidence's commands and times.
@@ -85,32 +88,43 @@ type Evidence struct {
 	Expires bool
 }
 
-// find records a finding on lk, at row rw (the last of lk's rows), once
-// per hazard, key and row.
+// find records a finding on lk, at row rw (the last of lk's rows). The
+// same hazard on the same key between the same clients is one finding,
+// counted in Repeats.
 func (d *Doctor) find(lk *lock, h Hazard, rw row, clients []string, summary string) {
-	tag := string(h) + "\x00" + fmt.Sprint(rw.seq)
-	if h == NoTTL || h == TimestampSkew || h == Spin {
-		tag = string(h) // once per key is enough to make the point
-	}
-	if lk.seen[tag] {
+	clients = slices.Compact(slices.Clone(clients))
+	tag := string(h) + "\x00" + strings.Join(clients, "\x00")
+	if i, ok := lk.seen[tag]; ok {
+		if i >= 0 && i < len(d.findings) {
+			d.findings[i].Repeats++
+			d.findings[i].Last = rw.at
+		}
 		return
 	}
-	lk.seen[tag] = true
-	f := Finding{Hazard: h, DB: lk.id.db, Key: lk.id.key, At: rw.at, Clients: slices.Compact(slices.Clone(clients)), Summary: summary}
+	if len(d.findings) >= d.cfg.Findings {
+		d.dropped++
+		if len(lk.seen) < seenPerKey {
+			lk.seen[tag] = -1
+		}
+		if d.cfg.OnFinding != nil {
+			d.cfg.OnFinding(Finding{Hazard: h, DB: lk.id.db, Key: lk.id.key, At: rw.at, Last: rw.at, Clients: clients, Summary: summary})
+		}
+		return
+	}
+	f := Finding{Hazard: h, DB: lk.id.db, Key: lk.id.key, At: rw.at, Last: rw.at, Clients: clients, Summary: summary}
 	for _, x := range lk.rows {
 		f.Evidence = append(f.Evidence, Evidence{
 			At: x.at, Client: x.who, Addr: x.addr, Command: x.text, Reply: x.reply, Note: x.note,
 			Exists: x.state.Exists, Value: x.state.Value, Owner: x.owner, Expires: x.state.Deadline > 0,
 		})
 	}
+	if len(lk.seen) < seenPerKey {
+		lk.seen[tag] = len(d.findings)
+	}
+	d.findings = append(d.findings, f)
 	if d.cfg.OnFinding != nil {
 		d.cfg.OnFinding(f)
 	}
-	if len(d.findings) >= d.cfg.Findings {
-		d.dropped++
-		return
-	}
-	d.findings = append(d.findings, f)
 }
 
 // Report writes the findings as text: each hazard, what happened, the fix,
@@ -125,6 +139,9 @@ func Report(w io.Writer, findings []Finding, dropped int) {
 	for i, f := range findings {
 		fmt.Fprintf(w, "\n%d. %s: %s\n", i+1, f.Hazard, f.Hazard.Title())
 		fmt.Fprintf(w, "   key %q (db %d), at %s by the server's clock\n", f.Key, f.DB, time.UnixMilli(f.At).UTC().Format("2006-01-02 15:04:05.000"))
+		if f.Repeats > 0 {
+			fmt.Fprintf(w, "   seen %d more time%s, the last at %s\n", f.Repeats, plural(f.Repeats), clock(f.Last))
+		}
 		for _, line := range wrap(f.Summary, 74) {
 			fmt.Fprintf(w, "   %s\n", line)
 		}

@@ -91,17 +91,17 @@ func (r *Result) AsExpected() bool { return r.Verdict.Outcome == r.Scenario.Expe
 // An error means the lab itself failed (the server did not start, a client
 // lost its connection), not that the recipe did.
 func Run(sc *Scenario) (*Result, error) {
-	r, _, err := run(sc, nil)
+	r, _, err := runScenario(sc, nil)
 	return r, err
 }
 
 // RunWithDoctor is Run with the lock doctor watching the server, and what
 // it found (docs/doctor.md).
 func RunWithDoctor(sc *Scenario) (*Result, []doctor.Finding, error) {
-	return run(sc, &server.DoctorConfig{})
+	return runScenario(sc, &server.DoctorConfig{})
 }
 
-func run(sc *Scenario, dc *server.DoctorConfig) (*Result, []doctor.Finding, error) {
+func runScenario(sc *Scenario, dc *server.DoctorConfig) (*Result, []doctor.Finding, error) {
 	l, err := newLab(sc, dc)
 	if err != nil {
 		return nil, nil, err

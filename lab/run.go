@@ -108,6 +108,9 @@ func (l *Lab) client(name string) *Client {
 		// Exactly the commands the scenario sends, each once: a retry
 		// would be a second command on the timeline.
 		MaxRetries: -1,
+		// The connection carries the client's name (CLIENT SETNAME), so
+		// that the lock doctor's report names A and B as the lab does.
+		ClientName: name,
 	})
 	c.rdb.AddHook(recorder{c})
 	l.clients = append(l.clients, c)
