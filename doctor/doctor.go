@@ -191,14 +191,17 @@ func (d *Doctor) See(r *Record, probe Probe) {
 	clear(unit) // the records' copies may go
 }
 
+// copyRecord keeps r past See, its arguments and reply clipped to about
+// MaxValue: a script's commands wait for their container, and a script may
+// write huge values.
 func copyRecord(r *Record) Record {
 	c := *r
 	c.Args = make([][]byte, len(r.Args))
 	for i, a := range r.Args {
-		c.Args[i] = slices.Clone(a)
+		c.Args[i] = slices.Clone(a[:min(len(a), MaxValue)])
 	}
 	c.Keys = slices.Clone(r.Keys)
-	c.Reply = slices.Clone(r.Reply)
+	c.Reply = slices.Clone(r.Reply[:min(len(r.Reply), MaxValue+32)])
 	return c
 }
 
@@ -431,6 +434,7 @@ func (d *Doctor) judge(lk *lock, unit []Record, c *conn, atomic, script bool) {
 	lk.expire(top.At)
 	before, beforeOwner := lk.state, lk.owner
 	after := d.probe(id.db, id.key)
+	after.Value = value(after.Value)
 	me := who(top)
 	if after.Exists != before.Exists || after.Value != before.Value {
 		if after.Exists {

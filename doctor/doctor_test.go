@@ -161,7 +161,7 @@ func TestParseReply(t *testing.T) {
 		{":-2\r\n", "(integer) -2"},
 		{"*2\r\n:1\r\n:2\r\n", "(2 replies)"},
 		{"-ERR x\r\n", "(error) ERR x"},
-		{"$9\r\nab\r\n", "(error) "}, // truncated: never read past the end
+		{"$9\r\nab\r\n", `"ab\r\n"`}, // clipped (copyRecord): what is there, never past the end
 		{"", "(error) "},
 	}
 	for _, tt := range tests {

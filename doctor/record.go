@@ -10,6 +10,7 @@
 package doctor
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +48,15 @@ type Record struct {
 	Write bool
 }
 
+// MaxValue is how much of a value the doctor reads and keeps: lock tokens
+// are short, and a huge value a client sends must not be copied again and
+// again. Values longer than this are compared by their first MaxValue
+// bytes; a Probe need return no more.
+const MaxValue = 1024
+
+// value clips v to MaxValue.
+func value(v string) string { return v[:min(len(v), MaxValue)] }
+
 // name is the command's lower-case name.
 func (r *Record) name() string {
 	if len(r.Args) == 0 {
@@ -55,9 +65,10 @@ func (r *Record) name() string {
 	return strings.ToLower(string(r.Args[0]))
 }
 
+// arg is argument i, clipped to MaxValue.
 func (r *Record) arg(i int) string {
 	if i < len(r.Args) {
-		return string(r.Args[i])
+		return string(r.Args[i][:min(len(r.Args[i]), MaxValue)])
 	}
 	return ""
 }
@@ -75,7 +86,7 @@ func (r *Record) hasKey(key string) bool {
 // option reports whether one of r's arguments from i on is opt (any case).
 func (r *Record) option(i int, opt string) bool {
 	for ; i < len(r.Args); i++ {
-		if strings.EqualFold(string(r.Args[i]), opt) {
+		if bytes.EqualFold(r.Args[i], []byte(opt)) {
 			return true
 		}
 	}
@@ -86,7 +97,7 @@ func (r *Record) option(i int, opt string) bool {
 // script, say).
 func (r *Record) carries(v string) bool {
 	for _, a := range r.Args[1:] {
-		if string(a) == v {
+		if string(a[:min(len(a), MaxValue)]) == v {
 			return true
 		}
 	}
@@ -123,11 +134,10 @@ func parseReply(b []byte) reply {
 		if b[0] != '$' {
 			return reply{kind: '*', n: n}
 		}
+		// A reply the doctor kept was clipped (copyRecord): read what is
+		// there, up to MaxValue.
 		rest := b[end+2:]
-		if int64(len(rest)) < n {
-			return reply{kind: '-'}
-		}
-		return reply{kind: '$', str: string(rest[:n])}
+		return reply{kind: '$', str: string(rest[:min(n, int64(len(rest)), MaxValue)])}
 	case '_':
 		return reply{kind: '_'}
 	case '#':
@@ -169,7 +179,10 @@ func formatArgs(args [][]byte) string {
 		if i > 0 {
 			b.WriteByte(' ')
 		}
-		s := clip(string(a), 64)
+		s := string(a[:min(len(a), 64)])
+		if len(a) > 64 {
+			s = s[:63] + "…"
+		}
 		if i == 0 {
 			s = strings.ToUpper(s)
 		}

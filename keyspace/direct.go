@@ -93,10 +93,10 @@ func (k *Keyspace) Info() []DBInfo {
 
 // Peek reads key in database db as it stands at the instant now (Unix ms)
 // without touching anything: no lazy expiry, no statistics, no event, so
-// that an observer (the lock doctor) changes nothing by looking. str is
-// false for a key that is not a string (val is then empty); deadline is 0
-// for a key without a TTL.
-func (k *Keyspace) Peek(db int, key string, now int64) (val string, str, ok bool, deadline int64) {
+// that an observer (the lock doctor) changes nothing by looking. val is
+// the first limit bytes of the value; str is false for a key that is not
+// a string (val is then empty); deadline is 0 for a key without a TTL.
+func (k *Keyspace) Peek(db int, key string, now int64, limit int) (val string, str, ok bool, deadline int64) {
 	d := &k.dbs[db]
 	i, found := d.lookupString(key)
 	if !found {
@@ -109,5 +109,6 @@ func (k *Keyspace) Peek(db int, key string, now int64) (val string, str, ok bool
 	if e.obj != nil {
 		return "", false, true, e.expireAt
 	}
-	return string(e.val()), true, true, e.expireAt
+	v := e.val()
+	return string(v[:min(len(v), limit)]), true, true, e.expireAt
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/minilock/minilock/doctor"
 	"github.com/minilock/minilock/internal/cmdspec"
+	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -79,7 +80,7 @@ func (s *Server) doctorSee(x *call, cmd *command, args [][]byte, reply []byte) {
 
 // doctorProbe reads a key for the doctor without touching it.
 func (s *Server) doctorProbe(db int, key string) doctor.KeyState {
-	val, str, ok, deadline := s.ks.Peek(db, key, s.ks.Now())
+	val, str, ok, deadline := s.ks.Peek(db, key, s.ks.Now(), doctor.MaxValue)
 	return doctor.KeyState{Exists: ok, String: str, Value: val, Deadline: deadline}
 }
 
@@ -128,7 +129,7 @@ func (s *Server) checkDoctor(t TB) {
 	t.Errorf("%s", b.String())
 }
 
-// doctorCommand answers DOCTOR REPORT and DOCTOR RESET, minilock's own
+// doctorCommand answers DOCTOR REPORT, RESET and HELP, minilock's own
 // command, which exists only while the doctor is on (so a server without
 // it answers DOCTOR as Redis does, an unknown command). It is not in the
 // command table, whose rows are Redis's commands with Redis's metadata:
@@ -151,6 +152,12 @@ func (s *Server) doctorCommand(c *client, args [][]byte) bool {
 	case equalFold(string(args[1]), "reset"):
 		s.doctor.Reset()
 		c.w.OK()
+	case equalFold(string(args[1]), "help"):
+		writeHelp(&call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.w}}, "DOCTOR",
+			"REPORT",
+			"    The lock hazards the doctor found, each with its evidence (docs/doctor.md).",
+			"RESET",
+			"    Forget every finding and what the doctor knows of the locks.")
 	default:
 		c.w.Err(resp.ErrUnknownSubcommand(args[0], args[1]))
 	}

@@ -147,6 +147,9 @@ func TestDoctorCommand(t *testing.T) {
 	if got := rdb.Do(ctx, "DOCTOR", "REPORT").Val(); got != "minilock doctor: no lock hazards\n" {
 		t.Errorf("DOCTOR REPORT after RESET = %q", got)
 	}
+	if got, _ := rdb.Do(ctx, "DOCTOR", "HELP").StringSlice(); len(got) != 7 || got[0] != "DOCTOR <subcommand> [<arg> [value] [opt] ...]. Subcommands are:" || got[1] != "REPORT" {
+		t.Errorf("DOCTOR HELP = %q", got)
+	}
 	for _, tt := range []struct {
 		args []any
 		want string
