@@ -21,8 +21,8 @@ type Config struct {
 	// Findings is how many findings are kept; later ones are counted
 	// (Doctor.Dropped) but not kept. Zero means 100.
 	Findings int
-	// OnFinding, when set, is called with each finding as it is made, on
-	// the goroutine that calls See.
+	// OnFinding, when set, is called with each finding kept, as it is
+	// made, on the goroutine that calls See.
 	OnFinding func(Finding)
 }
 
@@ -677,6 +677,7 @@ func (d *Doctor) stampWrite(lk *lock, r *Record, rw row) {
 		d.find(lk, TimestampSkew, rw, []string{me}, fmt.Sprintf(
 			"%s wrote the timestamp %s to %q at %s, already %v in the past by the server's clock: its clock runs behind",
 			me, v, lk.id.key, clock(r.At), time.Duration(-s.offset)*time.Millisecond))
+		return // one finding for one write; it is no reference for others
 	}
 	for _, o := range lk.stamps {
 		if o.who == me {

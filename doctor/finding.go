@@ -106,10 +106,7 @@ func (d *Doctor) find(lk *lock, h Hazard, rw row, clients []string, summary stri
 		if len(lk.seen) < seenPerKey {
 			lk.seen[tag] = -1
 		}
-		if d.cfg.OnFinding != nil {
-			d.cfg.OnFinding(Finding{Hazard: h, DB: lk.id.db, Key: lk.id.key, At: rw.at, Last: rw.at, Clients: clients, Summary: summary})
-		}
-		return
+		return // counted, not reported: a long run's log does not flood
 	}
 	f := Finding{Hazard: h, DB: lk.id.db, Key: lk.id.key, At: rw.at, Last: rw.at, Clients: clients, Summary: summary}
 	for _, x := range lk.rows {

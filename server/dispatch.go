@@ -187,7 +187,9 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	}
 	reply := x.W.From(start)
 	s.afterCommand(x, cmd, args, began, err, reply)
-	if s.doctor != nil {
+	if s.doctor != nil && !x.offOwner {
+		// offOwner: a command allowed while a script is busy runs on its
+		// connection's goroutine; none of them touches a key.
 		s.doctorSee(x, cmd, args, reply)
 	}
 	if cmd.flags&fSkipMonitor == 0 {
