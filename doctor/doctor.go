@@ -232,16 +232,10 @@ func (d *Doctor) unit(unit []Record) {
 			}
 		}
 	}
-	touched := false
 	for _, id := range ids {
-		lk := d.lock(id)
-		if lk == nil {
-			continue
-		}
-		touched = true
-		d.judge(lk, unit, c, atomic, script)
+		d.judge(d.lock(id), unit, c, atomic, script)
 	}
-	if !touched {
+	if len(ids) == 0 {
 		d.work(unit, c)
 	}
 	d.session(unit, c, ids)
@@ -463,7 +457,7 @@ func (d *Doctor) judge(lk *lock, unit []Record, c *conn, atomic, script bool) {
 		name := r.name()
 		switch {
 		case takes(r):
-			d.attempt(lk, r, c, rw, after, before)
+			d.attempt(lk, r, c, rw, after)
 		case name == "get" || name == "getrange" || name == "getex":
 			read = true
 			d.check(lk, r, unit, rw)
@@ -476,7 +470,7 @@ func (d *Doctor) judge(lk *lock, unit []Record, c *conn, atomic, script bool) {
 			d.deleted(lk, r, c, rw, before, beforeOwner, atomic, script, read)
 		case name == "expire" || name == "pexpire" || name == "expireat" || name == "pexpireat":
 			if p := parseReply(r.Reply); p.kind == ':' && p.n == 1 {
-				d.ttlGiven(lk, r, rw, atomic, unit)
+				d.ttlGiven(lk, r, rw)
 			}
 		}
 	}
@@ -522,7 +516,7 @@ func execText(unit []Record) string {
 }
 
 // attempt reads a lock attempt: a grant, or a refusal.
-func (d *Doctor) attempt(lk *lock, r *Record, c *conn, rw row, after, before KeyState) {
+func (d *Doctor) attempt(lk *lock, r *Record, c *conn, rw row, after KeyState) {
 	token := r.arg(2)
 	d.stampWrite(lk, r, rw)
 	if !took(r) {
@@ -651,7 +645,7 @@ func (d *Doctor) deleted(lk *lock, r *Record, c *conn, rw row, before KeyState, 
 }
 
 // ttlGiven judges an EXPIRE of a lock taken without a TTL.
-func (d *Doctor) ttlGiven(lk *lock, r *Record, rw row, atomic bool, unit []Record) {
+func (d *Doctor) ttlGiven(lk *lock, r *Record, rw row) {
 	g := lk.noTTL
 	if g == nil || uint64(g.row) == d.seq {
 		return // taken and given its TTL in one script or transaction
