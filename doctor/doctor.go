@@ -35,6 +35,7 @@ const (
 	workPerGrant  = 4
 	innerMax      = 256
 	seenPerKey    = 64
+	lostMax       = 64
 	spinAttempts  = 20                     // failed tries in a row ...
 	spinMeanGap   = 2 * time.Millisecond   // ... this close together, on average
 	stampSkew     = 2000                   // ms two timestamp writers may disagree by
@@ -64,6 +65,9 @@ type Doctor struct {
 	clients  map[string]*conn
 	findings []Finding
 	dropped  int
+	// lost are the grants whose lease ran out and whose holders have not
+	// released them, newest last: their holders' writes are watched.
+	lost []lostGrant
 	// probe is the caller's, for the duration of See.
 	probe Probe
 }
@@ -117,6 +121,11 @@ type grant struct {
 	work     []row // writes its holder's connection made after lost
 	hadTTL   bool
 	reported bool
+}
+
+type lostGrant struct {
+	lk *lock
+	g  *grant
 }
 
 // stamp is a timestamp written to a timestamp lock, and how far it was
@@ -362,15 +371,30 @@ func (d *Doctor) work(unit []Record, c *conn) {
 		return
 	}
 	top := &unit[len(unit)-1]
-	for _, lk := range d.locks {
-		for _, g := range lk.grants {
-			if g.who == c.who && g.lost && !g.done && len(g.work) < workPerGrant {
-				rw := d.row(top, lk.state, "")
-				g.work = append(g.work, rw)
-				lk.addRow(rw)
-			}
+	live := d.lost[:0]
+	for _, l := range d.lost {
+		if l.g.done {
+			continue
+		}
+		live = append(live, l)
+		if l.g.who == c.who && len(l.g.work) < workPerGrant {
+			rw := d.row(top, l.lk.state, "")
+			l.g.work = append(l.g.work, rw)
+			l.lk.addRow(rw)
 		}
 	}
+	clear(d.lost[len(live):])
+	d.lost = live
+}
+
+// lose marks g lost: the key no longer holds its token, and its holder has
+// not released it. The doctor then watches the holder's writes.
+func (d *Doctor) lose(lk *lock, g *grant, at int64, why string) {
+	g.lost, g.lostAt, g.lostWhy = true, at, why
+	if len(d.lost) >= lostMax {
+		d.lost = d.lost[1:]
+	}
+	d.lost = append(d.lost, lostGrant{lk, g})
 }
 
 func (d *Doctor) row(r *Record, st KeyState, owner string) row {
@@ -391,24 +415,19 @@ func (lk *lock) addRow(rw row) {
 
 // expire notes that the key's TTL ran out before now, if it did: the doctor
 // learns it lazily, at the next command that touches the key.
-func (lk *lock) expire(now int64) {
+func (d *Doctor) expire(lk *lock, now int64) {
 	st := lk.state
 	if !st.Exists || st.Deadline == 0 || st.Deadline > now {
 		return
 	}
-	lk.lose(st.Deadline, "its TTL ran out")
+	for _, g := range lk.grants {
+		if !g.done && !g.lost && g.token == st.Value {
+			d.lose(lk, g, st.Deadline, "its TTL ran out")
+		}
+	}
 	lk.state = KeyState{}
 	lk.owner = ""
 	lk.addRow(row{at: st.Deadline, text: lk.id.key + " expires: its TTL ran out", note: true})
-}
-
-// lose marks the grant the key held as lost, unless its holder released it.
-func (lk *lock) lose(at int64, why string) {
-	for _, g := range lk.grants {
-		if !g.done && !g.lost && g.token == lk.state.Value {
-			g.lost, g.lostAt, g.lostWhy = true, at, why
-		}
-	}
 }
 
 // grantOf finds the live grant of token.
@@ -425,7 +444,7 @@ func (lk *lock) grantOf(token string) *grant {
 func (d *Doctor) judge(lk *lock, unit []Record, c *conn, atomic, script bool) {
 	top := &unit[len(unit)-1]
 	id := lk.id
-	lk.expire(top.At)
+	d.expire(lk, top.At)
 	before, beforeOwner := lk.state, lk.owner
 	after := d.probe(id.db, id.key)
 	after.Value = value(after.Value)
@@ -494,7 +513,7 @@ func (d *Doctor) judge(lk *lock, unit []Record, c *conn, atomic, script bool) {
 	// lost (replaced by another's, or deleted by someone else).
 	for _, g := range lk.grants {
 		if !g.done && !g.lost && before.Exists && before.Value == g.token && (!after.Exists || after.Value != g.token) {
-			g.lost, g.lostAt, g.lostWhy = true, top.At, me+"'s "+top.name()+" replaced or removed it"
+			d.lose(lk, g, top.At, me+"'s "+top.name()+" replaced or removed it")
 		}
 	}
 }
@@ -588,7 +607,7 @@ func (d *Doctor) check(lk *lock, r *Record, unit []Record, rw row) {
 func (d *Doctor) late(lk *lock, g *grant, rw row) {
 	if !g.lost {
 		// The doctor learns of a replaced value only now.
-		g.lost, g.lostAt, g.lostWhy = true, rw.at, "another client took it"
+		d.lose(lk, g, rw.at, "another client took it")
 	}
 	g.done = true
 	if len(g.work) == 0 || g.reported {
