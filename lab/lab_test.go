@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minilock/minilock/internal/timeline"
 )
 
 // fact is a row the timeline must contain: who, what they sent (a prefix of
@@ -332,11 +334,11 @@ func TestSVG(t *testing.T) {
 			}
 			s := string(pic)
 			for _, lane := range append(r.Clients, Server) {
-				if !strings.Contains(s, ">"+laneTitle(lane)+"<") {
+				if !strings.Contains(s, ">"+timeline.LaneTitle(lane)+"<") {
 					t.Errorf("no lane for %s", lane)
 				}
 			}
-			if !strings.Contains(s, "verdict: "+esc(r.Verdict.String())) {
+			if !strings.Contains(s, "verdict: "+timeline.Escape(r.Verdict.String())) {
 				t.Error("no verdict line")
 			}
 			if marked := strings.Contains(s, "✗ "); marked != sc.Broken() {

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/minilock/minilock/internal/timeline"
 )
 
 // Waiting clients. A blocking command or a subscription is answered by the
@@ -28,7 +30,7 @@ import (
 const realWait = 5 * time.Second
 
 // blocksReply is the reply column of a command the server parked.
-const blocksReply = "(blocks)"
+const blocksReply = timeline.BlocksReply
 
 // offTimeline marks a context whose command the recorder leaves alone: the
 // lab records a blocking command itself.

@@ -55,6 +55,10 @@ func RunT(t TB, cfg ...Config) *Server {
 		t.Fatalf("minilock: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
+	if c.Doctor != nil {
+		// Registered after Close, so it runs first, on a live server.
+		t.Cleanup(func() { s.checkDoctor(t) })
+	}
 	return s
 }
 

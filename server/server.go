@@ -133,6 +133,11 @@ type Config struct {
 	// classes of keyspace events published on the __keyspace@<db>__ and
 	// __keyevent@<db>__ channels ("KEA", "Ex" ...). Empty means none.
 	NotifyKeyspaceEvents string
+	// Doctor, when set, turns on the lock doctor (doctor.go,
+	// docs/doctor.md): every command is watched for unsafe lock recipes,
+	// and DOCTOR REPORT answers what it found. Nil (the default) means off,
+	// at no cost.
+	Doctor *DoctorConfig
 }
 
 // Server is a running minilock.
@@ -148,6 +153,8 @@ type Server struct {
 	done  chan struct{} // closed when the server has stopped
 
 	host scriptHost // the one script host; scripts never nest
+	// doctor watches the commands when Config.Doctor is set (doctor.go).
+	doctor *serverDoctor
 	// writableAt is when RestartDelay ends, in Unix ms on cfg.Clock.
 	writableAt int64
 	monitors   []*client // MONITOR clients; owner goroutine only
@@ -253,6 +260,7 @@ func Start(cfg Config) (*Server, error) {
 		lcfg.WhileBusy = s.loop.whileBusy
 	}
 	s.lua = luaeval.New(lcfg)
+	s.startDoctor()
 	var perr error
 	s.owner.Do(func() {
 		s.setNotifyFlags(notifyFlags)

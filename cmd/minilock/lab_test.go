@@ -26,6 +26,8 @@ func TestRunLab(t *testing.T) {
 		{args: []string{"setnx-expire", "--svg=" + dir}, stdout: "never freed", svgWritten: "setnx-expire.svg"},
 		{args: []string{"no-such-race"}, status: 2, stderr: `no scenario "no-such-race"`},
 		{args: []string{"--svg"}, status: 2, stderr: "usage"},
+		{args: []string{"--doctor", "get-then-del"}, stdout: "1. get-then-del: check-then-delete release in two commands, without WATCH"},
+		{args: []string{"--doctor", "lua-release"}, stdout: "minilock doctor: no lock hazards"},
 		{args: []string{"--bogus", "all"}, status: 2, stderr: "unknown flag"},
 	}
 	for _, tt := range tests {

@@ -59,7 +59,7 @@ func TestBullMQLibrary(t *testing.T) {
 		t.Skipf("bullmq missing in %s; run scripts/test.sh once", modules)
 	}
 	want := runBullMQ(t, modules, redistest.Start(t).Addr)
-	got := runBullMQ(t, modules, server.RunT(t).Addr())
+	got := runBullMQ(t, modules, server.RunT(t, server.Doctor()).Addr())
 
 	if want.QueueAdd.OK != "1" || want.AddStandardJob.OK != "1" {
 		t.Fatalf("redis-server: Queue.add %+v, addStandardJob %+v", want.QueueAdd, want.AddStandardJob)
