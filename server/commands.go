@@ -74,6 +74,15 @@ var commandTable = []*command{
 	{name: "pexpiretime", run: data(keyspace.CmdPExpireTime)},
 	{name: "persist", run: data(keyspace.CmdPersist)},
 
+	// Streams (keyspace/stream.go).
+	{name: "xadd", run: data(keyspace.CmdXAdd)},
+	{name: "xrange", run: data(keyspace.CmdXRange)},
+	{name: "xrevrange", run: data(keyspace.CmdXRevRange)},
+	{name: "xlen", run: data(keyspace.CmdXLen)},
+	{name: "xdel", run: data(keyspace.CmdXDel)},
+	{name: "xtrim", run: data(keyspace.CmdXTrim)},
+	{name: "xsetid", run: data(keyspace.CmdXSetID)},
+
 	// Hashes (keyspace/hash.go).
 	{name: "hset", run: data(keyspace.CmdHSet)},
 	{name: "hmset", run: data(keyspace.CmdHSet)},

@@ -2453,6 +2453,144 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "xadd", Arity: -5, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL:  cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLFast,
+		Tips: []string{"nondeterministic_output"},
+		KeySpecs: []cmdspec.KeySpec{
+			{Notes: "UPDATE instead of INSERT because of the optional trimming feature", Flags: cmdspec.KeyRW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Appends a new entry to a stream", Since: "5.0.0", Group: "stream", Complexity: "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option."},
+				{Since: "7.0.0", Changes: "Added support for the `<ms>-*` explicit ID form."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "nomkstream", Type: cmdspec.ArgPureToken, Token: "NOMKSTREAM", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+				{Name: "trim", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "strategy", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+						{Name: "maxlen", Type: cmdspec.ArgPureToken, Token: "MAXLEN"},
+						{Name: "minid", Type: cmdspec.ArgPureToken, Token: "MINID", Since: "6.2.0"},
+					}},
+					{Name: "operator", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+						{Name: "equal", Type: cmdspec.ArgPureToken, Token: "="},
+						{Name: "approximately", Type: cmdspec.ArgPureToken, Token: "~"},
+					}},
+					{Name: "threshold", Type: cmdspec.ArgString},
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "LIMIT", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+				}},
+				{Name: "id_or_auto", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "auto_id", Type: cmdspec.ArgPureToken, Token: "*"},
+					{Name: "id", Type: cmdspec.ArgString},
+				}},
+				{Name: "field_value", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgMultiple, Args: []cmdspec.Arg{
+					{Name: "field", Type: cmdspec.ArgString},
+					{Name: "value", Type: cmdspec.ArgString},
+				}},
+			}},
+	},
+	{
+		Name: "xdel", Arity: -3, Flags: cmdspec.Write | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyDelete, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", Since: "5.0.0", Group: "stream", Complexity: "O(1) for each single item to delete in the stream, regardless of the stream size.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "id", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "xlen", Arity: 2, Flags: cmdspec.ReadOnly | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return the number of entries in a stream", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+			}},
+	},
+	{
+		Name: "xrange", Arity: -4, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return a range of elements in a stream, with IDs matching the specified IDs interval", Since: "5.0.0", Group: "stream", Complexity: "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added exclusive ranges."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "start", Type: cmdspec.ArgString},
+				{Name: "end", Type: cmdspec.ArgString},
+				{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "xrevrange", Arity: -4, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE", Since: "5.0.0", Group: "stream", Complexity: "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added exclusive ranges."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "end", Type: cmdspec.ArgString},
+				{Name: "start", Type: cmdspec.ArgString},
+				{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "xsetid", Arity: -3, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "An internal command for replicating stream values", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added the `entries_added` and `max_deleted_entry_id` arguments."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "last-id", Type: cmdspec.ArgString},
+				{Name: "entries_added", Type: cmdspec.ArgInteger, Token: "ENTRIESADDED", Since: "7.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "max_deleted_entry_id", Type: cmdspec.ArgString, Token: "MAXDELETEDID", Since: "7.0.0", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "xtrim", Arity: -4, Flags: cmdspec.Write, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL:  cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLSlow,
+		Tips: []string{"nondeterministic_output"},
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyDelete, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Trims the stream to (approximately if '~' is passed) a certain size", Since: "5.0.0", Group: "stream", Complexity: "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added the `MINID` trimming strategy and the `LIMIT` option."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "trim", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+					{Name: "strategy", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+						{Name: "maxlen", Type: cmdspec.ArgPureToken, Token: "MAXLEN"},
+						{Name: "minid", Type: cmdspec.ArgPureToken, Token: "MINID", Since: "6.2.0"},
+					}},
+					{Name: "operator", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+						{Name: "equal", Type: cmdspec.ArgPureToken, Token: "="},
+						{Name: "approximately", Type: cmdspec.ArgPureToken, Token: "~"},
+					}},
+					{Name: "threshold", Type: cmdspec.ArgString},
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "LIMIT", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+				}},
+			}},
+	},
+	{
 		Name: "zadd", Arity: -4, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL: cmdspec.ACLWrite | cmdspec.ACLSortedSet | cmdspec.ACLFast,
 		KeySpecs: []cmdspec.KeySpec{

@@ -126,6 +126,7 @@ func diffGroups() []caseGroup {
 		{"set", setCases},
 		{"zset", zsetCases},
 		{"list", listCases},
+		{"stream", streamCases},
 		{"keytypes", keyTypeCases},
 		{"config", configEncodingCases},
 		{"pubsub", pubsubCases},

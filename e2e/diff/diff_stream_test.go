@@ -1,0 +1,126 @@
+package diff_test
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Streams (t_stream.c): every command, option and error, with explicit
+// IDs (or `*` IDs whose replies are masked), node boundaries under
+// approximate trimming, consumer groups, RESP2 and RESP3.
+
+// anyStreamID masks a bulk reply holding a generated stream ID.
+var anyStreamID = &normalizer{"generated stream ID", func(b []byte) ([]byte, bool) {
+	if !streamIDReply.Match(b) {
+		return nil, false
+	}
+	return []byte("$ID\r\n"), true
+}}
+
+var streamIDReply = regexp.MustCompile(`^\$\d+\r\n\d+-\d+\r\n$`)
+
+// fillStream adds n entries with IDs 1-1 .. n-1 to key, each with the
+// given number of fields.
+func fillStream(key string, n, fields int) []step {
+	var steps []step
+	for i := 1; i <= n; i++ {
+		args := []string{"XADD", key, strconv.Itoa(i) + "-1"}
+		for f := 0; f < fields; f++ {
+			args = append(args, "f"+strconv.Itoa(f), strconv.Itoa(i*10+f))
+		}
+		steps = append(steps, cmd(args...))
+	}
+	return steps
+}
+
+func tcs(name string, groups ...[]step) diffCase {
+	var all []step
+	for _, g := range groups {
+		all = append(all, g...)
+	}
+	return tc(name, all...)
+}
+
+func s(lines ...string) []step {
+	out := make([]step, len(lines))
+	for i, l := range lines {
+		out[i] = c(l)
+	}
+	return out
+}
+
+var streamCases = []diffCase{
+	tc("xadd explicit ids", c("XADD s 1-1 a 1"), c("XADD s 1-2 a 2 b 3"), c("XADD s 1-2 a 1"), c("XADD s 1-1 a 1"), c("XADD s 0-5 a 1"),
+		c("XADD s 2 a 1"), c("XADD s 2-* a 1"), c("XADD s 2-* a 1"), c("XADD s 5-* x y"), c("XLEN s"), c("XRANGE s - +"), c("TYPE s"), c("OBJECT ENCODING s")),
+	tc("xadd id errors", c("XADD s 0-0 a 1"), c("XADD s 0 a 1"), c("XADD s 0-* a 1"), c("XADD s 0-* a 1"), c("XADD s abc a 1"), c("XADD s 1-x a 1"),
+		c("XADD s -1 a 1"), c("XADD s 1--1 a 1"), c("XADD s 1-+1 a 1"), c("XADD s +5-1 a 1"), c("XADD s 007-1 a 1"), c("XADD s ' 8-1' a 1"),
+		c("XADD s 18446744073709551615-18446744073709551615 a 1"), c("XADD s 18446744073709551615-* a 1"), c("XADD s * a 1"), c("XLEN s"),
+		c("XADD s 18446744073709551616-1 a 1"), c("XADD s - a 1"), c("XADD s + a 1"), c("XADD t 5-18446744073709551615 a 1"), c("XADD t 5-* a 1"),
+		c("XADD t 6-* a 1"), c("XRANGE t - +"), c("XADD u 1-*x a 1"), c("XADD u 1-** a 1"), c("XADD u 9-1 a"), c("XADD u 9-1"), c("XADD u"), c("EXISTS u"),
+		c("XADD u 10--0 a 1"), c("XRANGE u - +")),
+	tc("xadd star", c("XADD s * a 1").with(anyStreamID), c("XADD s * a 1 b 2").with(anyStreamID), c("XLEN s"), c("XADD s 1-1 a 1"),
+		c("XADD s NOMKSTREAM * a 1").with(anyStreamID), c("XADD n NOMKSTREAM * a 1"), c("EXISTS n"), c("XADD n NOMKSTREAM 1-1 a 1"), c("XADD n nomkstream maxlen 1 * a 1")),
+	tc("xadd options", c("XADD s MAXLEN 2 1-1 a 1"), c("XADD s MAXLEN = 2 2-1 a 1"), c("XADD s maxlen 2 3-1 a 1"), c("XRANGE s - +"),
+		c("XADD s MAXLEN -1 4-1 a 1"), c("XADD s MAXLEN x 4-1 a 1"), c("XADD s MAXLEN 1 MINID 1 4-1 a 1"), c("XADD s MINID 3 MAXLEN 1 4-1 a 1"),
+		c("XADD s LIMIT 10 4-1 a 1"), c("XADD s MAXLEN 1 LIMIT 10 4-1 a 1"), c("XADD s MAXLEN ~ 1 LIMIT -1 4-1 a 1"), c("XADD s MAXLEN ~ 1 LIMIT x 4-1 a 1"),
+		c("XADD s MINID 3-1 4-1 a 1"), c("XRANGE s - +"), c("XADD s MINID = 4 5-1 a 1"), c("XRANGE s - +"), c("XADD s MINID - 6-1 a 1"), c("XADD s MINID x 6-1 a 1"),
+		c("XADD s MAXLEN ~ 0 6-1 a 1"), c("XLEN s"), c("XADD s MAXLEN 0 7-1 a 1"), c("XLEN s"), c("EXISTS s"), c("XADD s MAXLEN"), c("XADD s MAXLEN 1"),
+		c("XADD s MAXLEN ~ 1 LIMIT 0 8-1 a 1"), c("XADD s MAXLEN = 1 LIMIT 0 9-1 a 1"), c("XADD s MAXLEN ~"), c("XADD s NOMKSTREAM"), c("XLEN s")),
+	tcs("approximate trim keeps whole nodes", fillStream("s", 250, 1), s("XADD s MAXLEN ~ 10 251-1 f0 x", "XLEN s", "XRANGE s - + COUNT 2",
+		"XTRIM s MAXLEN ~ 10", "XLEN s", "XTRIM s MAXLEN 10", "XLEN s", "XRANGE s - + COUNT 1", "XTRIM s MAXLEN ~ 0", "XLEN s", "XINFO STREAM s")),
+	tcs("approximate trim by minid", fillStream("s", 230, 2), s("XTRIM s MINID ~ 150", "XLEN s", "XTRIM s MINID ~ 205", "XLEN s", "XTRIM s MINID 205", "XLEN s",
+		"XRANGE s - + COUNT 1", "XTRIM s MINID ~ 1000 LIMIT 50", "XLEN s", "XTRIM s MINID ~ 1000 LIMIT 100", "XLEN s")),
+	tcs("approximate trim limits", fillStream("s", 350, 1), s("XTRIM s MAXLEN ~ 0 LIMIT 150", "XLEN s", "XTRIM s MAXLEN ~ 0 LIMIT 99", "XLEN s", "XTRIM s MAXLEN ~ 0 LIMIT 0", "XLEN s")),
+	tc("node boundaries follow listpack bytes", cmd("XADD", "s", "1-1", "f", strings.Repeat("x", 1000)), cmd("XADD", "s", "2-1", "f", strings.Repeat("x", 1000)),
+		cmd("XADD", "s", "3-1", "f", strings.Repeat("x", 1000)), cmd("XADD", "s", "4-1", "f", strings.Repeat("x", 1000)), cmd("XADD", "s", "5-1", "f", strings.Repeat("x", 1000)),
+		cmd("XADD", "s", "6-1", "g", strings.Repeat("y", 3000)), cmd("XADD", "s", "7-1", "g", "1"), c("XTRIM s MAXLEN ~ 1"), c("XLEN s"), c("XTRIM s MAXLEN ~ 1"), c("XLEN s"),
+		c("XRANGE s - + COUNT 1").with(lengthOnly)),
+	tcs("node boundaries with deleted entries", fillStream("s", 120, 1), s("XDEL s 5-1 6-1 7-1", "XTRIM s MAXLEN ~ 50", "XLEN s", "XDEL s 101-1", "XADD s 200-1 a 1",
+		"XTRIM s MAXLEN ~ 10", "XLEN s", "XRANGE s - + COUNT 3")),
+	tcs("node boundaries by config", s("CONFIG SET stream-node-max-entries 5"), fillStream("s", 23, 1), s("XTRIM s MAXLEN ~ 10", "XLEN s",
+		"CONFIG SET stream-node-max-entries 100", "CONFIG SET stream-node-max-bytes 60", "XADD t 1-1 a 1", "XADD t 2-1 a 2", "XADD t 3-1 a 3", "XADD t 4-1 a 4",
+		"XTRIM t MAXLEN ~ 1", "XLEN t", "CONFIG SET stream-node-max-bytes 4096")),
+	tcs("exact trim inside a node then approximate", fillStream("s", 150, 1), s("XTRIM s MAXLEN 120", "XLEN s", "XTRIM s MAXLEN ~ 60", "XLEN s", "XADD s MAXLEN ~ 40 151-1 f0 1", "XLEN s")),
+	tcs("minid node whose live entries are all gone", fillStream("s", 110, 1), s("XDEL s 100-1", "XTRIM s MINID 100", "XLEN s", "XTRIM s MAXLEN ~ 1", "XLEN s",
+		"XRANGE s - + COUNT 2", "XTRIM s MINID ~ 200", "XLEN s")),
+	tc("xrange", c("XADD s 1-1 a 1"), c("XADD s 1-2 b 2"), c("XADD s 2-0 c 3"), c("XADD s 3-5 d 4 e 5"), c("XRANGE s - +"), c("XRANGE s 1 1"),
+		c("XRANGE s 1-2 +"), c("XRANGE s (1-1 +"), c("XRANGE s - (3-5"), c("XRANGE s (1 (3"), c("XRANGE s 2 2"), c("XRANGE s + -"), c("XRANGE s - + COUNT 2"),
+		c("XRANGE s - + COUNT 0"), c("XRANGE s - + COUNT -1"), c("XRANGE s - + COUNT x"), c("XRANGE s - + COUNT"), c("XRANGE s - + FOO 1"), c("XRANGE s - + COUNT 1 COUNT 3"),
+		c("XRANGE s (- +"), c("XRANGE s - (+"), c("XRANGE s ( +"), c("XRANGE s (18446744073709551615-18446744073709551615 +"), c("XRANGE s - (0-0"), c("XRANGE s x +"),
+		c("XRANGE s - x"), c("XRANGE nosuch - +"), c("XRANGE nosuch - + COUNT 0"), c("XRANGE nosuch x +"), c("XRANGE s 1-1 1-1"), c("XRANGE s 0 18446744073709551615"),
+		c("XRANGE s 1-18446744073709551615 +"), c("XRANGE s (1-18446744073709551615 +"), c("XRANGE s"), c("XRANGE s -")),
+	tc("xrevrange", c("XADD s 1-1 a 1"), c("XADD s 1-2 b 2"), c("XADD s 2-0 c 3"), c("XADD s 3-5 d 4 e 5"), c("XREVRANGE s + -"), c("XREVRANGE s - +"),
+		c("XREVRANGE s + - COUNT 2"), c("XREVRANGE s (3-5 -"), c("XREVRANGE s + (1-1"), c("XREVRANGE s 2 1"), c("XREVRANGE s + - COUNT 0"), c("XREVRANGE nosuch + -"),
+		c("XREVRANGE s + - COUNT"), c("XREVRANGE s (+ -")),
+	tcs("xrange across nodes", fillStream("s", 260, 3), s("XRANGE s 98 103", "XREVRANGE s 205 195", "XRANGE s (99-1 + COUNT 3", "XREVRANGE s + - COUNT 3",
+		"XDEL s 100-1 101-1 200-1", "XRANGE s 98 103", "XREVRANGE s 202 199", "XLEN s")),
+	tc("xrange field encodings", c("XADD s 1-1 a 1 b 2"), c("XADD s 2-1 a 3 b 4"), c("XADD s 3-1 b 5 a 6"), c("XADD s 4-1 a 7"), c("XADD s 5-1 a 8 b 9 c 10"),
+		cmd("XADD", "s", "6-1", "", ""), cmd("XADD", "s", "7-1", "a\x00b", "c\r\nd"), c("XADD s 8-1 a 1 a 2"), c("XRANGE s - +"), c("XREVRANGE s + -")),
+	tc("xlen xdel", c("XLEN nosuch"), c("XADD s 1-1 a 1"), c("XADD s 2-1 a 1"), c("XADD s 3-1 a 1"), c("XDEL s 2-1"), c("XDEL s 2-1"), c("XLEN s"),
+		c("XDEL s 1-1 3-1 4-1"), c("XLEN s"), c("EXISTS s"), c("XRANGE s - +"), c("XDEL s x"), c("XDEL s 1-1 x"), c("XDEL nosuch 1-1"), c("XDEL nosuch x"),
+		c("XDEL s -"), c("XDEL s +"), c("XDEL s 1"), c("XADD s 2-1 a 1"), c("XADD s 4-1 a 1"), c("XINFO STREAM s"), c("XDEL s"), c("XLEN s x")),
+	tc("xtrim", c("XTRIM nosuch MAXLEN 1"), c("XTRIM nosuch"), c("XTRIM nosuch FOO"), c("XTRIM nosuch MAXLEN x"), c("XADD s 1-1 a 1"), c("XADD s 2-1 a 1"),
+		c("XADD s 3-1 a 1"), c("XTRIM s MAXLEN 5"), c("XTRIM s MAXLEN 2"), c("XTRIM s MINID 3"), c("XTRIM s MINID 3"), c("XLEN s"), c("XTRIM s"), c("XTRIM s MAXLEN"),
+		c("XTRIM s LIMIT 1"), c("XTRIM s MAXLEN 1 LIMIT 1"), c("XTRIM s MAXLEN = 1 LIMIT 1"), c("XTRIM s MINID ~ 1 LIMIT 1"), c("XTRIM s MAXLEN 1 MINID 1"),
+		c("XTRIM s NOMKSTREAM MAXLEN 1"), c("XTRIM s MAXLEN 0"), c("EXISTS s"), c("XLEN s"), c("XTRIM s * MAXLEN 0"), c("XTRIM s MAXLEN -5"), c("XTRIM s MINID -")),
+	tc("xsetid", c("XSETID nosuch 1-1"), c("XSETID nosuch x"), c("XADD s 5-1 a 1"), c("XSETID s 4-1"), c("XSETID s 5-1"), c("XSETID s 10"), c("XADD s 9-1 a 1"),
+		c("XADD s 10-* a 1"), c("XSETID s 20 ENTRIESADDED 1"), c("XSETID s 20 ENTRIESADDED 5 MAXDELETEDID 3-0"), c("XINFO STREAM s"), c("XSETID s 20 MAXDELETEDID 30"),
+		c("XSETID s 20 ENTRIESADDED -1"), c("XSETID s 20 ENTRIESADDED x"), c("XSETID s 20 FOO"), c("XSETID s 20 ENTRIESADDED"), c("XSETID s -"), c("XSETID s +"),
+		c("XDEL s 5-1 10-1"), c("XSETID s 1-1"), c("XINFO STREAM s"), c("XADD s 2-1 a 1"), c("XSETID s 18446744073709551615-18446744073709551615"), c("XADD s * a 1"),
+		c("XADD s 5-* a 1"), c("SET str x"), c("XSETID str 1")),
+	tc("stream wrongtype", c("SET str v"), c("XADD str * a 1"), c("XLEN str"), c("XRANGE str - +"), c("XREVRANGE str + -"), c("XDEL str 1"), c("XTRIM str MAXLEN 1"),
+		c("XADD s 1-1 a 1"), c("GET s"), c("LPUSH s x"), c("HSET s a 1"), c("TYPE s"), c("XADD str NOMKSTREAM * a 1"), c("XRANGE str x +")),
+	tc("stream keys", c("XADD s 1-1 a 1"), c("COPY s t"), c("XADD t 2-1 b 2"), c("XLEN s"), c("XRANGE t - +"), c("RENAME t u"), c("XRANGE u - +"),
+		c("MOVE u 1"), c("SELECT 1"), c("XLEN u"), c("SELECT 0"), c("EXPIRE s 100"), c("TTL s"), c("XADD s 3-1 a 1"), c("TTL s"), c("SCAN 0 TYPE stream"),
+		c("OBJECT ENCODING s"), c("DEL s"), c("EXISTS s"), c("XTRIM u MAXLEN 0"), c("XADD e MAXLEN 0 1-1 a 1"), c("EXISTS e"), c("TYPE e"), c("XLEN e"), c("XRANGE e - +")),
+	tc("stream in multi", c("MULTI"), c("XADD s 1-1 a 1"), c("XADD s 1-1 a 1"), c("XLEN s"), c("XADD s"), c("EXEC"), c("MULTI"), c("XADD s 2-1 a 1"), c("XRANGE s - +"), c("EXEC")),
+	tc("stream watch", c("XADD s 1-1 a 1"), c("WATCH s"), c("XADD s 2-1 a 1").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("XDEL s 9-1").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("XDEL s 1-1").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("XSETID s 10-1").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("XTRIM s MAXLEN 0").on(1), c("MULTI"), c("PING"), c("EXEC")),
+	tc("stream resp3", c("HELLO 3").with(helloID), c("XADD s 1-1 a 1"), c("XRANGE s - +"), c("XRANGE s - + COUNT 0"), c("XADD n NOMKSTREAM * a 1"), c("XRANGE nosuch - +")),
+	tc("stream via scripts", cmd("EVAL", "return redis.call('XADD', KEYS[1], '1-1', 'a', '1')", "1", "s"), cmd("EVAL", "return redis.call('XRANGE', KEYS[1], '-', '+')", "1", "s"),
+		cmd("EVAL", "return redis.pcall('XADD', KEYS[1], '1-1', 'a', '1')", "1", "s"), cmd("EVAL", "redis.setresp(3) return redis.call('XRANGE', KEYS[1], '-', '+')", "1", "s")),
+}
