@@ -20,6 +20,20 @@ var anyStreamID = &normalizer{"generated stream ID", func(b []byte) ([]byte, boo
 
 var streamIDReply = regexp.MustCompile(`^\$\d+\r\n\d+-\d+\r\n$`)
 
+// maskIdle and maskTimes replace idle times and delivery times (which
+// follow each server's clock) with 0.
+var maskIdle = &normalizer{"idle times masked", func(b []byte) ([]byte, bool) {
+	return idleRe.ReplaceAll(b, []byte("${1}:0\r\n")), true
+}}
+
+var idleRe = regexp.MustCompile(`((?:\$4\r\nidle\r\n)|(?:\$\d+\r\n\d+-\d+\r\n\$\d+\r\n[^\r]*\r\n))(:\d+\r\n)`)
+
+var maskTimes = &normalizer{"times masked", func(b []byte) ([]byte, bool) {
+	return timeRe.ReplaceAll(b, []byte(":T\r\n")), true
+}}
+
+var timeRe = regexp.MustCompile(`:\d{6,}\r\n`)
+
 // fillStream adds n entries with IDs 1-1 .. n-1 to key, each with the
 // given number of fields.
 func fillStream(key string, n, fields int) []step {
@@ -123,4 +137,57 @@ var streamCases = []diffCase{
 	tc("stream resp3", c("HELLO 3").with(helloID), c("XADD s 1-1 a 1"), c("XRANGE s - +"), c("XRANGE s - + COUNT 0"), c("XADD n NOMKSTREAM * a 1"), c("XRANGE nosuch - +")),
 	tc("stream via scripts", cmd("EVAL", "return redis.call('XADD', KEYS[1], '1-1', 'a', '1')", "1", "s"), cmd("EVAL", "return redis.call('XRANGE', KEYS[1], '-', '+')", "1", "s"),
 		cmd("EVAL", "return redis.pcall('XADD', KEYS[1], '1-1', 'a', '1')", "1", "s"), cmd("EVAL", "redis.setresp(3) return redis.call('XRANGE', KEYS[1], '-', '+')", "1", "s")),
+
+	tc("xgroup", c("XGROUP CREATE s g $"), c("XGROUP CREATE s g $ MKSTREAM"), c("XGROUP CREATE s g $ MKSTREAM"), c("TYPE s"), c("XGROUP CREATE s g2 0 ENTRIESREAD 5"),
+		c("XGROUP CREATE s g3 0 ENTRIESREAD -2"), c("XGROUP CREATE s g3 0 ENTRIESREAD x"), c("XGROUP CREATE s g3 0 FOO"), c("XGROUP CREATE s g3 x"), c("XGROUP CREATE s g3 -"),
+		c("XGROUP CREATE s g3 0 ENTRIESREAD"), c("XINFO GROUPS s"), c("XGROUP SETID s g 5-5"), c("XGROUP SETID s nog 5"), c("XGROUP SETID s g - ENTRIESREAD 3"),
+		c("XGROUP SETID s g $ MKSTREAM"), c("XGROUP SETID nosuch g 0"), c("XINFO GROUPS s"), c("XGROUP CREATECONSUMER s g alice"), c("XGROUP CREATECONSUMER s g alice"),
+		c("XGROUP CREATECONSUMER s nog alice"), c("XGROUP DELCONSUMER s g bob"), c("XGROUP DELCONSUMER s g alice"), c("XGROUP DESTROY s g2"), c("XGROUP DESTROY s g2"),
+		c("XGROUP DESTROY nosuch g"), c("XGROUP HELP"), c("XGROUP HELP x"), c("XGROUP FOO"), c("XGROUP FOO s g"), c("XGROUP CREATE s"), c("XGROUP CREATE s g 0 MKSTREAM MKSTREAM x y"),
+		c("XGROUP DESTROY s g x"), c("XGROUP CREATECONSUMER s g"), c("SET str v"), c("XGROUP CREATE str g $"), c("XGROUP CREATE str g $ MKSTREAM"), c("XINFO GROUPS s")),
+	tc("xreadgroup and xack", c("XADD s 1-1 a 1"), c("XADD s 2-1 b 2"), c("XADD s 3-1 c 3"), c("XGROUP CREATE s g 0"), c("XREADGROUP GROUP g alice COUNT 1 STREAMS s >"),
+		c("XREADGROUP GROUP g bob STREAMS s >"), c("XREADGROUP GROUP g bob STREAMS s >"), c("XPENDING s g"), c("XREADGROUP GROUP g alice STREAMS s 0"), c("XREADGROUP GROUP g bob STREAMS s 0 COUNT 1"),
+		c("XREADGROUP GROUP g bob COUNT 1 STREAMS s 0"), c("XACK s g 1-1 9-9"), c("XACK s g 1-1"), c("XACK s g x"), c("XACK s nog 1-1"), c("XACK nosuch g 1-1"), c("XPENDING s g"),
+		c("XPENDING s g - + 10").with(maskIdle), c("XPENDING s g - + 10 bob").with(maskIdle), c("XPENDING s g - + 10 nobody"), c("XPENDING s g (2-1 + 10").with(maskIdle), c("XPENDING s g - + 0"),
+		c("XPENDING s g IDLE 100000 - + 10"), c("XPENDING s g IDLE x - + 10"), c("XPENDING s g IDLE 0 - +"), c("XPENDING s g - +"), c("XPENDING s g - + x"), c("XPENDING s g x + 1"),
+		c("XPENDING s nog"), c("XPENDING nosuch g"), c("XPENDING s g a b c d e f g"), c("XDEL s 2-1"), c("XREADGROUP GROUP g bob STREAMS s 0"), c("XINFO CONSUMERS s g").with(maskIdle),
+		c("XINFO GROUPS s"), c("XREADGROUP GROUP g carol NOACK STREAMS s 0"), c("XADD s 4-1 d 4"), c("XREADGROUP GROUP g carol NOACK STREAMS s >"), c("XPENDING s g")),
+	tc("xread", c("XREAD STREAMS s 0"), c("XADD s 1-1 a 1"), c("XADD s 2-1 b 2"), c("XADD t 5-1 c 3"), c("XREAD STREAMS s 0"), c("XREAD COUNT 1 STREAMS s t 0 0"),
+		c("XREAD STREAMS s t 1-1 $"), c("XREAD STREAMS s $"), c("XREAD STREAMS s"), c("XREAD STREAMS s t 0"), c("XREAD COUNT x STREAMS s 0"), c("XREAD GROUP g c STREAMS s 0"),
+		c("XREAD NOACK STREAMS s 0"), c("XREAD STREAMS s >"), c("XREAD STREAMS s x"), c("XREAD STREAMS s -"), c("XREAD FOO STREAMS s 0"), c("XREAD COUNT 1"), c("XREAD BLOCK x STREAMS s 0"),
+		c("XREAD BLOCK -1 STREAMS s 0"), c("XREAD BLOCK 10 STREAMS s $"), c("XREAD COUNT -5 STREAMS s 0"), c("XREADGROUP STREAMS s 0"), c("XREADGROUP GROUP g c STREAMS s >"),
+		c("XGROUP CREATE s g 0"), c("XREADGROUP GROUP g c STREAMS s $"), c("XREADGROUP GROUP g c STREAMS s t > >"), c("SET str v"), c("XREAD STREAMS str 0"), c("XREAD STREAMS s str 0 0"),
+		c("XDEL s 1-1 2-1"), c("XREAD STREAMS s 0"), c("XSETID s 10-1"), c("XREAD STREAMS s 0"), c("HELLO 3").with(helloID), c("XREAD STREAMS s t 0 0"), c("XREADGROUP GROUP g c STREAMS t >")),
+	tc("xclaim", c("XADD s 1-1 a 1"), c("XADD s 2-1 b 2"), c("XADD s 3-1 c 3"), c("XGROUP CREATE s g 0"), c("XREADGROUP GROUP g alice STREAMS s >"),
+		c("XCLAIM s g bob 0 1-1"), c("XCLAIM s g bob 0 1-1 JUSTID"), c("XCLAIM s g bob 100000 2-1"), c("XCLAIM s g bob 0 2-1 3-1 RETRYCOUNT 7 JUSTID"),
+		c("XPENDING s g - + 10").with(maskIdle), c("XCLAIM s g carol 0 9-1 FORCE"), c("XDEL s 3-1"), c("XCLAIM s g carol 0 3-1"), c("XPENDING s g"),
+		c("XCLAIM s g carol 0 1-1 IDLE 5000 JUSTID"), c("XPENDING s g - + 10 carol").with(maskIdle), c("XCLAIM s g carol 0 1-1 TIME 1 JUSTID"), c("XCLAIM s g x 0 1-1 IDLE x"),
+		c("XCLAIM s g x 0 1-1 TIME x"), c("XCLAIM s g x 0 1-1 RETRYCOUNT x"), c("XCLAIM s g x 0 1-1 LASTID x"), c("XCLAIM s g x 0 1-1 FOO"), c("XCLAIM s g x y 1-1"), c("XCLAIM s nog x 0 1-1"),
+		c("XCLAIM nosuch g x 0 1-1"), c("XCLAIM s g dave 0 1-1 LASTID 50-1 JUSTID"), c("XINFO GROUPS s"), c("XADD s 4-1 d 4"), c("XCLAIM s g dave 0 4-1 FORCE JUSTID"), c("XPENDING s g"),
+		c("XINFO CONSUMERS s g").with(maskIdle), c("XCLAIM s g x 0 1-1 x"), c("XCLAIM s g x 0 1-1 IDLE")),
+	tc("xautoclaim", c("XADD s 1-1 a 1"), c("XADD s 2-1 b 2"), c("XADD s 3-1 c 3"), c("XADD s 4-1 d 4"), c("XGROUP CREATE s g 0"), c("XREADGROUP GROUP g alice STREAMS s >"),
+		c("XAUTOCLAIM s g bob 0 0 COUNT 1"), c("XAUTOCLAIM s g bob 0 (1-1 COUNT 2 JUSTID"), c("XDEL s 3-1"), c("XAUTOCLAIM s g carol 0 0"), c("XAUTOCLAIM s g carol 100000 0"),
+		c("XAUTOCLAIM s g carol 0 0 COUNT 0"), c("XAUTOCLAIM s g carol 0 0 COUNT x"), c("XAUTOCLAIM s g carol x 0"), c("XAUTOCLAIM s g carol 0 x"), c("XAUTOCLAIM s g carol 0 0 FOO"),
+		c("XAUTOCLAIM s nog carol 0 0"), c("XAUTOCLAIM nosuch g c 0 0"), c("XAUTOCLAIM s g carol 0 0 COUNT 9223372036854775807"), c("XPENDING s g"),
+		c("XAUTOCLAIM s g carol 0 (18446744073709551615-18446744073709551615")),
+	tc("xinfo", c("XINFO STREAM nosuch"), c("XADD s 1-1 a 1"), c("XADD s 2-1 b 2 c 3"), c("XINFO STREAM s"), c("XINFO STREAM s FULL"), c("XGROUP CREATE s g 0"),
+		c("XREADGROUP GROUP g alice COUNT 1 STREAMS s >"), c("XINFO STREAM s FULL").with(maskTimes), c("XINFO STREAM s FULL COUNT 1").with(maskTimes), c("XINFO STREAM s FULL COUNT 0").with(maskTimes),
+		c("XINFO STREAM s FULL COUNT -1").with(maskTimes), c("XINFO STREAM s FULL COUNT x"), c("XINFO STREAM s FOO"), c("XINFO STREAM s FULL FOO 1"), c("XINFO STREAM s FULL COUNT"),
+		c("XINFO GROUPS s"), c("XINFO GROUPS s x"), c("XINFO CONSUMERS s nog"), c("XINFO CONSUMERS s"), c("XINFO HELP"), c("XINFO HELP x"), c("XINFO FOO s"), c("XINFO FOO"),
+		c("SET str v"), c("XINFO STREAM str"), c("XINFO GROUPS nosuch"), c("HELLO 3").with(helloID), c("XINFO STREAM s"), c("XINFO GROUPS s"), c("XINFO CONSUMERS s g").with(maskIdle)),
+	tcs("xinfo radix tree", fillStream("s", 450, 1), s("XINFO STREAM s", "XDEL s 150-1", "XTRIM s MAXLEN ~ 300", "XINFO STREAM s", "XTRIM s MAXLEN 5", "XINFO STREAM s")),
+	tc("lag and entries read", c("XADD s 1-1 a 1"), c("XADD s 2-1 a 1"), c("XADD s 3-1 a 1"), c("XGROUP CREATE s g 0"), c("XGROUP CREATE s h $"), c("XINFO GROUPS s"),
+		c("XREADGROUP GROUP g c COUNT 1 STREAMS s >"), c("XINFO GROUPS s"), c("XDEL s 2-1"), c("XINFO GROUPS s"), c("XREADGROUP GROUP g c STREAMS s >"), c("XINFO GROUPS s"),
+		c("XADD s 4-1 a 1"), c("XGROUP SETID s h 1-1"), c("XINFO GROUPS s"), c("XGROUP SETID s h 0 ENTRIESREAD 0"), c("XINFO GROUPS s"), c("XTRIM s MAXLEN 1"), c("XINFO GROUPS s")),
+	tc("xreadgroup parked woken", c("XGROUP CREATE s g $ MKSTREAM"), parkOn(1, "XREADGROUP GROUP g c BLOCK 0 STREAMS s >"), c("XADD s 1-1 a 1"), recv(1, 1), c("XPENDING s g")),
+	tc("xread parked woken in order", parkOn(1, "XREAD BLOCK 0 STREAMS s $"), parkOn(2, "XREAD BLOCK 0 STREAMS s t 0 0"), c("XADD s 1-1 a 1"), recv(1, 1), recv(2, 1),
+		parkOn(1, "XREAD BLOCK 0 COUNT 1 STREAMS t 0"), c("MULTI"), c("XADD t 1-1 a 1"), c("XADD t 2-1 b 2"), c("EXEC"), recv(1, 1)),
+	tc("xreadgroup parked then group destroyed", c("XGROUP CREATE s g $ MKSTREAM"), parkOn(1, "XREADGROUP GROUP g c BLOCK 0 STREAMS s >"), c("XGROUP DESTROY s g"), recv(1, 1),
+		c("XGROUP CREATE s h $"), parkOn(2, "XREADGROUP GROUP h c BLOCK 0 STREAMS s >"), c("DEL s"), recv(2, 1)),
+	tc("xreadgroup parked served by group", c("XGROUP CREATE s g $ MKSTREAM"), parkOn(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), parkOn(2, "XREADGROUP GROUP g b BLOCK 0 STREAMS s >"),
+		c("XADD s 1-1 a 1"), recv(1, 1), c("XADD s 2-1 b 2"), recv(2, 1), c("XPENDING s g"), parkOn(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), c("SET s x"), recv(1, 1)),
+	tc("xread timeouts", c("XREAD BLOCK 10 STREAMS s 0"), c("XREADGROUP GROUP g c BLOCK 10 STREAMS s >"), c("XGROUP CREATE s g $ MKSTREAM"), c("XREADGROUP GROUP g c BLOCK 10 STREAMS s >"),
+		c("MULTI"), c("XREAD BLOCK 0 STREAMS s $"), c("EXEC"), cmd("EVAL", "return redis.pcall('XREAD', 'BLOCK', 0, 'STREAMS', 's', '$')", "0"),
+		cmd("EVAL", "return redis.pcall('xread', 'STREAMS', 's', '$')", "0")),
+	tc("xread parked and unblocked", parkOn(1, "XREAD BLOCK 0 STREAMS s $"), c("CLIENT UNBLOCK 999999"), c("XADD s 1-1 a 1"), recv(1, 1)),
 }
