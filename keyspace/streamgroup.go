@@ -459,7 +459,7 @@ func CmdXClaim(k *Keyspace, c *Ctx, args [][]byte) error {
 		if found {
 			nack = g.pel[pi]
 		} else if force {
-			nack = &streamNACK{id: id, time: now}
+			nack = &streamNACK{id: id, time: now, count: 1} // streamCreateNACK
 			g.pel.insert(pi, nack)
 			s.bytes += streamNACKBytes
 		} else {
