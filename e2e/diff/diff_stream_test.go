@@ -190,4 +190,10 @@ var streamCases = []diffCase{
 		c("MULTI"), c("XREAD BLOCK 0 STREAMS s $"), c("EXEC"), cmd("EVAL", "return redis.pcall('XREAD', 'BLOCK', 0, 'STREAMS', 's', '$')", "0"),
 		cmd("EVAL", "return redis.pcall('xread', 'STREAMS', 's', '$')", "0")),
 	tc("xread parked and unblocked", parkOn(1, "XREAD BLOCK 0 STREAMS s $"), c("CLIENT UNBLOCK 999999"), c("XADD s 1-1 a 1"), recv(1, 1)),
+	notifyCase("stream events", "KEA",
+		c("XADD s 1-1 a 1"), recv(1, 2), c("XADD s MAXLEN 1 2-1 a 1"), recv(1, 4), c("XDEL s 2-1"), recv(1, 2), c("XDEL s 9-9"), c("XADD s 3-1 a 1"), recv(1, 2),
+		c("XTRIM s MAXLEN 0"), recv(1, 2), c("XTRIM s MAXLEN 0"), c("XSETID s 5-1"), recv(1, 2), c("XGROUP CREATE s g $"), recv(1, 2), c("XGROUP CREATE t g $ MKSTREAM"), recv(1, 2),
+		c("XGROUP SETID s g 0"), recv(1, 2), c("XGROUP CREATECONSUMER s g c"), recv(1, 2), c("XGROUP CREATECONSUMER s g c"), c("XADD s 6-1 a 1"), recv(1, 2),
+		c("XREADGROUP GROUP g d STREAMS s >"), recv(1, 2), c("XCLAIM s g e 0 6-1 JUSTID"), recv(1, 2), c("XAUTOCLAIM s g f 0 0 JUSTID"), recv(1, 2), c("XACK s g 6-1"),
+		c("XGROUP DELCONSUMER s g c"), recv(1, 2), c("XGROUP DELCONSUMER s g zz"), c("XGROUP DESTROY s g"), recv(1, 2), c("XGROUP DESTROY s g"), c("XREAD STREAMS nosuch 0")),
 }
