@@ -310,7 +310,23 @@ func writeEntry(w *resp.Writer, n *streamNode, e *sentry) {
 	var buf [48]byte
 	w.Bulk(e.id.appendTo(buf[:0]))
 	w.Array(e.nf * 2)
-	n.pairs(e, func(f, v []byte) { w.Bulk(f); w.Bulk(v) })
+	same := e.flags&streamSameFields != 0
+	moff := 0
+	if same {
+		_, moff = readUvarint(n.b, 0)
+	}
+	p := e.data
+	for j := 0; j < e.nf; j++ {
+		var field, val []byte
+		if same {
+			field, moff = readStr(n.b, moff)
+		} else {
+			field, p = readStr(n.b, p)
+		}
+		val, p = readStr(n.b, p)
+		w.Bulk(field)
+		w.Bulk(val)
+	}
 }
 
 // XRANGE key start end [COUNT count], XREVRANGE key end start [COUNT count]
@@ -372,9 +388,9 @@ func (k *Keyspace) replyRange(w *resp.Writer, s *streamValue, start, end streamI
 		n *streamNode
 		e sentry
 	}
-	var hits []hit
-	s.each(start, end, rev, func(n *streamNode, e *sentry) bool {
-		hits = append(hits, hit{n, *e})
+	hits := make([]hit, 0, min(max(count, 0), 64))
+	s.each(start, end, rev, func(n *streamNode, e sentry) bool {
+		hits = append(hits, hit{n, e})
 		return count < 0 || int64(len(hits)) < count
 	})
 	w.Array(len(hits))

@@ -741,8 +741,8 @@ func (k *Keyspace) xinfoStream(c *Ctx, s *streamValue, args [][]byte) error {
 				w.BulkString("first-entry")
 			}
 			found := false
-			s.each(streamID{}, maxStreamID, rev, func(n *streamNode, e *sentry) bool {
-				writeEntry(w, n, e)
+			s.each(streamID{}, maxStreamID, rev, func(n *streamNode, e sentry) bool {
+				writeEntry(w, n, &e)
 				found = true
 				return false
 			})

@@ -260,8 +260,8 @@ func (k *Keyspace) serveRange(c *Ctx, s *streamValue, start streamID, count int6
 		e sentry
 	}
 	var hits []hit
-	s.each(start, maxStreamID, false, func(n *streamNode, e *sentry) bool {
-		hits = append(hits, hit{n, *e})
+	s.each(start, maxStreamID, false, func(n *streamNode, e sentry) bool {
+		hits = append(hits, hit{n, e})
 		return count == 0 || int64(len(hits)) < count
 	})
 	w.Array(len(hits))

@@ -271,26 +271,6 @@ func (n *streamNode) at(off int) (sentry, int) {
 	return e, p
 }
 
-// pairs calls f with each field and value of e.
-func (n *streamNode) pairs(e *sentry, f func(field, val []byte)) {
-	same := e.flags&streamSameFields != 0
-	moff := 0
-	if same {
-		_, moff = readUvarint(n.b, 0)
-	}
-	p := e.data
-	for j := 0; j < e.nf; j++ {
-		var field, val []byte
-		if same {
-			field, moff = readStr(n.b, moff)
-		} else {
-			field, p = readStr(n.b, p)
-		}
-		val, p = readStr(n.b, p)
-		f(field, val)
-	}
-}
-
 // offsets lists the offsets of n's entries, for walking it backwards.
 func (n *streamNode) offsets() []int {
 	offs := make([]int, 0, n.live+n.dead)
@@ -521,7 +501,7 @@ type pos struct {
 
 // each calls f for every live entry with start <= ID <= end, in order (or
 // in reverse), until f returns false. f may not change the stream.
-func (s *streamValue) each(start, end streamID, rev bool, f func(n *streamNode, e *sentry) bool) {
+func (s *streamValue) each(start, end streamID, rev bool, f func(n *streamNode, e sentry) bool) {
 	if len(s.nodes) == 0 || start.cmp(end) > 0 {
 		return
 	}
@@ -543,7 +523,7 @@ func (s *streamValue) each(start, end streamID, rev bool, f func(n *streamNode, 
 				if e.deleted() || e.id.cmp(start) < 0 {
 					continue
 				}
-				if !f(n, &e) {
+				if !f(n, e) {
 					return
 				}
 			}
@@ -567,7 +547,7 @@ func (s *streamValue) each(start, end streamID, rev bool, f func(n *streamNode, 
 			if e.deleted() || e.id.cmp(end) > 0 {
 				continue
 			}
-			if !f(n, &e) {
+			if !f(n, e) {
 				return
 			}
 		}
@@ -628,7 +608,7 @@ func (s *streamValue) deleteID(id streamID) bool {
 func (s *streamValue) edge(first bool) streamID {
 	var id streamID
 	found := false
-	s.each(streamID{}, maxStreamID, !first, func(_ *streamNode, e *sentry) bool {
+	s.each(streamID{}, maxStreamID, !first, func(_ *streamNode, e sentry) bool {
 		id, found = e.id, true
 		return false
 	})

@@ -52,6 +52,8 @@ type workload struct {
 	// keep skips the FLUSHALL before the run: it reads what the previous
 	// workload wrote.
 	keep bool
+	// setup is a script EVAL runs before the run (after the FLUSHALL).
+	setup string
 }
 
 // workloads returns the side-by-side list; sha is filled in per server.
@@ -89,6 +91,17 @@ if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
 end
 return 0`
 
+// streamGroupSetup fills the 100 streams redis-benchmark's -r 100 names
+// with 20 entries each, and gives each a group whose consumer c holds 10
+// of them pending.
+const streamGroupSetup = `for k = 0, 99 do
+  local key = string.format('stream:%012d', k)
+  for i = 1, 20 do redis.call('XADD', key, '*', 'a', '1', 'b', '22', 'c', '333') end
+  redis.call('XGROUP', 'CREATE', key, 'g', '0')
+  redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', 10, 'STREAMS', key, '>')
+end
+return 0`
+
 // typeWorkloads are the data-type commands coordination recipes use.
 func typeWorkloads() []workload {
 	var ws []workload
@@ -108,6 +121,13 @@ func typeWorkloads() []workload {
 				rb: []string{"-t", "lpush,rpop"}},
 			workload{rows: []string{"SADD" + ps}, pipeline: p,
 				rb: []string{"-r", "100000", "-t", "sadd"}},
+			workload{rows: []string{"XADD * (3 fields)" + ps}, pipeline: p,
+				rb: []string{"-r", "100", "XADD", "stream:__rand_int__", "*", "a", "1", "b", "22", "c", "333"}},
+			workload{rows: []string{"XRANGE - + COUNT 10 (after XADD)" + ps}, pipeline: p, keep: true,
+				rb: []string{"-r", "100", "XRANGE", "stream:__rand_int__", "-", "+", "COUNT", "10"}},
+			workload{rows: []string{"XREADGROUP COUNT 10, a consumer's 10 pending entries" + ps}, pipeline: p,
+				setup: streamGroupSetup,
+				rb:    []string{"-r", "100", "XREADGROUP", "GROUP", "g", "c", "COUNT", "10", "STREAMS", "stream:__rand_int__", "0"}},
 		)
 	}
 	return ws
@@ -140,6 +160,11 @@ func redisBenchmark(bin, addr string, clients, n int, w workload, sha string) ([
 	host, port, _ := strings.Cut(addr, ":")
 	args := []string{"-h", host, "-p", port, "-c", strconv.Itoa(clients), "-n", strconv.Itoa(n),
 		"-P", strconv.Itoa(w.pipeline), "--csv"}
+	if w.setup != "" {
+		if _, err := control(addr, "EVAL", w.setup, "0"); err != nil {
+			return nil, fmt.Errorf("setup: %w", err)
+		}
+	}
 	loaded := ""
 	if w.load != "" {
 		var err error
