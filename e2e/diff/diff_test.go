@@ -150,6 +150,7 @@ func diffGroups() []caseGroup {
 		{"set via", allVia(setCases)},
 		{"zset via", allVia(zsetCases)},
 		{"list via", allVia(listCases)},
+		{"stream via", allVia(streamCases)},
 	}
 }
 
