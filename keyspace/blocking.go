@@ -44,6 +44,10 @@ func (k *Keyspace) TakeReady() []ReadyKey {
 	return r
 }
 
+// HasReady reports whether keys became ready since the last TakeReady.
+// Owner goroutine only.
+func (k *Keyspace) HasReady() bool { return len(k.ready) > 0 }
+
 // signalReady is told that key was added to database dbi as an object of
 // kind (Redis's signalKeyAsReady), or, for a stream, that it grew, lost a
 // group, or was deleted or overwritten (parked XREADGROUPs then get an

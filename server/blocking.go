@@ -74,8 +74,13 @@ func (h *deadlines) Pop() any {
 	return p
 }
 
-// Next is the earliest deadline (keyspace.Timers).
+// Next is the earliest deadline (keyspace.Timers). Keys made ready
+// outside a command (a stream deleted by active expiry, whose parked
+// XREADGROUPs must hear of it) are due at once: Fire serves them.
 func (b *blockingState) Next() (int64, bool) {
+	if b.s.ks.HasReady() {
+		return 1, true // long past; not 0, which the owner's loop reads as no timer
+	}
 	if len(b.timers) == 0 {
 		return 0, false
 	}
@@ -90,6 +95,7 @@ func (b *blockingState) Fire(now int64) {
 		b.unpark(p)
 		b.wake(p, func(w *resp.Writer) { w.NullArray() })
 	}
+	b.s.serveReady()
 }
 
 // park registers x's client as waiting for p's keys.

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Streams (t_stream.c): every command, option and error, with explicit
@@ -209,4 +210,6 @@ var streamCases = []diffCase{
 	tc("xreadgroup parked and flushall", c("XGROUP CREATE s g $ MKSTREAM"), parkOn(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"), c("FLUSHALL"), recv(1, 1)),
 	tc("xread parked on two keys resp3", c("HELLO 3").on(1).with(helloID), parkOn(1, "XREAD BLOCK 0 COUNT 1 STREAMS a b $ $"), c("XADD b 1-1 x 1"), recv(1, 1),
 		c("XGROUP CREATE b g $"), parkOn(1, "XREADGROUP GROUP g c BLOCK 0 NOACK STREAMS b >"), c("XADD b 2-1 y 2"), recv(1, 1), c("XPENDING b g")),
+	tc("xreadgroup parked on a stream that expires", c("XGROUP CREATE s g $ MKSTREAM"), c("PEXPIRE s 100"), parkOn(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"),
+		pause(300*time.Millisecond), recv(1, 1), c("EXISTS s")),
 }
