@@ -242,3 +242,84 @@ func (g *streamGen) next() step {
 		return cmd(args...)
 	}
 }
+
+// randomStreamWakeCases park two to five readers (XREAD on $,
+// XREADGROUP on >, on one stream or both, some with COUNT or NOACK), then
+// write at random (XADD, XDEL, XTRIM, XGROUP CREATE/SETID/DESTROY,
+// XSETID, DEL, SET), then wake whoever is left (DEL, then an XADD to each
+// stream) and read every reader's one answer: what each was served, and
+// so the order in which the writes woke them, must be Redis's.
+func randomStreamWakeCases(r *rand.Rand, n int) []diffCase {
+	var cases []diffCase
+	for i := 0; i < n; i++ {
+		steps := []step{c("XGROUP CREATE s g1 $ MKSTREAM"), c("XGROUP CREATE s g2 $"), c("XGROUP CREATE t g1 $ MKSTREAM")}
+		readers := 2 + r.IntN(4)
+		for rd := 1; rd <= readers; rd++ {
+			keys := [][]string{{"s"}, {"t"}, {"s", "t"}, {"t", "s"}}[r.IntN(4)]
+			args := []string{}
+			group := r.IntN(3) > 0
+			if group {
+				g := "g1"
+				if len(keys) == 1 && keys[0] == "s" && r.IntN(2) == 0 {
+					g = "g2"
+				}
+				args = append(args, "XREADGROUP", "GROUP", g, "c"+strconv.Itoa(r.IntN(3)))
+			} else {
+				args = append(args, "XREAD")
+			}
+			if r.IntN(3) == 0 {
+				args = append(args, "COUNT", strconv.Itoa(1+r.IntN(2)))
+			}
+			if group && r.IntN(4) == 0 {
+				args = append(args, "NOACK")
+			}
+			args = append(args, "BLOCK", "0", "STREAMS")
+			args = append(args, keys...)
+			for range keys {
+				if group {
+					args = append(args, ">")
+				} else {
+					args = append(args, "$")
+				}
+			}
+			s := cmd(args...).on(rd).expect(0)
+			s.park = true
+			steps = append(steps, s)
+		}
+		ms := 1
+		for j := 0; j < 4+r.IntN(8); j++ {
+			key := []string{"s", "t"}[r.IntN(2)]
+			switch op := r.IntN(20); {
+			case op < 9:
+				steps = append(steps, cmd("XADD", key, strconv.Itoa(ms)+"-1", "n", strconv.Itoa(j)))
+				ms += 1 + r.IntN(2)
+			case op < 10:
+				steps = append(steps, cmd("XDEL", key, strconv.Itoa(1+r.IntN(ms))+"-1"))
+			case op < 11:
+				steps = append(steps, cmd("XTRIM", key, "MAXLEN", "0"))
+			case op < 13:
+				steps = append(steps, cmd("XGROUP", "DESTROY", key, []string{"g1", "g2"}[r.IntN(2)]))
+			case op < 14:
+				steps = append(steps, cmd("XGROUP", "CREATE", key, []string{"g1", "g2"}[r.IntN(2)], "0", "MKSTREAM"))
+			case op < 16:
+				steps = append(steps, cmd("XGROUP", "SETID", key, "g1", []string{"0", "$"}[r.IntN(2)]))
+			case op < 17:
+				steps = append(steps, cmd("XSETID", key, strconv.Itoa(ms+5)+"-1"))
+				ms += 6
+			case op < 18:
+				steps = append(steps, cmd("DEL", key))
+			case op < 19:
+				steps = append(steps, cmd("SET", key, "x"), cmd("DEL", key))
+			default:
+				steps = append(steps, cmd("MULTI"), cmd("XADD", key, strconv.Itoa(ms)+"-1", "m", "1"), cmd("XADD", key, strconv.Itoa(ms+1)+"-1", "m", "2"), cmd("EXEC"))
+				ms += 2
+			}
+		}
+		steps = append(steps, c("DEL s t"), cmd("XADD", "s", strconv.Itoa(ms+100)+"-1", "last", "s"), cmd("XADD", "t", strconv.Itoa(ms+100)+"-1", "last", "t"))
+		for rd := 1; rd <= readers; rd++ {
+			steps = append(steps, recv(rd, 1))
+		}
+		cases = append(cases, tc(fmt.Sprintf("stream wake %d", i), steps...))
+	}
+	return cases
+}
