@@ -212,4 +212,7 @@ var streamCases = []diffCase{
 		c("XGROUP CREATE b g $"), parkOn(1, "XREADGROUP GROUP g c BLOCK 0 NOACK STREAMS b >"), c("XADD b 2-1 y 2"), recv(1, 1), c("XPENDING b g")),
 	tc("xreadgroup parked on a stream that expires", c("XGROUP CREATE s g $ MKSTREAM"), c("PEXPIRE s 100"), parkOn(1, "XREADGROUP GROUP g a BLOCK 0 STREAMS s >"),
 		pause(300*time.Millisecond), recv(1, 1), c("EXISTS s")),
+	notifyCase("stream keymiss and new events", "KEmn",
+		c("XREAD STREAMS nosuch 0"), recv(1, 4), c("XLEN nosuch"), recv(1, 2), c("XADD s 1-1 a 1"), recv(1, 2), c("XGROUP CREATE t g $ MKSTREAM"), recv(1, 2),
+		c("XINFO STREAM nosuch"), recv(1, 2), c("XPENDING nosuch g"), recv(1, 2), c("XTRIM nosuch MAXLEN 0"), c("XSETID nosuch 1")),
 }
