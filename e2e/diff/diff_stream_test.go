@@ -215,4 +215,11 @@ var streamCases = []diffCase{
 	notifyCase("stream keymiss and new events", "KEmn",
 		c("XREAD STREAMS nosuch 0"), recv(1, 4), c("XLEN nosuch"), recv(1, 2), c("XADD s 1-1 a 1"), recv(1, 2), c("XGROUP CREATE t g $ MKSTREAM"), recv(1, 2),
 		c("XINFO STREAM nosuch"), recv(1, 2), c("XPENDING nosuch g"), recv(1, 2), c("XTRIM nosuch MAXLEN 0"), c("XSETID nosuch 1")),
+	tc("stream watch and groups", c("XADD s 1-1 a 1"), c("WATCH s"), c("XGROUP CREATE s g 0").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("XREADGROUP GROUP g c STREAMS s >").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("XCLAIM s g d 0 1-1").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("XACK s g 1-1").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("XGROUP SETID s g 0").on(1), c("XGROUP CREATECONSUMER s g e").on(1), c("XGROUP DELCONSUMER s g e").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH s"), c("XGROUP DESTROY s g").on(1), c("MULTI"), c("PING"), c("EXEC"),
+		c("WATCH n"), c("XGROUP CREATE n g $ MKSTREAM").on(1), c("MULTI"), c("PING"), c("EXEC")),
 }
