@@ -6,6 +6,7 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/minilock/minilock/internal/cmdargs"
@@ -49,7 +50,10 @@ type parked struct {
 
 // blockingState is the owner's record of parked clients.
 type blockingState struct {
-	s      *Server
+	s *Server
+	// ks is s.ks for Next, which the owner calls from its first turn,
+	// before Start has stored s.ks.
+	ks     atomic.Pointer[keyspace.Keyspace]
 	byKey  map[keyspace.ReadyKey][]*parked
 	timers deadlines
 	parked int // clients parked now (INFO's blocked_clients)
@@ -78,7 +82,7 @@ func (h *deadlines) Pop() any {
 // outside a command (a stream deleted by active expiry, whose parked
 // XREADGROUPs must hear of it) are due at once: Fire serves them.
 func (b *blockingState) Next() (int64, bool) {
-	if b.s.ks.HasReady() {
+	if ks := b.ks.Load(); ks != nil && ks.HasReady() {
 		return 1, true // long past; not 0, which the owner's loop reads as no timer
 	}
 	if len(b.timers) == 0 {

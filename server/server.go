@@ -251,6 +251,7 @@ func Start(cfg Config) (*Server, error) {
 		kcfg.Poller = s.loop
 	}
 	s.ks = keyspace.New(kcfg)
+	s.blocking.ks.Store(s.ks)
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	lcfg := luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes}
 	if s.loop != nil {
