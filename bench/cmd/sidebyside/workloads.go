@@ -54,6 +54,8 @@ type workload struct {
 	keep bool
 	// setup is a script EVAL runs before the run (after the FLUSHALL).
 	setup string
+	// consume is the go-redis stream consumer cycle (streamConsumerCycles).
+	consume bool
 }
 
 // workloads returns the side-by-side list; sha is filled in per server.
@@ -130,7 +132,84 @@ func typeWorkloads() []workload {
 				rb:    []string{"-r", "100", "XREADGROUP", "GROUP", "g", "c", "COUNT", "10", "STREAMS", "stream:__rand_int__", "0"}},
 		)
 	}
+	ws = append(ws, workload{rows: []string{"stream consumer cycle: go-redis XREADGROUP COUNT 10 > + XACK of the 10"}, pipeline: 1, consume: true})
 	return ws
+}
+
+// fillQueue adds n entries to the stream queue, 10,000 per EVAL, and
+// creates its group.
+const fillQueue = `for i = 1, tonumber(ARGV[1]) do redis.call('XADD', KEYS[1], '*', 'job', 'paint', 'n', i) end return 0`
+
+// streamConsumerCycles runs conc go-redis consumers of one group on one
+// stream, filled first with 10 entries per cycle: each cycle reads 10 new
+// entries with XREADGROUP and acknowledges them with one XACK. A result
+// is a cycle.
+func streamConsumerCycles(addr string, conc, total int) (result, error) {
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: conc, MinIdleConns: conc,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second})
+	defer rdb.Close()
+	per := total / conc
+	for left := per * conc * 10; left > 0; left -= 10000 {
+		if err := rdb.Eval(ctx, fillQueue, []string{"queue"}, min(left, 10000)).Err(); err != nil {
+			return result{}, fmt.Errorf("fill: %w", err)
+		}
+	}
+	if err := rdb.XGroupCreate(ctx, "queue", "workers", "0").Err(); err != nil {
+		return result{}, fmt.Errorf("XGROUP CREATE: %w", err)
+	}
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Go(func() { rdb.Ping(ctx) })
+	}
+	wg.Wait()
+	lat := make([][]time.Duration, conc)
+	errs := make([]error, conc)
+	begin := time.Now()
+	for g := range conc {
+		wg.Go(func() {
+			name := "c" + strconv.Itoa(g)
+			l := make([]time.Duration, 0, per)
+			for range per {
+				t0 := time.Now()
+				res, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "workers", Consumer: name, Streams: []string{"queue", ">"}, Count: 10, Block: -1}).Result()
+				if err != nil {
+					errs[g] = fmt.Errorf("XREADGROUP: %w", err)
+					return
+				}
+				var ids []string
+				for _, st := range res {
+					for _, m := range st.Messages {
+						ids = append(ids, m.ID)
+					}
+				}
+				if len(ids) != 10 {
+					errs[g] = fmt.Errorf("XREADGROUP gave %d entries, want 10", len(ids))
+					return
+				}
+				if err := rdb.XAck(ctx, "queue", "workers", ids...).Err(); err != nil {
+					errs[g] = fmt.Errorf("XACK: %w", err)
+					return
+				}
+				l = append(l, time.Since(t0))
+			}
+			lat[g] = l
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(begin)
+	if err := errors.Join(errs...); err != nil {
+		return result{}, err
+	}
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	ms := func(q float64) float64 {
+		if len(all) == 0 {
+			return 0
+		}
+		return float64(all[min(int(q*float64(len(all))), len(all)-1)]) / 1e6
+	}
+	return result{ops: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99), p999: ms(0.999)}, nil
 }
 
 // result is one measurement of one row.
