@@ -47,6 +47,11 @@ type Scenario struct {
 	Permits int
 	// Fenced makes the storage refuse writes with an old fencing token.
 	Fenced bool
+	// Group makes Key a stream used as a work queue and names its
+	// consumer group: the "lock" is then the group's pending entries (a
+	// job handed to a consumer and not yet acknowledged), and a holder a
+	// consumer that believes it is working on one.
+	Group string
 
 	run func(l *Lab)
 }
@@ -116,6 +121,10 @@ func runScenario(sc *Scenario, dc *server.DoctorConfig) (*Result, []doctor.Findi
 		r.Clients = append(r.Clients, c.Name)
 	}
 	r.Verdict = Judge(r.Events, sc.Permits)
+	if sc.Group != "" && r.Verdict.Outcome == NeverFreed {
+		// A pending entry nobody works on is a job that never finishes.
+		r.Verdict.Outcome = StuckJob
+	}
 	findings, _ := l.srv.DoctorFindings()
 	return r, findings, nil
 }

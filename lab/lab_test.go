@@ -168,6 +168,20 @@ func TestScenarios(t *testing.T) {
 			{"B", "EVAL ", "(integer) 1"},
 			{"C", "EVAL ", "(integer) 0"},
 		}},
+		{"stream-consumer-crash", 3660 * time.Second, []string{"A"}, "A", []fact{
+			{"P", "XADD jobs * ", `"1700000000000-0"`},
+			{"A", "XREADGROUP GROUP workers A COUNT 1 STREAMS jobs >", `{"jobs" => [1) [1) "1700000000000-0" 2) [1) "task" 2) "paint the fence"]]]}`},
+			{"A", "crashes", ""},
+			{"B", "XREADGROUP GROUP workers B COUNT 1 STREAMS jobs >", "(nil)"},
+			{"B", "XREADGROUP GROUP workers B COUNT 1 STREAMS jobs >", "(nil)"},
+		}},
+		{"stream-xautoclaim", 0, nil, "", []fact{
+			{"A", "XREADGROUP GROUP workers A COUNT 1 STREAMS jobs >", ""},
+			{"A", "crashes", ""},
+			{"B", "XREADGROUP GROUP workers B COUNT 1 STREAMS jobs >", "(nil)"},
+			{"B", "XAUTOCLAIM jobs workers B 30000 0 COUNT 1", `1) "0-0" 2) [1) [1) "1700000000000-0" 2) [1) "task" 2) "paint the fence"]]] 3) (empty array)`},
+			{"B", "XACK jobs workers 1700000000000-0", "(integer) 1"},
+		}},
 	}
 	if len(tests) != len(Scenarios()) {
 		t.Errorf("%d scenarios tested, %d defined", len(tests), len(Scenarios()))

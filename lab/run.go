@@ -383,6 +383,9 @@ func (l *Lab) observe() bool {
 	if l.sc.Permits > 1 {
 		val, held, ttl = l.observeSet()
 	}
+	if l.sc.Group != "" {
+		val, held, ttl = l.observePending()
+	}
 	deadline := forever
 	switch {
 	case held && ttl > 0:

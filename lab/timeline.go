@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -83,15 +84,35 @@ func formatReply(val any, err error) string {
 	case int64:
 		return "(integer) " + strconv.FormatInt(v, 10)
 	case []any:
+		if len(v) == 0 {
+			return "(empty array)"
+		}
 		parts := make([]string, len(v))
 		for i, x := range v {
-			parts[i] = fmt.Sprintf("%d) %s", i+1, formatReply(x, nil))
+			parts[i] = fmt.Sprintf("%d) %s", i+1, formatNested(x))
 		}
 		return strings.Join(parts, " ")
+	case map[any]any:
+		// A RESP3 map (XREAD's, XREADGROUP's), in key order.
+		var parts []string
+		for k, x := range v {
+			parts = append(parts, formatReply(k, nil)+" => "+formatNested(x))
+		}
+		slices.Sort(parts)
+		return "{" + strings.Join(parts, ", ") + "}"
 	case error:
 		return "(error) " + v.Error()
 	}
 	return fmt.Sprint(val)
+}
+
+// formatNested is formatReply for an element of an aggregate: a
+// non-empty array inside brackets, so that where it ends shows.
+func formatNested(x any) string {
+	if a, ok := x.([]any); ok && len(a) > 0 {
+		return "[" + formatReply(a, nil) + "]"
+	}
+	return formatReply(x, nil)
 }
 
 // recorder is a go-redis hook that puts each command a client sends, and

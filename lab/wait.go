@@ -310,6 +310,21 @@ func (l *Lab) observeSet() (string, bool, time.Duration) {
 	return strings.Join(members, ","), len(members) > 0, max(time.Duration(ms)*time.Millisecond, 0)
 }
 
+// observePending reads a work queue's pending entries: which entry is
+// pending for which consumer ("1700000000000-0 A,..."); no TTL.
+func (l *Lab) observePending() (string, bool, time.Duration) {
+	ctx := context.Background()
+	pending, err := l.obs.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: l.sc.Key, Group: l.sc.Group, Start: "-", End: "+", Count: 100}).Result()
+	if err != nil && !strings.Contains(err.Error(), "NOGROUP") {
+		l.fail(err)
+	}
+	var parts []string
+	for _, p := range pending {
+		parts = append(parts, p.ID+" "+p.Consumer)
+	}
+	return strings.Join(parts, ","), len(parts) > 0, 0
+}
+
 // fail records the lab's first failure.
 func (l *Lab) fail(err error) {
 	if l.err == nil {

@@ -116,6 +116,7 @@ func (s *Server) moveClock(move func(mover)) {
 		move(m)
 		s.blocking.Fire(s.ks.Now())
 		s.ks.Sweep()
+		s.serveReady()
 	})
 }
 

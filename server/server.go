@@ -282,7 +282,11 @@ type dueWork struct{ s *Server }
 
 func (d dueWork) Tick(now int64) (more bool) {
 	d.s.blocking.Fire(now)
-	return d.s.ks.Tick(now)
+	more = d.s.ks.Tick(now)
+	// Active expiry may have deleted a stream that XREADGROUPs wait on:
+	// they hear of it now, not at the next command.
+	d.s.serveReady()
+	return more
 }
 
 func (d dueWork) Next() (int64, bool) {
