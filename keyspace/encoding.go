@@ -15,6 +15,9 @@ type Encodings struct {
 	// ListMaxListpackSize is a list chunk's limit: negative for bytes
 	// (-1: 4 KiB, -2: 8 KiB ... -5: 64 KiB), positive for entries.
 	ListMaxListpackSize int
+	// HLLSparseMaxBytes is hll-sparse-max-bytes: a sparse HyperLogLog
+	// that would grow past it turns dense.
+	HLLSparseMaxBytes int
 }
 
 // DefaultEncodings are Redis 7.0's defaults.
@@ -26,6 +29,7 @@ func DefaultEncodings() Encodings {
 		ZSetMaxListpackValue:   64,
 		SetMaxIntsetEntries:    512,
 		ListMaxListpackSize:    -2,
+		HLLSparseMaxBytes:      3000,
 	}
 }
 

@@ -312,6 +312,13 @@ var commandTable = []*command{
 		{name: "getkeys", run: cmdCommandGetKeys},
 		{name: "getkeysandflags", run: cmdCommandGetKeysAndFlags},
 	}},
+
+	// HyperLogLog (keyspace/hyperloglog.go).
+	{name: "pfadd", run: data(keyspace.CmdPFAdd)},
+	{name: "pfcount", run: data(keyspace.CmdPFCount)},
+	{name: "pfmerge", run: data(keyspace.CmdPFMerge)},
+	{name: "pfdebug", run: data(keyspace.CmdPFDebug)},
+	{name: "pfselftest", run: data(keyspace.CmdPFSelfTest)},
 }
 
 // commands indexes commandTable by lower-case name; each container's

@@ -1666,6 +1666,59 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "pfadd", Arity: -2, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLHyperLogLog | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyInsert, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Adds the specified elements to the specified HyperLogLog.", Since: "2.8.9", Group: "hyperloglog", Complexity: "O(1) to add every element.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "element", Type: cmdspec.ArgString, Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "pfcount", Arity: -2, Flags: cmdspec.ReadOnly | cmdspec.MayReplicate, FirstKey: 1, LastKey: -1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLHyperLogLog | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Notes: "RW because it may change the internal representation of the key, and propagate to replicas", Flags: cmdspec.KeyRW | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, LastKey: -1, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Since: "2.8.9", Group: "hyperloglog", Complexity: "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "pfdebug", Arity: 3, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Admin, FirstKey: 2, LastKey: 2, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLHyperLogLog | cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Internal commands for debugging HyperLogLog values", Since: "2.8.9", Group: "hyperloglog", Complexity: "N/A", DocFlags: cmdspec.DocSyscmd,
+			Args: []cmdspec.Arg{
+				{Name: "subcommand", Type: cmdspec.ArgString},
+				{Name: "key", Type: cmdspec.ArgKey},
+			}},
+	},
+	{
+		Name: "pfmerge", Arity: -2, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: -1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLHyperLogLog | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyInsert, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, LastKey: -1, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Merge N different HyperLogLogs into a single one.", Since: "2.8.9", Group: "hyperloglog", Complexity: "O(N) to merge N HyperLogLogs, but with high constant times.",
+			Args: []cmdspec.Arg{
+				{Name: "destkey", Type: cmdspec.ArgKey},
+				{Name: "sourcekey", Type: cmdspec.ArgKey, KeySpec: 1, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "pfselftest", Arity: 1, Flags: cmdspec.Admin,
+		ACL:  cmdspec.ACLHyperLogLog | cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "An internal command for testing HyperLogLog values", Since: "2.8.9", Group: "hyperloglog", Complexity: "N/A", DocFlags: cmdspec.DocSyscmd},
+	},
+	{
 		Name: "ping", Arity: -1, Flags: cmdspec.Fast,
 		ACL:  cmdspec.ACLFast | cmdspec.ACLConnection,
 		Tips: []string{"request_policy:all_shards", "response_policy:all_succeeded"},

@@ -209,6 +209,7 @@ var liveParams = map[string]liveParam{
 	"zset-max-listpack-value":   encodingParam(func(e *keyspace.Encodings) *int { return &e.ZSetMaxListpackValue }),
 	"set-max-intset-entries":    encodingParam(func(e *keyspace.Encodings) *int { return &e.SetMaxIntsetEntries }),
 	"list-max-listpack-size":    encodingParam(func(e *keyspace.Encodings) *int { return &e.ListMaxListpackSize }),
+	"hll-sparse-max-bytes":      encodingParam(func(e *keyspace.Encodings) *int { return &e.HLLSparseMaxBytes }),
 }
 
 // errFixed refuses to change a setting minilock reads only at startup.
