@@ -2,7 +2,7 @@ package keyspace
 
 import (
 	"math"
-	"sort"
+	"slices"
 	"strconv"
 
 	"github.com/minilock/minilock/internal/redisstr"
@@ -494,8 +494,7 @@ func (k *Keyspace) geoSearch(c *Ctx, args [][]byte, srcIdx, flags int) error {
 			less = func(a, b *geoPoint) int { return -cmpDist(a.dist, b.dist) }
 		}
 		if returned == len(points) {
-			// glibc's qsort is a merge sort: stable.
-			sort.SliceStable(points, func(i, j int) bool { return less(&points[i], &points[j]) < 0 })
+			points = stableSort(points, less)
 		} else {
 			pqsort(points, less, 0, returned-1)
 		}
@@ -554,6 +553,27 @@ func (k *Keyspace) geoSearch(c *Ctx, args [][]byte, srcIdx, flags int) error {
 	return nil
 }
 
+// stableSort is glibc's qsort, a merge sort, so stable: sorted by cmp,
+// ties in their order. (Sorting indexes with the order as the last key is
+// the same order, without moving the points about.)
+func stableSort(points []geoPoint, cmp func(a, b *geoPoint) int) []geoPoint {
+	order := make([]int32, len(points))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int {
+		if c := cmp(&points[a], &points[b]); c != 0 {
+			return c
+		}
+		return int(a - b)
+	})
+	out := make([]geoPoint, len(points))
+	for i, j := range order {
+		out[i] = points[j]
+	}
+	return out
+}
+
 // cmpDist is sort_gp_asc's comparison.
 func cmpDist(a, b float64) int {
 	switch {
@@ -571,6 +591,7 @@ func cmpDist(a, b float64) int {
 func geoMembers(z *zsetValue, shape *geohash.Shape, limit int) []geoPoint {
 	cells := shape.Cells()
 	var points []geoPoint
+	var nodes []znode
 	last := 0
 	for i, h := range cells {
 		if h.IsZero() {
@@ -586,14 +607,32 @@ func geoMembers(z *zsetValue, shape *geohash.Shape, limit int) []geoPoint {
 			break
 		}
 		lo, hi := geohash.ScoreRange(h)
-		from, to := z.scoreRanks(zrangeSpec{min: float64(lo), max: float64(hi), maxex: true})
-		z.each(from, to, false, func(m []byte, score float64) bool {
-			lon, lat := geohash.DecodeScore(score)
-			if d, ok := shape.Within(lon, lat); ok {
-				points = append(points, geoPoint{lon, lat, d, score, string(m)})
+		spec := zrangeSpec{min: float64(lo), max: float64(hi), maxex: true}
+		full := func() bool { return len(points) > 0 && limit > 0 && len(points) >= limit }
+		if z.tree != nil {
+			// A large set's member is looked up only for a point in the
+			// shape: most of a cell's are not.
+			nodes = z.scoreNodes(spec, false, 0, -1, nodes[:0])
+			for _, n := range nodes {
+				score := n.score()
+				lon, lat := geohash.DecodeScore(score)
+				if d, ok := shape.Within(lon, lat); ok {
+					points = append(points, geoPoint{lon, lat, d, score, z.dict.Key(n.slot)})
+				}
+				if full() {
+					break
+				}
 			}
-			return !(len(points) > 0 && limit > 0 && len(points) >= limit)
-		})
+		} else {
+			from, to := z.scoreRanks(spec)
+			z.each(from, to, false, func(m []byte, score float64) bool {
+				lon, lat := geohash.DecodeScore(score)
+				if d, ok := shape.Within(lon, lat); ok {
+					points = append(points, geoPoint{lon, lat, d, score, string(m)})
+				}
+				return !full()
+			})
+		}
 		last = i
 	}
 	return points

@@ -325,21 +325,6 @@ func latDistance(lat1, lat2 float64) float64 {
 	return EarthRadius * math.Abs(degRad(lat2)-degRad(lat1))
 }
 
-// Distance is geohashGetDistance, the haversine distance in metres.
-func Distance(lon1, lat1, lon2, lat2 float64) float64 {
-	lon1r := degRad(lon1)
-	lon2r := degRad(lon2)
-	v := libSin((lon2r - lon1r) / 2)
-	if v == 0 {
-		return latDistance(lat1, lat2)
-	}
-	lat1r := degRad(lat1)
-	lat2r := degRad(lat2)
-	u := libSin((lat2r - lat1r) / 2)
-	a := float64(u*u) + float64(float64(float64(libCos(lat1r)*libCos(lat2r))*v)*v)
-	return 2.0 * EarthRadius * libAsin(math.Sqrt(a))
-}
-
 // Within is geoWithinShape after the decoding: whether the point is in
 // the shape, and its distance from the centre in metres.
 func (s *Shape) Within(long, lat float64) (float64, bool) {
