@@ -3,6 +3,7 @@ package keyspace
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 
 	"github.com/minilock/minilock/resp"
@@ -35,4 +36,23 @@ func benchGeoSearch(b *testing.B, radius string) {
 			CmdGeoSearch(h.k, c, argv)
 		})
 	}
+}
+
+// BenchmarkMemory_100kHLLs: 100,000 HyperLogLogs of 10 elements each
+// (sparse, about 40 bytes of value); live heap per element.
+func BenchmarkMemory_100kHLLs(b *testing.B) {
+	benchCollectionMemory(b, 100000, 10, func(i int) [][]byte {
+		return memberArgs("PFADD", "hll:"+strconv.Itoa(i), 10, func(j int) []string { return []string{strconv.Itoa(i*10 + j)} })
+	})
+}
+
+// BenchmarkMemory_1MGeo: one geo set of 1,000,000 members at random
+// places; live heap per member.
+func BenchmarkMemory_1MGeo(b *testing.B) {
+	r := rand.New(rand.NewPCG(3, 3))
+	benchCollectionMemory(b, 1000, 1000, func(i int) [][]byte {
+		return memberArgs("GEOADD", "g", 1000, func(j int) []string {
+			return []string{fmt.Sprintf("%.6f", r.Float64()*360-180), fmt.Sprintf("%.6f", r.Float64()*170-85), "member:" + strconv.Itoa(i*1000+j)}
+		})
+	})
 }
