@@ -59,10 +59,9 @@ var hllCases = []diffCase{
 		c("CONFIG SET hll-sparse-max-bytes 3000")),
 }
 
-// hllOnce are cases sent only as they are: PFSELFTEST runs ten million
-// additions, and the notifications need a subscriber.
+// hllOnce are cases sent only as they are: the notifications need a
+// subscriber, WATCH a connection of its own.
 var hllOnce = []diffCase{
-	tc("pfselftest", c("PFSELFTEST")),
 	notifyCase("pf notifications", "KEAn",
 		c("PFADD h a"), recv(1, 4), c("PFADD h a"), c("PFCOUNT h"), c("PFADD h b c"), recv(1, 2),
 		c("PFMERGE h"), recv(1, 2), c("PFMERGE d h"), recv(1, 4), c("PFDEBUG TODENSE h"), c("PFCOUNT nosuch"),
@@ -82,6 +81,21 @@ func TestDiffHLL(t *testing.T) {
 				t.Run(dc.name, func(t *testing.T) { p.run(t, dc) })
 			}
 		})
+	}
+}
+
+// TestDiffPFSelfTest runs PFSELFTEST (ten million additions, dense and
+// sparse side by side) on both servers, with time for a race-detector
+// build: both must pass it.
+func TestDiffPFSelfTest(t *testing.T) {
+	redistest.Require(t)
+	p := newPair(t, "")
+	for _, e := range p.ends {
+		c := redistest.Dial(t, e.addr)
+		c.Timeout = 3 * time.Minute
+		if r, err := c.Do("PFSELFTEST"); err != nil || string(r) != "+OK\r\n" {
+			t.Errorf("%s: PFSELFTEST = %q, %v", e.name, r, err)
+		}
 	}
 }
 
