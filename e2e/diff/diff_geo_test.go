@@ -109,7 +109,11 @@ func TestDiffRandomGeo(t *testing.T) {
 	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
 	r := rand.New(rand.NewPCG(seed, seed))
 	p := newPair(t, "")
-	for _, g := range []caseGroup{{"geo", randomGeoCases(r, 40)}, {"geo via", randomVia(r, randomGeoCases(r, 20))}} {
+	for _, g := range []caseGroup{
+		{"geo", randomGeoCases(r, 40)},
+		{"geo via", randomVia(r, randomGeoCases(r, 20))},
+		{"plain scores", randomGeoScoreCases(r, 30)},
+	} {
 		t.Run(g.name, func(t *testing.T) {
 			for _, dc := range g.cases {
 				t.Run(dc.name, func(t *testing.T) { p.run(t, dc) })
@@ -254,4 +258,46 @@ func randomGeoSearch(r *rand.Rand, cLon, cLat, spread float64, member func() str
 		steps = append(steps, cmd("ZRANGE", store, "0", "-1", "WITHSCORES"))
 	}
 	return steps
+}
+
+// randomGeoScoreCases give a geo command sorted sets that ZADD filled
+// with any scores (negative, fractional, past 2^52, 2^63 and 2^64,
+// infinite): every score decodes somewhere, through C's conversion of a
+// double to an unsigned integer.
+func randomGeoScoreCases(r *rand.Rand, n int) []diffCase {
+	score := func() string {
+		switch r.IntN(6) {
+		case 0:
+			return []string{"inf", "-inf", "0", "-0", "9223372036854775808", "18446744073709551616", "-9223372036854775808", "1e300", "-1e300"}[r.IntN(9)]
+		case 1:
+			return strconv.FormatFloat(r.NormFloat64()*1e19, 'g', -1, 64)
+		case 2:
+			return strconv.FormatFloat(-r.Float64()*1e16, 'f', r.IntN(4), 64)
+		}
+		return strconv.FormatUint(r.Uint64()>>r.IntN(20), 10)
+	}
+	var cases []diffCase
+	for i := range n {
+		args := []string{"ZADD", "z"}
+		for j := range 2 + r.IntN(150) {
+			args = append(args, score(), fmt.Sprintf("m%d", j))
+		}
+		steps := []step{cmd(args...)}
+		m := func() string { return fmt.Sprintf("m%d", r.IntN(len(args)/2)) }
+		for range 10 {
+			switch r.IntN(5) {
+			case 0:
+				steps = append(steps, cmd("GEOPOS", "z", m(), m()))
+			case 1:
+				steps = append(steps, cmd("GEOHASH", "z", m(), m()))
+			case 2:
+				steps = append(steps, cmd("GEODIST", "z", m(), m(), "km"))
+			default:
+				steps = append(steps, cmd("GEOSEARCH", "z", "FROMMEMBER", m(), "BYRADIUS",
+					[]string{"10", "1000", "20000"}[r.IntN(3)], "km", "WITHHASH", "WITHCOORD", "WITHDIST", "ASC"))
+			}
+		}
+		cases = append(cases, tc(fmt.Sprintf("scores %d", i), steps...))
+	}
+	return cases
 }
