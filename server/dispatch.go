@@ -96,6 +96,12 @@ var (
 // command itself. Owner goroutine only.
 func (s *Server) execute(c *client, args [][]byte) {
 	s.stats.commands.Add(1)
+	if msg, ok := s.forcedError(); ok {
+		// SetError: every command fails, before any other check, as a
+		// test of a client's error paths wants.
+		c.w.Error(msg)
+		return
+	}
 	cmd, err := lookup(args)
 	// CLIENT LIST's cmd= is whatever the lookup found, even for a command
 	// that is then refused or queued ("NULL" for an unknown one), as
