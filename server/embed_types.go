@@ -647,10 +647,14 @@ func (s *Server) HGetAll(key string) (map[string]string, error) { return s.sel()
 func (s *Server) HKeys(key string) ([]string, error) { return s.sel().HKeys(key) }
 
 // LPush is DB.LPush in the selected database.
-func (s *Server) LPush(key string, values ...string) (int, error) { return s.sel().LPush(key, values...) }
+func (s *Server) LPush(key string, values ...string) (int, error) {
+	return s.sel().LPush(key, values...)
+}
 
 // RPush is DB.RPush in the selected database.
-func (s *Server) RPush(key string, values ...string) (int, error) { return s.sel().RPush(key, values...) }
+func (s *Server) RPush(key string, values ...string) (int, error) {
+	return s.sel().RPush(key, values...)
+}
 
 // LPop is DB.LPop in the selected database.
 func (s *Server) LPop(key string) (string, error) { return s.sel().LPop(key) }
@@ -662,10 +666,14 @@ func (s *Server) RPop(key string) (string, error) { return s.sel().RPop(key) }
 func (s *Server) List(key string) ([]string, error) { return s.sel().List(key) }
 
 // SAdd is DB.SAdd in the selected database.
-func (s *Server) SAdd(key string, members ...string) (int, error) { return s.sel().SAdd(key, members...) }
+func (s *Server) SAdd(key string, members ...string) (int, error) {
+	return s.sel().SAdd(key, members...)
+}
 
 // SRem is DB.SRem in the selected database.
-func (s *Server) SRem(key string, members ...string) (int, error) { return s.sel().SRem(key, members...) }
+func (s *Server) SRem(key string, members ...string) (int, error) {
+	return s.sel().SRem(key, members...)
+}
 
 // SMembers is DB.SMembers in the selected database.
 func (s *Server) SMembers(key string) ([]string, error) { return s.sel().SMembers(key) }
@@ -676,7 +684,9 @@ func (s *Server) ZAdd(key string, score float64, member string) (bool, error) {
 }
 
 // ZRem is DB.ZRem in the selected database.
-func (s *Server) ZRem(key string, members ...string) (int, error) { return s.sel().ZRem(key, members...) }
+func (s *Server) ZRem(key string, members ...string) (int, error) {
+	return s.sel().ZRem(key, members...)
+}
 
 // ZRangeWithScores is DB.ZRangeWithScores in the selected database.
 func (s *Server) ZRangeWithScores(key string, start, stop int) ([]Z, error) {
