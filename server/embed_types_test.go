@@ -411,3 +411,27 @@ func TestEmbedUnlistenListen(t *testing.T) {
 		t.Fatal("Listen(127.0.0.1:0) kept the old port")
 	}
 }
+
+func TestEmbedCountersAndTTL(t *testing.T) {
+	s := server.RunT(t, server.Manual())
+	d := s.DB(0)
+	eq(t, "Incr", must(d.Incr("n", 5)), int64(5))
+	eq(t, "Incr", must(d.Incr("n", -7)), int64(-2))
+	eq(t, "IncrByFloat", must(d.IncrByFloat("f", 0.1)), 0.1)
+	s.Set("s", "abc")
+	if _, err := d.Incr("s", 1); err == nil || err.Error() != "ERR value is not an integer or out of range" {
+		t.Fatalf("Incr of a string: %v", err)
+	}
+	eq(t, "Expire", d.Expire("n", 10*time.Second), true)
+	s.CheckTTL(t, "n", 10*time.Second)
+	eq(t, "Persist", d.Persist("n"), true)
+	s.CheckTTL(t, "n", 0)
+	eq(t, "Expire of a missing key", d.Expire("nope", time.Second), false)
+	eq(t, "Expire 0 deletes", d.Expire("n", 0), true)
+	eq(t, "Exists after Expire 0", s.Exists("n"), false)
+	must(s.SAdd("one", "only"))
+	eq(t, "SPop", must(d.SPop("one")), "only")
+	if _, err := d.SPop("one"); !errors.Is(err, server.ErrNoKey) {
+		t.Fatalf("SPop of an emptied set: %v", err)
+	}
+}
