@@ -725,3 +725,19 @@ func (s *Server) CheckZSet(t TB, key string, want ...Z) {
 
 // Dump is DB.Dump of the selected database.
 func (s *Server) Dump() string { return s.sel().Dump() }
+
+// FlushDB empties the database, as FLUSHDB.
+func (d DB) FlushDB() { d.exec(keyspace.CmdFlushDB, "flushdb") }
+
+// SRandMember returns a random member of the set at key, as SRANDMEMBER
+// (see Seed); ErrNoKey for a missing key.
+func (d DB) SRandMember(key string) (string, error) {
+	return replyBulk(d.exec(keyspace.CmdSRandMember, "srandmember", key))
+}
+
+// Copy copies key to dst in database dstDB, replacing what is there, as
+// COPY key dst DB dstDB REPLACE, and reports whether key existed.
+func (d DB) Copy(key string, dstDB int, dst string) (bool, error) {
+	n, err := replyInt(d.exec(keyspace.CmdCopy, "copy", key, dst, "db", strconv.Itoa(dstDB), "replace"))
+	return n == 1, err
+}
