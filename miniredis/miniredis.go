@@ -21,8 +21,7 @@
 //   - Close keeps the data and Restart listens again, as in miniredis;
 //     connections are dropped on Close, as a stopped server drops them.
 //
-// Not here (a suite using them does not compile): RunTLS, StartTLS,
-// StartAddrTLS, Dial, Server, NewSubscriber, SwapDB, IsReadOnlyCommand,
+// Not here (a suite using them does not compile): Dial, Server, NewSubscriber, SwapDB, IsReadOnlyCommand,
 // PubSubChannels/NumSub/NumPat, the hash field TTLs (HExpire, HPersist,
 // HTTL, HSetEX: Redis 7.4), and streams and HyperLogLogs (XAdd, Stream,
 // PfAdd, PfCount, PfMerge) until minilock has those types. RequireUserAuth
@@ -33,6 +32,7 @@
 package miniredis
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -157,10 +157,18 @@ func (m *Miniredis) Start() error {
 
 // StartAddr listens on addr: "127.0.0.1:6379", ":6379", "127.0.0.1:0".
 // On a Miniredis that listens already, it moves to addr.
-func (m *Miniredis) StartAddr(addr string) error {
+func (m *Miniredis) StartAddr(addr string) error { return m.listen(addr, nil) }
+
+func (m *Miniredis) listen(addr string, cfg *tls.Config) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if err := m.srv.Listen(addr); err != nil {
+	var err error
+	if cfg != nil {
+		err = m.srv.ListenTLS(cfg, addr)
+	} else {
+		err = m.srv.Listen(addr)
+	}
+	if err != nil {
 		return err
 	}
 	m.addr = m.srv.Addr()
@@ -169,6 +177,26 @@ func (m *Miniredis) StartAddr(addr string) error {
 	}
 	m.listened = true
 	return nil
+}
+
+// RunTLS creates and starts a Miniredis serving TLS with cfg.
+func RunTLS(cfg *tls.Config) (*Miniredis, error) {
+	m := NewMiniRedis()
+	return m, m.StartTLS(cfg)
+}
+
+// StartTLS is Start, serving TLS with cfg.
+func (m *Miniredis) StartTLS(cfg *tls.Config) error {
+	m.mu.Lock()
+	port := m.port
+	m.mu.Unlock()
+	return m.StartAddrTLS("127.0.0.1:"+strconv.Itoa(port), cfg)
+}
+
+// StartAddrTLS is StartAddr, serving TLS with cfg. TLS is served on the
+// goroutine edge only: with MINILOCK_EDGE=epoll it fails.
+func (m *Miniredis) StartAddrTLS(addr string, cfg *tls.Config) error {
+	return m.listen(addr, cfg)
 }
 
 // Restart listens again, on the same port, after a Close. The data is

@@ -2,8 +2,15 @@ package miniredis_test
 
 import (
 	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"fmt"
+	"math/big"
 	"net"
+	"os"
 	"reflect"
 	"runtime"
 	"strings"
@@ -371,4 +378,31 @@ func TestDirectPushWakesBLPOP(t *testing.T) {
 	case <-time.After(3 * time.Second):
 		t.Fatal("Push did not wake BLPOP")
 	}
+}
+
+func TestRunTLS(t *testing.T) {
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour)}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := miniredis.RunTLS(&tls.Config{Certificates: []tls.Certificate{{Certificate: [][]byte{der}, PrivateKey: key}}})
+	if os.Getenv("MINILOCK_EDGE") == "epoll" {
+		if err == nil {
+			t.Fatal("RunTLS on the epoll edge was accepted")
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	m.Set("k", "v")
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr(), TLSConfig: &tls.Config{InsecureSkipVerify: true}})
+	defer rdb.Close()
+	eq(t, "GET over TLS", rdb.Get(ctx, "k").Val(), "v")
 }

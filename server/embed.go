@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"os"
@@ -193,7 +194,7 @@ const restartWait = 5 * time.Second
 //
 // Restart must not run concurrently with Close or another Restart.
 func (s *Server) Restart() error {
-	return s.relisten(nil, func() {
+	return s.relisten(nil, nil, func() {
 		s.owner.Do(func() {
 			s.lua.Flush()
 			s.writableAt = s.ks.Now() + s.cfg.RestartDelay.Milliseconds()
@@ -223,11 +224,25 @@ func (s *Server) Unlisten() {
 // Listen closes the connections and listeners the server has (Unlisten)
 // and listens on addrs, or, with none, again on the addresses it listened
 // on (the ports they were given, for a ":0" address). The data is kept.
-func (s *Server) Listen(addrs ...string) error { return s.relisten(addrs, nil) }
+func (s *Server) Listen(addrs ...string) error { return s.relisten(addrs, nil, nil) }
 
-// relisten is Listen, running between (if not nil) once the new addresses
-// are bound and before any client is accepted.
-func (s *Server) relisten(addrs []string, between func()) error {
+// errTLSEpoll refuses TLS on the epoll edge, which reads the sockets'
+// descriptors itself.
+var errTLSEpoll = errors.New("server: TLS is served on the goroutine edge only (Config.EventLoop off, MINILOCK_EDGE not epoll)")
+
+// ListenTLS is Listen serving TLS with cfg on every address: for a test of
+// a client's TLS set-up. The goroutine edge only.
+func (s *Server) ListenTLS(cfg *tls.Config, addrs ...string) error {
+	if s.loop != nil {
+		return errTLSEpoll
+	}
+	return s.relisten(addrs, cfg, nil)
+}
+
+// relisten is Listen, with TLS when tlsCfg is set, running between (if not
+// nil) once the new addresses are bound and before any client is
+// accepted.
+func (s *Server) relisten(addrs []string, tlsCfg *tls.Config, between func()) error {
 	if s.closing.Load() {
 		return ErrClosed
 	}
@@ -246,6 +261,9 @@ func (s *Server) relisten(addrs []string, between func()) error {
 		if err != nil {
 			s.closeListeners()
 			return err
+		}
+		if tlsCfg != nil {
+			nl = tls.NewListener(nl, tlsCfg)
 		}
 		s.lns = append(s.lns, newServerListener(nl, lim))
 	}

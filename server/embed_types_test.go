@@ -1,10 +1,17 @@
 package server_test
 
 import (
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"net"
+	"os"
 	"reflect"
 	"slices"
 	"strings"
@@ -433,5 +440,47 @@ func TestEmbedCountersAndTTL(t *testing.T) {
 	eq(t, "SPop", must(d.SPop("one")), "only")
 	if _, err := d.SPop("one"); !errors.Is(err, server.ErrNoKey) {
 		t.Fatalf("SPop of an emptied set: %v", err)
+	}
+}
+
+// selfSigned is a certificate for 127.0.0.1, made for the test.
+func selfSigned(t *testing.T) tls.Certificate {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1),
+		NotBefore:    time.Now().Add(-time.Hour),
+		NotAfter:     time.Now().Add(time.Hour),
+		IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key}
+}
+
+func TestEmbedListenTLS(t *testing.T) {
+	s := server.RunT(t, server.Manual())
+	s.Set("k", "v")
+	err := s.ListenTLS(&tls.Config{Certificates: []tls.Certificate{selfSigned(t)}}, "127.0.0.1:0")
+	if os.Getenv("MINILOCK_EDGE") == "epoll" {
+		if err == nil {
+			t.Fatal("ListenTLS on the epoll edge was accepted")
+		}
+		return
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), TLSConfig: &tls.Config{InsecureSkipVerify: true}})
+	defer rdb.Close()
+	eq(t, "GET over TLS", rdb.Get(ctx, "k").Val(), "v")
+	plain := redistest.Dial(t, s.Addr())
+	if got, err := plain.Do("PING"); err == nil {
+		t.Fatalf("a plain-text PING to the TLS port was answered: %q", got)
 	}
 }
