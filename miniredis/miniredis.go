@@ -21,11 +21,12 @@
 //   - Close keeps the data and Restart listens again, as in miniredis;
 //     connections are dropped on Close, as a stopped server drops them.
 //
-// Not here (a suite using them does not compile): Dial, Server, NewSubscriber, SwapDB, IsReadOnlyCommand,
-// PubSubChannels/NumSub/NumPat, the hash field TTLs (HExpire, HPersist,
-// HTTL, HSetEX: Redis 7.4), and streams and HyperLogLogs (XAdd, Stream,
-// PfAdd, PfCount, PfMerge) until minilock has those types. RequireUserAuth
-// accepts only the user "default": minilock has no ACL users yet.
+// Not here (a suite using them does not compile): Dial, Server,
+// NewSubscriber, SwapDB, IsReadOnlyCommand, the hash field TTLs (HExpire,
+// HPersist, HTTL, HSetEX: Redis 7.4), and streams and HyperLogLogs (XAdd,
+// Stream, PfAdd, PfCount, PfMerge) until minilock has those types.
+// RequireUserAuth accepts only the user "default": minilock has no ACL
+// users yet. TLS is served on the goroutine edge only.
 //
 // The package does not import testing: Tester and T are interfaces, as
 // they are in miniredis.
@@ -340,3 +341,14 @@ type tb struct{ T }
 
 func (t tb) Fatalf(format string, args ...any) { t.Errorf(format, args...) }
 func (t tb) Cleanup(func())                    {}
+
+// PubSubChannels is PUBSUB CHANNELS pattern ("" for all), sorted.
+func (m *Miniredis) PubSubChannels(pattern string) []string { return m.srv.PubSubChannels(pattern) }
+
+// PubSubNumSub is PUBSUB NUMSUB channels...
+func (m *Miniredis) PubSubNumSub(channels ...string) map[string]int {
+	return m.srv.PubSubNumSub(channels...)
+}
+
+// PubSubNumPat is PUBSUB NUMPAT.
+func (m *Miniredis) PubSubNumPat() int { return m.srv.PubSubNumPat() }

@@ -406,3 +406,22 @@ func TestRunTLS(t *testing.T) {
 	defer rdb.Close()
 	eq(t, "GET over TLS", rdb.Get(ctx, "k").Val(), "v")
 }
+
+func TestPubSubCounts(t *testing.T) {
+	m := miniredis.RunT(t)
+	sub := client(t, m).Subscribe(ctx, "ch1", "ch2")
+	defer sub.Close()
+	if _, err := sub.Receive(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(2 * time.Second); len(m.PubSubChannels("")) < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("PubSubChannels = %q", m.PubSubChannels(""))
+		}
+		time.Sleep(time.Millisecond)
+	}
+	eq(t, "PubSubChannels(ch1)", m.PubSubChannels("ch1"), []string{"ch1"})
+	eq(t, "PubSubNumSub", m.PubSubNumSub("ch1", "x"), map[string]int{"ch1": 1, "x": 0})
+	eq(t, "PubSubNumPat", m.PubSubNumPat(), 0)
+	eq(t, "Publish", m.Publish("ch2", "hi"), 1)
+}

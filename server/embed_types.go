@@ -741,3 +741,37 @@ func (d DB) Copy(key string, dstDB int, dst string) (bool, error) {
 	n, err := replyInt(d.exec(keyspace.CmdCopy, "copy", key, dst, "db", strconv.Itoa(dstDB), "replace"))
 	return n == 1, err
 }
+
+// PubSubChannels returns the channels with subscribers whose name matches
+// the glob pattern ("" for all), sorted, as PUBSUB CHANNELS.
+func (s *Server) PubSubChannels(pattern string) []string {
+	var names []string
+	s.owner.Do(func() {
+		for name := range s.pubsub.channels {
+			if pattern == "" || keyspace.Match([]byte(pattern), name) {
+				names = append(names, name)
+			}
+		}
+	})
+	slices.Sort(names)
+	return names
+}
+
+// PubSubNumSub returns each channel's number of subscribers, as PUBSUB
+// NUMSUB.
+func (s *Server) PubSubNumSub(channels ...string) map[string]int {
+	out := make(map[string]int, len(channels))
+	s.owner.Do(func() {
+		for _, ch := range channels {
+			out[ch] = len(s.pubsub.channels[ch])
+		}
+	})
+	return out
+}
+
+// PubSubNumPat returns the number of patterns subscribed to, as PUBSUB
+// NUMPAT.
+func (s *Server) PubSubNumPat() (n int) {
+	s.owner.Do(func() { n = len(s.pubsub.patterns) })
+	return n
+}

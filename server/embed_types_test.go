@@ -484,3 +484,19 @@ func TestEmbedListenTLS(t *testing.T) {
 		t.Fatalf("a plain-text PING to the TLS port was answered: %q", got)
 	}
 }
+
+func TestEmbedPubSubCounts(t *testing.T) {
+	s := server.RunT(t, server.Manual())
+	a := redistest.Dial(t, s.Addr())
+	b := redistest.Dial(t, s.Addr())
+	a.MustDo("SUBSCRIBE", "lock:a", "lock:b")
+	a.MustReply()
+	b.MustDo("SUBSCRIBE", "lock:a", "other")
+	b.MustReply()
+	b.MustDo("PSUBSCRIBE", "lock:*")
+	eq(t, "PubSubChannels(\"\")", s.PubSubChannels(""), []string{"lock:a", "lock:b", "other"})
+	eq(t, "PubSubChannels(lock:*)", s.PubSubChannels("lock:*"), []string{"lock:a", "lock:b"})
+	eq(t, "PubSubChannels(none)", len(s.PubSubChannels("none*")), 0)
+	eq(t, "PubSubNumSub", s.PubSubNumSub("lock:a", "lock:b", "nope"), map[string]int{"lock:a": 2, "lock:b": 1, "nope": 0})
+	eq(t, "PubSubNumPat", s.PubSubNumPat(), 1)
+}
