@@ -343,3 +343,55 @@ func ExampleServer_Unlisten() {
 	// true
 	// w1
 }
+
+// DB(n) reaches any database, with the helpers of every type; those the
+// Server does not repeat (counters, TTLs, copies) live there.
+func ExampleDB() {
+	s, _ := server.Start(server.Manual())
+	defer s.Close()
+	db := s.DB(1)
+
+	fmt.Println(db.Incr("fence", 33))
+	fmt.Println(db.HIncrBy("stats", "acquired", 2))
+	fmt.Println(db.ZIncrBy("sem", 1.5, "w1"))
+	fmt.Println(db.Expire("fence", 10*time.Second), db.Persist("fence"))
+	db.RPush("jobs", "a", "b", "c")
+	fmt.Println(db.LRange("jobs", -2, -1))
+	fmt.Println(db.Copy("jobs", 2, "jobs-copy"))
+	fmt.Println(s.DB(2).List("jobs-copy"))
+	db.SAdd("one", "only")
+	fmt.Println(db.SRandMember("one"))
+	fmt.Println(db.SPop("one"))
+	db.FlushDB()
+	fmt.Println(db.Keys(), s.DB(2).Keys())
+	// Output:
+	// 33 <nil>
+	// 2 <nil>
+	// 1.5 <nil>
+	// true true
+	// [b c] <nil>
+	// true <nil>
+	// [a b c] <nil>
+	// only <nil>
+	// only <nil>
+	// [] [jobs-copy]
+}
+
+// PubSubNumSub and PubSubChannels tell a test whether the code under test
+// is listening yet, without a client of its own.
+func ExampleServer_PubSubNumSub() {
+	s, _ := server.Start(server.Manual())
+	defer s.Close()
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr()})
+	defer rdb.Close()
+
+	sub := rdb.Subscribe(ctx, "lock:released")
+	defer sub.Close()
+	sub.Receive(ctx) // the subscription is confirmed
+	fmt.Println(s.PubSubNumSub("lock:released", "other"))
+	fmt.Println(s.PubSubChannels("lock:*"), s.PubSubNumPat())
+	// Output:
+	// map[lock:released:1 other:0]
+	// [lock:released] 0
+}
