@@ -26,7 +26,7 @@
 // HPersist, HTTL, HSetEX: Redis 7.4), and streams and HyperLogLogs (XAdd,
 // Stream, PfAdd, PfCount, PfMerge) until minilock has those types.
 // RequireUserAuth accepts only the user "default": minilock has no ACL
-// users yet. TLS is served on the goroutine edge only.
+// users yet. TLS is served on the goroutine edge only (RunTLS picks it).
 //
 // The package does not import testing: Tester and T are interfaces, as
 // they are in miniredis.
@@ -114,9 +114,16 @@ type RedisDB struct {
 
 // NewMiniRedis makes a Miniredis that does not listen yet: Start does.
 // Its data can be read and written before.
-func NewMiniRedis() *Miniredis {
+func NewMiniRedis() *Miniredis { return newMiniRedis(true) }
+
+// newMiniRedis is NewMiniRedis; envEdge lets MINILOCK_EDGE pick the
+// network edge (EdgeFromEnv), which RunTLS does not: TLS is served on the
+// goroutine edge only.
+func newMiniRedis(envEdge bool) *Miniredis {
 	cfg := server.Config{Clock: expiry.NewShifted()}
-	server.EdgeFromEnv(&cfg)
+	if envEdge {
+		server.EdgeFromEnv(&cfg)
+	}
 	srv, err := server.Start(cfg)
 	if err != nil {
 		// Start binds 127.0.0.1:0: only a machine out of sockets fails.
@@ -182,7 +189,7 @@ func (m *Miniredis) listen(addr string, cfg *tls.Config) error {
 
 // RunTLS creates and starts a Miniredis serving TLS with cfg.
 func RunTLS(cfg *tls.Config) (*Miniredis, error) {
-	m := NewMiniRedis()
+	m := newMiniRedis(false)
 	return m, m.StartTLS(cfg)
 }
 
@@ -195,7 +202,8 @@ func (m *Miniredis) StartTLS(cfg *tls.Config) error {
 }
 
 // StartAddrTLS is StartAddr, serving TLS with cfg. TLS is served on the
-// goroutine edge only: with MINILOCK_EDGE=epoll it fails.
+// goroutine edge only: on a NewMiniRedis under MINILOCK_EDGE=epoll it
+// fails (RunTLS always serves on the goroutine edge).
 func (m *Miniredis) StartAddrTLS(addr string, cfg *tls.Config) error {
 	return m.listen(addr, cfg)
 }
