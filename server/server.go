@@ -171,6 +171,8 @@ type Server struct {
 	notify notifyState // keyspace notifications (notify.go)
 	loop   *eventLoop  // the epoll edge; nil on the goroutine edge
 
+	embed embedState // what the embedding API set (embed_types.go)
+
 	closeOnce sync.Once
 }
 
