@@ -222,18 +222,23 @@ func redisBenchmark(bin, addr string, clients, n int, w workload, sha string) ([
 	if strings.Contains(out.String()+errOut.String(), "Error from server") {
 		return nil, fmt.Errorf("redis-benchmark: %s", strings.TrimSpace(out.String()+errOut.String()))
 	}
-	recs, err := csv.NewReader(&out).ReadAll()
+	// The test's name is the command, unescaped: a JSON argument's
+	// quotes break the first field, so the figures are read from the end.
+	cr := csv.NewReader(&out)
+	cr.LazyQuotes, cr.FieldsPerRecord = true, -1
+	recs, err := cr.ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("redis-benchmark csv: %v: %q", err, out.String())
 	}
 	var res []result
 	for _, r := range recs {
-		if len(r) < 7 || r[0] == "test" {
+		if len(r) < 8 || r[0] == "test" {
 			continue
 		}
-		ops, err1 := strconv.ParseFloat(r[1], 64)
-		p50, err2 := strconv.ParseFloat(r[4], 64)
-		p99, err3 := strconv.ParseFloat(r[6], 64)
+		n := len(r)
+		ops, err1 := strconv.ParseFloat(r[n-7], 64)
+		p50, err2 := strconv.ParseFloat(r[n-4], 64)
+		p99, err3 := strconv.ParseFloat(r[n-2], 64)
 		if err := errors.Join(err1, err2, err3); err != nil {
 			return nil, fmt.Errorf("redis-benchmark csv row %q: %v", r, err)
 		}
