@@ -21,6 +21,17 @@ func FormatNumber(f float64) string {
 	return strconv.FormatFloat(f, 'g', 14, 64)
 }
 
+// AppendNumber appends FormatNumber(f) to dst.
+func AppendNumber(dst []byte, f float64) []byte {
+	if s, ok := NonFinite(f); ok {
+		return append(dst, s...)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 14, 64)
+}
+
 // NonFinite spells infinities and NaN as glibc's printf does; a NaN with its
 // sign bit set (0/0 on x86) prints as "-nan".
 func NonFinite(f float64) (string, bool) {

@@ -96,11 +96,12 @@ func concat(L *lua.LState, inst uint32) {
 				size += len(f.get(last - n).(lua.LString))
 			}
 			lauxlib.Alloc(L, size)
-			buf := make([]byte, 0, size)
+			v, buf := newString(size)
+			buf = buf[:0]
 			for i := last - n + 1; i <= last; i++ {
 				buf = append(buf, f.get(i).(lua.LString)...)
 			}
-			f.set(last-n+1, lua.LString(buf))
+			f.set(last-n+1, v)
 		}
 		total -= n - 1
 		last -= n - 1
@@ -115,7 +116,11 @@ func (f frame) toString(r int) bool {
 	case lua.LString:
 		return true
 	case lua.LNumber:
-		f.set(r, lua.LString(lauxlib.FormatNumber(float64(v))))
+		var tmp [32]byte
+		text := lauxlib.AppendNumber(tmp[:0], float64(v))
+		s, b := newString(len(text))
+		copy(b, text)
+		f.set(r, s)
 		return true
 	}
 	return false

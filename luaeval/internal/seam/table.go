@@ -105,6 +105,19 @@ func arrayIndex(k lua.LValue) (int, bool) {
 func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 	narr, nrec = max(narr, 0), max(nrec, 0)
 	lauxlib.Alloc(L, narr*slotBytes+nodeBytes*nrec)
+	if narr > 0 && narr <= len(smallTable{}.a) {
+		// The table and its few slots in one allocation (KEYS and
+		// ARGV of a call, small constructors, decoded JSON arrays).
+		st := &smallTable{}
+		st.t.Metatable = lua.LNil // as L.CreateTable makes it
+		a := st.a[:narr:narr]
+		for i := range a {
+			a[i] = lua.LNil
+		}
+		tableOf(&st.t).array = a
+		setNodeVector(L, tableOf(&st.t), nrec)
+		return &st.t
+	}
 	t := L.CreateTable(0, 0)
 	tb := tableOf(t)
 	if narr > 0 {
@@ -112,6 +125,12 @@ func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 	}
 	setNodeVector(L, tb, nrec)
 	return t
+}
+
+// smallTable is a table with room for a small array part.
+type smallTable struct {
+	t lua.LTable
+	a [4]lua.LValue
 }
 
 func nilSlots(n int) []lua.LValue {
@@ -280,7 +299,7 @@ func Next(t *lua.LTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	}
 	for i++; i < size; i++ {
 		if v := tb.array[i]; v != lua.LNil {
-			return lua.LNumber(i + 1), v, true
+			return Number(float64(i + 1)), v, true
 		}
 	}
 	nodes := len(tb.keys) - 1
@@ -679,7 +698,7 @@ func foreignNext(t *lTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	}
 	for i++; i < size; i++ {
 		if v := t.array[i]; v != lua.LNil {
-			return lua.LNumber(i + 1), v, true
+			return Number(float64(i + 1)), v, true
 		}
 	}
 	for i -= size; i < len(t.keys); i++ {
