@@ -5,9 +5,24 @@ import (
 	"strconv"
 	"strings"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/luaeval/internal/cmath"
 )
+
+// NumberBox boxes a number of L's script as an lua.LValue. The seam sets
+// it to its boxing that allocates nothing for small integers
+// (seam.NumberIn); without the hooks it is the plain conversion.
+var NumberBox = func(L *lua.LState, f float64) lua.LValue { return lua.LNumber(f) }
+
+type numeric interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+// Number is lua.LNumber(x) as an lua.LValue, boxed by NumberBox: what
+// the library functions push.
+func Number[T numeric](L *lua.LState, x T) lua.LValue { return NumberBox(L, float64(x)) }
 
 // FormatNumber is Lua 5.1's number to string conversion (LUAI_NUMFFORMAT
 // "%.14g"), with glibc's spelling of infinities and NaN.
