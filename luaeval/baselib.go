@@ -676,7 +676,7 @@ func luaAssert(L *lua.LState) int {
 func luaSelect(L *lua.LState) int {
 	n := L.GetTop()
 	if s, ok := L.Get(1).(lua.LString); ok && len(s) > 0 && s[0] == '#' {
-		L.Push(lauxlib.Number(L, n - 1))
+		L.Push(lauxlib.Number(L, n-1))
 		return 1
 	}
 	i := lauxlib.CheckInt(L, 1)

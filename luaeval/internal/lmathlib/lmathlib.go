@@ -104,14 +104,14 @@ func (r *Rand) random(L *lua.LState) int {
 		if u < 1 {
 			lauxlib.ArgError(L, 1, "interval is empty")
 		}
-		L.Push(lauxlib.Number(L, math.Floor(x*float64(u)) + 1))
+		L.Push(lauxlib.Number(L, math.Floor(x*float64(u))+1))
 	case 2:
 		l := lauxlib.CheckInt(L, 1)
 		u := lauxlib.CheckInt(L, 2)
 		if l > u {
 			lauxlib.ArgError(L, 2, "interval is empty")
 		}
-		L.Push(lauxlib.Number(L, math.Floor(x*float64(u-l+1)) + float64(l)))
+		L.Push(lauxlib.Number(L, math.Floor(x*float64(u-l+1))+float64(l)))
 	default:
 		lauxlib.Error(L, "wrong number of arguments")
 	}

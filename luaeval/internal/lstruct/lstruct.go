@@ -289,7 +289,7 @@ func structUnpack(L *lua.LState) int {
 	for _, v := range out {
 		L.Push(v)
 	}
-	L.Push(lauxlib.Number(L, pos + 1))
+	L.Push(lauxlib.Number(L, pos+1))
 	return len(out) + 1
 }
 

@@ -211,8 +211,8 @@ func strFindAux(L *lua.LState, find bool) int {
 	}
 	if find && (lua.LVAsBool(L.Get(4)) || noSpecials(p)) {
 		if k := strings.Index(s[init:], p); k >= 0 {
-			L.Push(lauxlib.Number(L, init + int64(k) + 1))
-			L.Push(lauxlib.Number(L, init + int64(k+len(p))))
+			L.Push(lauxlib.Number(L, init+int64(k)+1))
+			L.Push(lauxlib.Number(L, init+int64(k+len(p))))
 			return 2
 		}
 	} else {
@@ -224,7 +224,7 @@ func strFindAux(L *lua.LState, find bool) int {
 		}
 		if start >= 0 {
 			if find {
-				L.Push(lauxlib.Number(L, start + 1))
+				L.Push(lauxlib.Number(L, start+1))
 				L.Push(lauxlib.Number(L, end))
 				return pushCaptures(L, m, -1, -1, false) + 2
 			}
