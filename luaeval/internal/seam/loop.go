@@ -96,8 +96,108 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				}
 			}
 		}
+		// Arithmetic, comparisons and the numeric for on numbers, the
+		// bulk of a script that computes, are done here as their hooks
+		// (arith.go, ccalls.go) and gopher-lua's OP_FORLOOP do them,
+		// without the indirect call; any other operand goes to the
+		// handler.
+		switch int(inst >> 26) {
+		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD:
+			if fastArith(L, s, cf, inst) {
+				continue
+			}
+		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
+			if fastCompare(s, cf, inst) {
+				continue
+			}
+		case lua.OP_FORLOOP:
+			if fastForLoop(L, s, cf, inst) {
+				continue
+			}
+		}
 		if jumpTable[inst>>26](L, inst, base) == 1 {
 			return
 		}
 	}
 }
+
+// rkNumber is RK(x) when it is a number.
+func rkNumber(s *lState, cf *callFrame, x int) (lua.LNumber, bool) {
+	var v lua.LValue
+	if x&RKBit != 0 {
+		v = cf.Fn.Proto.Constants[x&^RKBit]
+	} else {
+		v = s.reg.array[cf.LocalBase+x]
+	}
+	n, ok := v.(lua.LNumber)
+	return n, ok
+}
+
+// fastArith is the arithmetic hook's work when both operands are numbers.
+func fastArith(L *lua.LState, s *lState, cf *callFrame, inst uint32) bool {
+	x, ok := rkNumber(s, cf, OpB(inst))
+	if !ok {
+		return false
+	}
+	y, ok := rkNumber(s, cf, OpC(inst))
+	if !ok {
+		return false
+	}
+	frame{reg: s.reg, cf: cf}.set(OpA(inst), NumberIn(L, arith(int(inst>>26), float64(x), float64(y))))
+	return true
+}
+
+// fastCompare is OP_EQ, OP_LT and OP_LE's hooks' work on two numbers.
+func fastCompare(s *lState, cf *callFrame, inst uint32) bool {
+	x, ok := rkNumber(s, cf, OpB(inst))
+	if !ok {
+		return false
+	}
+	y, ok := rkNumber(s, cf, OpC(inst))
+	if !ok {
+		return false
+	}
+	var r bool
+	switch int(inst >> 26) {
+	case lua.OP_EQ:
+		r = x == y
+	case lua.OP_LT:
+		r = x < y
+	default:
+		r = x <= y
+	}
+	frame{reg: s.reg, cf: cf}.condJump(inst, r)
+	return true
+}
+
+// fastForLoop is gopher-lua's OP_FORLOOP when the loop goes on (the
+// handler ends it): R(A) += R(A+2); if R(A) <?= R(A+1) then { pc += sBx;
+// R(A+3) = R(A) }.
+func fastForLoop(L *lua.LState, s *lState, cf *callFrame, inst uint32) bool {
+	ra := cf.LocalBase + OpA(inst)
+	a := s.reg.array
+	if ra+3 >= len(a) {
+		return false
+	}
+	init, ok1 := a[ra].(lua.LNumber)
+	limit, ok2 := a[ra+1].(lua.LNumber)
+	step, ok3 := a[ra+2].(lua.LNumber)
+	if !ok1 || !ok2 || !ok3 {
+		return false
+	}
+	init += step
+	if !(step > 0 && init <= limit || step <= 0 && init >= limit) {
+		return false
+	}
+	v := NumberIn(L, float64(init))
+	a[ra] = v
+	a[ra+3] = v
+	if ra+3 >= s.reg.top {
+		s.reg.top = ra + 4
+	}
+	cf.Pc += OpBx(inst) - maxArgSbx
+	return true
+}
+
+// maxArgSbx is the bias of an instruction's sBx field.
+const maxArgSbx = 0x3ffff >> 1
