@@ -682,8 +682,8 @@ func (fs *functions) argTable(L *lua.LState, elems [][]byte, from int) *lua.LTab
 	for i, b := range elems {
 		var v lua.LValue
 		if j := from + i; j < len(fs.argStrs) {
-			if old, ok := fs.argStrs[j].(lua.LString); ok && string(old) == string(b) {
-				v = old
+			if s, ok := fs.argStrs[j].(lua.LString); ok && string(s) == string(b) {
+				v = fs.argStrs[j] // the boxed value itself: re-boxing s would allocate
 			} else {
 				v = lua.LString(b)
 				fs.argStrs[j] = argStr(v, len(b))
