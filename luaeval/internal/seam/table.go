@@ -437,15 +437,61 @@ func setNodeVector(L *lua.LState, t *lTable, size int) {
 		L.RaiseError("table overflow")
 	}
 	size = 1 << lsize
-	keys := make([]lua.LValue, size+1)
-	m := &tabMeta{next: make([]int32, size), lastfree: size}
+	var keys []lua.LValue
+	var m *tabMeta
+	var ud *lua.LUserData
+	// A small hash part's nodes and bookkeeping in one allocation (a
+	// table grown key by key is rehashed at 1, 2, 4 and 8 nodes), sized
+	// to the part so a small table takes no more memory than before.
+	switch {
+	case size <= 2:
+		sn := &nodes2{}
+		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
+		m.next = sn.next[:size:size]
+	case size <= 4:
+		sn := &nodes4{}
+		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
+		m.next = sn.next[:size:size]
+	case size <= 8:
+		sn := &nodes8{}
+		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
+		m.next = sn.next[:size:size]
+	default:
+		keys, m, ud = make([]lua.LValue, size+1), &tabMeta{next: make([]int32, size)}, &lua.LUserData{}
+	}
+	m.lastfree = size
 	for i := range size {
 		keys[i] = lua.LNil
 		m.next[i] = -1
 	}
-	keys[size] = &lua.LUserData{Value: m, Metatable: lua.LNil}
+	ud.Value, ud.Metatable = m, lua.LNil
+	keys[size] = ud
 	t.keys = keys
 	t.k2i = make(map[lua.LValue]int, size)
+}
+
+// nodes2, nodes4 and nodes8 are hash parts of up to 2, 4 and 8 nodes:
+// the keys with the bookkeeping's userdata after them, the userdata, the
+// bookkeeping and its chain links.
+type nodes2 struct {
+	keys [3]lua.LValue
+	ud   lua.LUserData
+	m    tabMeta
+	next [2]int32
+}
+
+type nodes4 struct {
+	keys [5]lua.LValue
+	ud   lua.LUserData
+	m    tabMeta
+	next [4]int32
+}
+
+type nodes8 struct {
+	keys [9]lua.LValue
+	ud   lua.LUserData
+	m    tabMeta
+	next [8]int32
 }
 
 // getFreePos is ltable.c's getfreepos (-1: none).
