@@ -175,6 +175,14 @@ func TestRestartKeepsDataAndAddress(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer raw.Close()
+	// Served before the restart: a connection still in the listener's
+	// backlog is reset when the listener closes, not closed.
+	if _, err := raw.Write([]byte("PING\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := raw.Read(make([]byte, 7)); err != nil || n != 7 {
+		t.Fatalf("PING before Restart: %d bytes, %v", n, err)
+	}
 	addr := s.Addr()
 
 	if err := s.Restart(); err != nil {
