@@ -75,7 +75,9 @@ func benchArgs(w ...string) [][]byte {
 // benchClient is a connection's state without a connection: what execute
 // and serveBatch need.
 func benchClient(s *Server) *client {
-	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), done: make(chan struct{}, 1)}
+	// A guard with no socket: runBatch asks it for commands it holds
+	// past the batch (takeHeld), and it has none.
+	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), done: make(chan struct{}, 1), conn: newGuardConn(nil, guardLimits{})}
 	c.w.Proto = 2
 	return c
 }
