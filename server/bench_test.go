@@ -12,6 +12,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/tidwall/redcon"
+
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // Benchmarks of the server: embedded start and close, one command through
@@ -77,7 +79,7 @@ func benchArgs(w ...string) [][]byte {
 func benchClient(s *Server) *client {
 	// A guard with no socket: runBatch asks it for commands it holds
 	// past the batch (takeHeld), and it has none.
-	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), done: make(chan struct{}, 1), conn: newGuardConn(nil, guardLimits{})}
+	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), done: make(chan struct{}, 1), conn: edge.NewGuard(nil, edge.Limits{})}
 	c.w.Proto = 2
 	return c
 }

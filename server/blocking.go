@@ -11,6 +11,7 @@ import (
 	"github.com/minilock/minilock/internal/cmdargs"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // Blocking pops (BLPOP BRPOP BLMPOP BLMOVE BRPOPLPUSH BZPOPMIN BZPOPMAX
@@ -485,7 +486,7 @@ func (s *Server) waitUnparked(c *client) bool {
 
 // readResult is one guard read made while the client was parked.
 type readResult struct {
-	cmds requests
+	cmds edge.Requests
 	err  error
 }
 

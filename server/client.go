@@ -12,6 +12,7 @@ import (
 
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // client is one connection's state. Its fields are read and written on the
@@ -22,7 +23,7 @@ type client struct {
 	call  call // the command being executed; see execute
 	srv   *Server
 	id    int64
-	conn  *guardConn
+	conn  *edge.Guard
 	addr  string
 	laddr string
 	born  time.Time
@@ -114,7 +115,7 @@ type client struct {
 	sent int
 }
 
-func newClient(s *Server, conn *guardConn) *client {
+func newClient(s *Server, conn *edge.Guard) *client {
 	c := &client{
 		srv:    s,
 		id:     s.nextID.Add(1) - 1,
@@ -170,7 +171,7 @@ const defaultWriteTimeout = 60 * time.Second
 
 // serveConn serves one connection until it closes: the guard reads complete
 // commands, and handle runs each read's commands as one batch.
-func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
+func (s *Server) serveConn(ln *edge.Listener, conn *edge.Guard) {
 	c := s.admit(ln, conn)
 	if c == nil {
 		return
@@ -203,7 +204,7 @@ func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
 
 // nextRead returns the connection's next commands: those read while it
 // was parked, the read then still running, or a new read.
-func (c *client) nextRead() (requests, error) {
+func (c *client) nextRead() (edge.Requests, error) {
 	if r := c.pendingRead; r != nil {
 		c.pendingRead = nil
 		return r.cmds, r.err
@@ -220,16 +221,16 @@ func (c *client) nextRead() (requests, error) {
 // owner in one hand-off (several, when its replies pass replyChunk), and
 // the replies go out in one write. It reports whether the connection stays
 // open.
-func (s *Server) handle(c *client, cmds requests) bool {
+func (s *Server) handle(c *client, cmds edge.Requests) bool {
 	s.inflight.Add(1)
 	defer s.inflight.Add(-1)
 	if s.closing.Load() {
 		return false
 	}
 	s.ops.reads.Add(1)
-	s.ops.netIn.Add(int64(cmds.n))
-	c.inBytes = int64(cmds.n)
-	c.batch, c.args = cmds.args(c.batch[:0], c.args[:0])
+	s.ops.netIn.Add(int64(cmds.N))
+	c.inBytes = int64(cmds.N)
+	c.batch, c.args = cmds.Args(c.batch[:0], c.args[:0])
 	if len(c.batch) == 0 {
 		return true // only *0 frames, which Redis ignores
 	}
@@ -453,9 +454,9 @@ func (c *client) takeHeld() bool {
 	if !ok {
 		return false
 	}
-	c.batch, c.args = r.args(c.batch[:0], c.args[:0])
+	c.batch, c.args = r.Args(c.batch[:0], c.args[:0])
 	c.next = 0
-	c.inBytes += int64(r.n)
+	c.inBytes += int64(r.N)
 	return len(c.batch) > 0
 }
 
@@ -590,7 +591,7 @@ func (c *client) startFeed(hard, soft int, softFor time.Duration) {
 		c.feed = newLoopFeed(c.conn, hard, soft, softFor, c.lc.outputQueued)
 	} else if c.feed == nil {
 		c.feed = newFeed(c.conn, hard, soft, softFor)
-		c.conn.errOut = c.feed.push
+		c.conn.ErrOut = c.feed.push
 	}
 }
 

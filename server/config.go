@@ -14,6 +14,7 @@ import (
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // CONFIG GET and CONFIG SET (config.c). Every parameter redis-server 7.0
@@ -140,8 +141,8 @@ var liveParams = map[string]liveParam{
 	// connection's frame guard its limits when it connects: minilock
 	// reports these and refuses to change them while running (errFixed).
 	"busy-reply-threshold":      {get: func(s *Server) string { return itoa(s.cfg.BusyThreshold.Milliseconds()) }},
-	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, defaultMaxBulkLen)) }},
-	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, defaultMaxQueryLen)) }},
+	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, edge.DefaultMaxBulkLen)) }},
+	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, edge.DefaultMaxQueryLen)) }},
 	"restart-delay":             {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
 	"maxmemory":                 maxMemoryParam,
 	"notify-keyspace-events": {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // The embedding API: what a Go test uses to run minilock as a fixture.
@@ -177,7 +178,7 @@ func (s *Server) Restart() error {
 	}
 	old := s.lns
 	for _, ln := range old {
-		ln.stopAccepting()
+		ln.StopAccepting()
 	}
 	s.closeConns()
 	// Wait until every old connection's goroutine has finished (forget
@@ -193,7 +194,7 @@ func (s *Server) Restart() error {
 			s.closeListeners()
 			return err
 		}
-		s.lns = append(s.lns, newServerListener(nl, ln.limits))
+		s.lns = append(s.lns, edge.NewListener(nl, ln.Limits))
 	}
 	s.ks.DoFunc(func() {
 		s.lua.Flush()

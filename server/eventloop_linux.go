@@ -53,6 +53,8 @@ import (
 	"unsafe"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // eventLoopSupported tells Start whether Config.EventLoop can be honoured.
@@ -85,9 +87,9 @@ type eventLoop struct {
 	evfd   int
 	events []unix.EpollEvent
 
-	lns   map[int]*serverListener // by the loop's own descriptor
-	conns []*loopConn             // by descriptor
-	gen   int32                   // stamps each registration, against stale events (> 0)
+	lns   map[int]*edge.Listener // by the loop's own descriptor
+	conns []*loopConn            // by descriptor
+	gen   int32                  // stamps each registration, against stale events (> 0)
 
 	ready   []*loopConn // pipelines that may go on
 	dirty   []*loopConn // connections with output to write
@@ -136,7 +138,7 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 	return &eventLoop{
 		s: s, epfd: epfd, evfd: evfd,
 		events:  make([]unix.EpollEvent, 256),
-		lns:     map[int]*serverListener{},
+		lns:     map[int]*edge.Listener{},
 		stalled: map[*loopConn]struct{}{},
 	}, nil
 }
@@ -169,14 +171,14 @@ func (l *eventLoop) close() {
 
 // listen hands ln's socket to the loop: the loop accepts on a duplicate
 // of its descriptor. Go's listener stays open but is never accepted on
-// (closing it would unlink a Unix socket's path); stopAccepting closes
+// (closing it would unlink a Unix socket's path); StopAccepting closes
 // both.
-func (l *eventLoop) listen(ln *serverListener) error {
+func (l *eventLoop) listen(ln *edge.Listener) error {
 	fd, err := dupListener(ln.Listener)
 	if err != nil {
 		return err
 	}
-	ln.onStop = func() {
+	ln.OnStop = func() {
 		if l.s.ks.DoFunc(func() { l.unlisten(fd) }) != nil {
 			unix.Close(fd) // the owner has stopped: close owns it now
 		}
@@ -349,7 +351,7 @@ func epollReady(epfd int, events []unix.EpollEvent) int {
 }
 
 // accept takes the waiting connections of one listener.
-func (l *eventLoop) accept(lfd int, ln *serverListener) {
+func (l *eventLoop) accept(lfd int, ln *edge.Listener) {
 	for range maxAccepts {
 		fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		if err != nil {
@@ -370,7 +372,7 @@ func (l *eventLoop) accept(lfd int, ln *serverListener) {
 		if lsa, err := unix.Getsockname(fd); err == nil {
 			lc.laddr = sockAddr(lsa)
 		}
-		c := l.s.admit(ln, newGuardConn(lc, ln.limits))
+		c := l.s.admit(ln, edge.NewGuard(lc, ln.Limits))
 		if c == nil {
 			continue // refused: admit answered and closed it
 		}
@@ -486,7 +488,7 @@ func (l *eventLoop) read(lc *loopConn) {
 // serve runs cmds (one read's complete commands) and then what the guard
 // still holds, until the connection must wait: for input, for its output
 // to drain, for a push, for a pause, or to close.
-func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
+func (l *eventLoop) serve(lc *loopConn, cmds edge.Requests, ok bool, err error) {
 	s, c := l.s, lc.c
 	for {
 		if err != nil {
@@ -500,7 +502,7 @@ func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
 			return
 		}
 		if !ok {
-			c.conn.release() // back to waiting for input
+			c.conn.Release() // back to waiting for input
 			return
 		}
 		// As the goroutine edge's read deadline, the idle clock times
@@ -511,9 +513,9 @@ func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
 			return
 		}
 		s.ops.reads.Add(1)
-		s.ops.netIn.Add(int64(cmds.n))
-		c.inBytes = int64(cmds.n)
-		c.batch, c.args = cmds.args(c.batch[:0], c.args[:0])
+		s.ops.netIn.Add(int64(cmds.N))
+		c.inBytes = int64(cmds.N)
+		c.batch, c.args = cmds.Args(c.batch[:0], c.args[:0])
 		c.next = 0
 		if len(c.batch) > 0 {
 			lc.inBatch = true
@@ -910,7 +912,7 @@ func (l *eventLoop) closeAll() {
 
 // loopConn is a connection on the event loop: a net.Conn over a
 // non-blocking socket whose every method runs on the owner goroutine.
-// Read never waits (errWouldBlock); Write queues on the connection's
+// Read never waits (edge.ErrWouldBlock); Write queues on the connection's
 // output, which the loop writes; Close marks it for teardown.
 type loopConn struct {
 	l            *eventLoop
@@ -1008,7 +1010,7 @@ func (lc *loopConn) Read(p []byte) (int, error) {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			return 0, errWouldBlock
+			return 0, edge.ErrWouldBlock
 		case err != nil:
 			return 0, err
 		case n == 0 && len(p) > 0:

@@ -5,6 +5,8 @@ package server
 import (
 	"errors"
 	"time"
+
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // The epoll edge is Linux's (eventloop_linux.go). Elsewhere Config.EventLoop
@@ -19,13 +21,13 @@ func newEventLoop(*Server) (*eventLoop, error) {
 	return nil, errors.New("server: the event loop needs Linux")
 }
 
-func (*eventLoop) Wait(time.Duration)           {}
-func (*eventLoop) Wake()                        {}
-func (*eventLoop) listen(*serverListener) error { return nil }
-func (*eventLoop) close()                       {}
-func (*eventLoop) closeAll()                    {}
-func (*eventLoop) pendingOutput() bool          { return false }
-func (*eventLoop) whileBusy()                   {}
+func (*eventLoop) Wait(time.Duration)          {}
+func (*eventLoop) Wake()                       {}
+func (*eventLoop) listen(*edge.Listener) error { return nil }
+func (*eventLoop) close()                      {}
+func (*eventLoop) closeAll()                   {}
+func (*eventLoop) pendingOutput() bool         { return false }
+func (*eventLoop) whileBusy()                  {}
 
 type loopConn struct{}
 

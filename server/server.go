@@ -46,6 +46,7 @@ import (
 	"github.com/minilock/minilock/expiry"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/luaeval"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // Version is the Redis version minilock answers as (HELLO, INFO,
@@ -143,7 +144,7 @@ type Server struct {
 	log   *slog.Logger
 	start time.Time
 	runID string
-	lns   []*serverListener
+	lns   []*edge.Listener
 	done  chan struct{} // closed when the server has stopped
 
 	host scriptHost // the one script host; scripts never nest
@@ -235,8 +236,8 @@ func Start(cfg Config) (*Server, error) {
 			s.closeListeners()
 			return nil, fmt.Errorf("listen %s: %w", addr, err)
 		}
-		lim := guardLimits{MaxBulkLen: cfg.MaxBulkLen, MaxQueryLen: cfg.QueryBufferLimit}
-		s.lns = append(s.lns, newServerListener(ln, lim))
+		lim := edge.Limits{MaxBulkLen: cfg.MaxBulkLen, MaxQueryLen: cfg.QueryBufferLimit}
+		s.lns = append(s.lns, edge.NewListener(ln, lim))
 	}
 	if len(s.lns) == 0 {
 		return nil, errors.New("server: no address to listen on")
@@ -291,7 +292,7 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 
 // serve accepts ln's connections in the background, each served by
 // serveConn on its own goroutine, until ln stops accepting.
-func (s *Server) serve(ln *serverListener) {
+func (s *Server) serve(ln *edge.Listener) {
 	if s.loop != nil {
 		if err := s.loop.listen(ln); err != nil {
 			s.log.Error("event loop: listen", "addr", ln.Addr(), "err", err)
@@ -302,7 +303,7 @@ func (s *Server) serve(ln *serverListener) {
 		for {
 			conn, err := ln.Accept()
 			if err != nil {
-				if ln.stopped.Load() {
+				if ln.Stopped() {
 					return
 				}
 				// Out of file descriptors and the like: back off instead
@@ -311,7 +312,7 @@ func (s *Server) serve(ln *serverListener) {
 				time.Sleep(5 * time.Millisecond)
 				continue
 			}
-			go s.serveConn(ln, newGuardConn(conn, ln.limits))
+			go s.serveConn(ln, edge.NewGuard(conn, ln.Limits))
 		}
 	}()
 }
@@ -332,7 +333,7 @@ func (s *Server) Close() error {
 			s.lua.KillForShutdown()
 		}
 		for _, ln := range s.lns {
-			ln.stopAccepting()
+			ln.StopAccepting()
 		}
 		// From here on no command of a new batch runs.
 		s.log.Info("closing: no new connections or commands; letting replies in flight go out")
@@ -363,7 +364,7 @@ func (s *Server) Close() error {
 
 func (s *Server) closeListeners() {
 	for _, ln := range s.lns {
-		ln.stopAccepting()
+		ln.StopAccepting()
 	}
 }
 
@@ -386,7 +387,7 @@ const deniedProtected = "-DENIED Redis is running in protected mode because prot
 
 // admit registers a new connection, or refuses it as Redis would and
 // closes it.
-func (s *Server) admit(ln *serverListener, conn *guardConn) *client {
+func (s *Server) admit(ln *edge.Listener, conn *edge.Guard) *client {
 	s.stats.connections.Add(1)
 	refuse := func(reply string) *client {
 		if reply != "" {
@@ -409,7 +410,7 @@ func (s *Server) admit(ln *serverListener, conn *guardConn) *client {
 	s.clients.add(c)
 	// Close and Restart stop the listener before they close the clients
 	// they know of: one added after that closes itself here.
-	if ln.stopped.Load() {
+	if ln.Stopped() {
 		s.clients.remove(c)
 		return refuse("")
 	}
