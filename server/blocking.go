@@ -153,7 +153,7 @@ func (b *blockingState) wake(p *parked, reply func(w *resp.Writer)) {
 		c.bw.B = c.bw.B[:0]
 	}
 	if c.feed != nil {
-		c.feed.push(c.bw.B)
+		c.feed.Push(c.bw.B)
 		c.bw.B = c.bw.B[:0]
 	}
 	if c.lc != nil {

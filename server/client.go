@@ -41,7 +41,7 @@ type client struct {
 	// feed, once set, carries all of the connection's output (feed.go):
 	// MONITOR, pub/sub and replies alike. Set on the owner; the
 	// connection's goroutine reads it after its batch.
-	feed   *feed
+	feed   *edge.Feed
 	pubsub subscriptions // channels and patterns (pubsub.go)
 	// pushed are the pub/sub frames in w.B that the running command did
 	// not write as its reply: messages it published to c itself (directly,
@@ -150,10 +150,6 @@ func (c *client) setAuthed(ok bool) {
 	c.conn.SetAuthPending(!ok)
 }
 
-// maxIdleBuffer is the reply buffer a connection keeps between batches;
-// a larger one (a big GET) is dropped rather than held while idle.
-const maxIdleBuffer = 64 << 10
-
 // maxIdleArgs is the most arguments' room a connection keeps between
 // batches (24 bytes each); after a bigger pipeline it is dropped.
 const maxIdleArgs = 4096
@@ -192,7 +188,7 @@ func (s *Server) serveConn(ln *edge.Listener, conn *edge.Guard) {
 			if c.feed != nil && c.conn.ProtocolError() != nil {
 				// The replies before the bad frame, and its error, are
 				// in the feed: they go out before the close.
-				c.feed.drain(s.drainTimeout())
+				c.feed.Drain(s.drainTimeout())
 			}
 			return
 		}
@@ -269,7 +265,7 @@ func (s *Server) handle(c *client, cmds edge.Requests) bool {
 			c.writeBy = time.Time{}
 		}
 		if c.closeNow {
-			c.feed.drain(s.drainTimeout())
+			c.feed.Drain(s.drainTimeout())
 		}
 	} else if !s.write(c) {
 		c.closeNow = true
@@ -285,7 +281,7 @@ func (c *client) endBatch() {
 	if rbs > c.replyPeak.Load() {
 		c.replyPeak.Store(rbs)
 	}
-	if cap(c.w.B) > maxIdleBuffer && len(c.w.B) == 0 {
+	if cap(c.w.B) > edge.MaxIdleBuffer && len(c.w.B) == 0 {
 		c.w.B = nil // the event loop may still have replies to write
 	}
 	clear(c.batch)
@@ -588,10 +584,10 @@ func (c *client) markPush(w *resp.Writer, from int) {
 // Owner goroutine only.
 func (c *client) startFeed(hard, soft int, softFor time.Duration) {
 	if c.feed == nil && c.lc != nil {
-		c.feed = newLoopFeed(c.conn, hard, soft, softFor, c.lc.outputQueued)
+		c.feed = edge.NewLoopFeed(c.conn, hard, soft, softFor, c.lc.outputQueued)
 	} else if c.feed == nil {
-		c.feed = newFeed(c.conn, hard, soft, softFor)
-		c.conn.ErrOut = c.feed.push
+		c.feed = edge.NewFeed(c.conn, hard, soft, softFor)
+		c.conn.ErrOut = c.feed.Push
 	}
 }
 
@@ -603,11 +599,11 @@ func (c *client) flushToFeed() {
 		return
 	}
 	for _, p := range c.w.Spilled {
-		c.feed.push(p[c.sent:])
+		c.feed.Push(p[c.sent:])
 		c.sent = 0
 	}
 	if len(c.w.B) > c.sent {
-		c.feed.push(c.w.B[c.sent:])
+		c.feed.Push(c.w.B[c.sent:])
 	}
 	c.w.Reset()
 	c.sent = 0
@@ -650,7 +646,7 @@ func (s *Server) cleanup(c *client) {
 	}
 	s.unsubscribeAll(c)
 	if c.feed != nil {
-		c.feed.stop()
+		c.feed.Stop()
 	}
 }
 

@@ -262,6 +262,16 @@ func checkParam(name, value, cur string) (*configDef, string, error) {
 	return d, v, err
 }
 
+// Output buffer limits (Redis's client-output-buffer-limit classes). A
+// monitor is a normal client to Redis, which has no limit for those; ours
+// keeps a hard one so a stalled monitor cannot grow memory without bound.
+const (
+	monitorLimit      = 64 << 20
+	pubsubHardLimit   = 32 << 20
+	pubsubSoftLimit   = 8 << 20
+	pubsubSoftSeconds = 60 * time.Second
+)
+
 // pubsubLimits reads client-output-buffer-limit's pubsub class: the hard
 // and soft limits, in bytes, and how long the soft one may be exceeded. A
 // subscriber's feed takes them when it starts.

@@ -755,8 +755,8 @@ func (l *eventLoop) write(lc *loopConn) {
 	var err error
 	if c.feed != nil {
 		c.flushToFeed()
-		before = c.feed.size()
-		left, err = c.feed.flushTo(lc.writeNow)
+		before = c.feed.Size()
+		left, err = c.feed.FlushTo(lc.writeNow)
 	} else if c.w.Len() > c.sent {
 		before = c.w.Len() - c.sent
 		// The pieces a big reply spilled go first, each dropped once
@@ -811,7 +811,7 @@ func (l *eventLoop) write(lc *loopConn) {
 		lc.stalledNow = false
 		delete(l.stalled, lc)
 	}
-	if c.feed == nil && cap(c.w.B) > maxIdleBuffer && !lc.inBatch {
+	if c.feed == nil && cap(c.w.B) > edge.MaxIdleBuffer && !lc.inBatch {
 		c.w.B = nil
 	}
 	if lc.quitting {
@@ -893,7 +893,7 @@ func (l *eventLoop) pendingOutput() bool {
 		if lc == nil || lc.closed || lc.c == nil {
 			continue
 		}
-		if c := lc.c; c.w.Len() > c.sent || c.feed != nil && c.feed.size() > 0 {
+		if c := lc.c; c.w.Len() > c.sent || c.feed != nil && c.feed.Size() > 0 {
 			return true
 		}
 	}
@@ -951,7 +951,7 @@ func (lc *loopConn) waiting() bool {
 // pending is the output not written yet.
 func (lc *loopConn) pending() int {
 	if lc.c.feed != nil {
-		return lc.c.feed.size()
+		return lc.c.feed.Size()
 	}
 	return lc.c.w.Len() - lc.c.sent
 }
@@ -1029,7 +1029,7 @@ func (lc *loopConn) Write(b []byte) (int, error) {
 		return lc.writeNow(b)
 	}
 	if c.feed != nil {
-		c.feed.push(b)
+		c.feed.Push(b)
 	} else {
 		c.w.B = append(c.w.B, b...)
 	}

@@ -335,10 +335,10 @@ func (c *client) deliver(b []byte, push bool) {
 		return
 	}
 	if !c.onOwner {
-		c.feed.push(b)
+		c.feed.Push(b)
 		return
 	}
-	if !c.feed.admits(c.w.Len() - c.sent + len(b)) {
+	if !c.feed.Admits(c.w.Len() - c.sent + len(b)) {
 		return
 	}
 	from := len(c.w.B)
