@@ -147,20 +147,20 @@ func (b *blockingState) unpark(p *parked) {
 func (b *blockingState) wake(p *parked, reply func(w *resp.Writer)) {
 	c := p.c
 	c.parked = nil
-	c.bw.Proto = c.w.Proto
+	c.bw.Proto = c.W.Proto
 	reply(&c.bw)
 	if p.quiet {
 		c.bw.B = c.bw.B[:0]
 	}
-	if c.feed != nil {
-		c.feed.Push(c.bw.B)
+	if c.Feed != nil {
+		c.Feed.Push(c.bw.B)
 		c.bw.B = c.bw.B[:0]
 	}
 	if c.lc != nil {
 		c.lc.unparked() // the event loop resumes c's pipeline
 		return
 	}
-	c.wake <- struct{}{}
+	c.Wake <- struct{}{}
 }
 
 // serveReady serves the clients parked on keys that became ready, as
@@ -189,7 +189,7 @@ func (s *Server) serveReady() {
 // and reports whether it did.
 func (s *Server) serveParked(p *parked, key []byte) bool {
 	ctx := keyspace.Ctx{W: &p.c.bw, DB: p.db, Now: s.ks.Now()}
-	p.c.bw.Proto = p.c.w.Proto
+	p.c.bw.Proto = p.c.W.Proto
 	if i, err := s.ks.Awaitable(&ctx, [][]byte{key}, p.zset); err != nil || i < 0 {
 		return false
 	}
@@ -450,56 +450,50 @@ func parseTimeout(b []byte) (int64, error) {
 // reports false when the connection is gone.
 func (s *Server) waitUnparked(c *client) bool {
 	c.ownRest()
-	if c.read == nil && c.pendingRead == nil {
-		c.conn.SetReadDeadline(time.Time{}) // a parked client is not idle
-		c.read = make(chan readResult, 1)
-		go func(ch chan readResult) {
-			cmds, err := c.conn.Commands()
-			ch <- readResult{cmds, err}
-		}(c.read)
+	if c.Reads == nil && c.PendingRead == nil {
+		c.Guard.SetReadDeadline(time.Time{}) // a parked client is not idle
+		c.Reads = make(chan edge.ReadResult, 1)
+		go func(ch chan edge.ReadResult) {
+			cmds, err := c.Guard.Commands()
+			ch <- edge.ReadResult{Cmds: cmds, Err: err}
+		}(c.Reads)
 	}
 	// A parked client is not a batch in flight: Close need not wait for it
 	// (closing its connection ends the read below).
 	s.inflight.Add(-1)
 	defer s.inflight.Add(1)
 	select {
-	case <-c.wake:
-	case r := <-c.read:
-		c.read = nil
-		if r.err != nil {
+	case <-c.Wake:
+	case r := <-c.Reads:
+		c.Reads = nil
+		if r.Err != nil {
 			gone := false
 			if s.ks.DoFunc(func() { gone = s.dropParked(c) }) != nil || gone {
 				return false
 			}
-			<-c.wake // the owner answered just before
+			<-c.Wake // the owner answered just before
 			return false
 		}
-		c.pendingRead = &r
-		<-c.wake
+		c.PendingRead = &r
+		<-c.Wake
 	}
-	if c.feed == nil {
-		c.w.B = append(c.w.B, c.bw.B...)
+	if c.Feed == nil {
+		c.W.B = append(c.W.B, c.bw.B...)
 	}
 	c.bw.B = c.bw.B[:0]
 	return true
 }
 
-// readResult is one guard read made while the client was parked.
-type readResult struct {
-	cmds edge.Requests
-	err  error
-}
-
 // ownRest copies the arguments of the commands after the parked one: they
 // point into the guard's buffer, which the next read reuses.
 func (c *client) ownRest() {
-	for j := c.next; j < len(c.batch); j++ {
-		args := c.batch[j].Args
+	for j := c.Next; j < len(c.Batch); j++ {
+		args := c.Batch[j].Args
 		own := make([][]byte, len(args))
 		for i, a := range args {
 			own[i] = append([]byte(nil), a...)
 		}
-		c.batch[j].Args = own
+		c.Batch[j].Args = own
 	}
 }
 

@@ -227,9 +227,9 @@ func (s *Server) setIdleTimeout(sec int64) {
 	s.ops.live.idleTimeout.Store(int64(d))
 	for _, c := range s.clients.snapshot() {
 		if d > 0 {
-			c.conn.SetReadDeadline(c.lastAt.Add(d))
+			c.Guard.SetReadDeadline(c.lastAt.Add(d))
 		} else {
-			c.conn.SetReadDeadline(time.Time{})
+			c.Guard.SetReadDeadline(time.Time{})
 		}
 	}
 }

@@ -376,7 +376,7 @@ func (l *eventLoop) accept(lfd int, ln *edge.Listener) {
 		if c == nil {
 			continue // refused: admit answered and closed it
 		}
-		c.lc, c.fd, lc.c = lc, fd, c
+		c.lc, c.FD, lc.c = lc, fd, c
 		if l.gen++; l.gen <= 0 {
 			l.gen = 1 // wrapped: stay clear of listenerEvent
 		}
@@ -481,7 +481,7 @@ func (l *eventLoop) event(lc *loopConn, events uint32) {
 
 // read takes one read's commands from lc and runs them.
 func (l *eventLoop) read(lc *loopConn) {
-	cmds, ok, err := lc.c.conn.TryCommands(true)
+	cmds, ok, err := lc.c.Guard.TryCommands(true)
 	l.serve(lc, cmds, ok, err)
 }
 
@@ -492,7 +492,7 @@ func (l *eventLoop) serve(lc *loopConn, cmds edge.Requests, ok bool, err error) 
 	s, c := l.s, lc.c
 	for {
 		if err != nil {
-			if c.conn.ProtocolError() == nil {
+			if c.Guard.ProtocolError() == nil {
 				lc.Close() // EOF, a reset
 				return
 			}
@@ -502,7 +502,7 @@ func (l *eventLoop) serve(lc *loopConn, cmds edge.Requests, ok bool, err error) 
 			return
 		}
 		if !ok {
-			c.conn.Release() // back to waiting for input
+			c.Guard.Release() // back to waiting for input
 			return
 		}
 		// As the goroutine edge's read deadline, the idle clock times
@@ -514,10 +514,10 @@ func (l *eventLoop) serve(lc *loopConn, cmds edge.Requests, ok bool, err error) 
 		}
 		s.ops.reads.Add(1)
 		s.ops.netIn.Add(int64(cmds.N))
-		c.inBytes = int64(cmds.N)
-		c.batch, c.args = cmds.Args(c.batch[:0], c.args[:0])
-		c.next = 0
-		if len(c.batch) > 0 {
+		c.InBytes = int64(cmds.N)
+		c.Batch, c.Args = cmds.Args(c.Batch[:0], c.Args[:0])
+		c.Next = 0
+		if len(c.Batch) > 0 {
 			lc.inBatch = true
 			if l.busy {
 				l.answerBusy(lc)
@@ -526,15 +526,15 @@ func (l *eventLoop) serve(lc *loopConn, cmds edge.Requests, ok bool, err error) 
 				return
 			}
 		}
-		cmds, ok, err = c.conn.TryCommands(false)
+		cmds, ok, err = c.Guard.TryCommands(false)
 	}
 }
 
-// run runs lc's batch from c.next on, and reports whether it is done and
+// run runs lc's batch from c.Next on, and reports whether it is done and
 // the connection may take more input.
 func (l *eventLoop) run(lc *loopConn) bool {
 	s, c := l.s, lc.c
-	for c.next < len(c.batch) {
+	for c.Next < len(c.Batch) {
 		if s.closing.Load() || lc.closed {
 			lc.Close()
 			return false
@@ -543,25 +543,25 @@ func (l *eventLoop) run(lc *loopConn) bool {
 		l.current = lc
 		c.runBatch()
 		l.current = prev
-		if c.mustWait {
-			c.mustWait = false
+		if c.MustWait {
+			c.MustWait = false
 			lc.parked = true
 			l.outputQueued(lc)
 			l.update(lc)
 			return false
 		}
-		if c.pauseOver != nil {
-			lc.pauseOver, lc.pauseUntil = c.pauseOver, c.pauseUntil
-			c.pauseOver = nil
+		if c.PauseOver != nil {
+			lc.pauseOver, lc.pauseUntil = c.PauseOver, c.PauseUntil
+			c.PauseOver = nil
 			l.paused = append(l.paused, lc)
 			l.outputQueued(lc)
 			l.update(lc)
 			return false
 		}
-		if c.closeNow {
+		if c.CloseNow {
 			break
 		}
-		if c.next < len(c.batch) {
+		if c.Next < len(c.Batch) {
 			// Past replyChunk: write now; go on only if that drained it.
 			l.write(lc)
 			if lc.closed {
@@ -578,7 +578,7 @@ func (l *eventLoop) run(lc *loopConn) bool {
 	lc.lastRead = nanotime() // the batch may have run long
 	c.endBatch()
 	l.outputQueued(lc)
-	if c.closeNow {
+	if c.CloseNow {
 		lc.quit()
 		return false
 	}
@@ -652,7 +652,7 @@ func (l *eventLoop) resume() {
 			l.update(lc)
 			// Input the guard already holds (read while the batch ran
 			// is impossible, but a RESET or AUTH stop leaves some).
-			cmds, ok, err := lc.c.conn.TryCommands(false)
+			cmds, ok, err := lc.c.Guard.TryCommands(false)
 			l.serve(lc, cmds, ok, err)
 		}
 	}
@@ -689,7 +689,7 @@ func (l *eventLoop) tick() {
 			}
 			switch {
 			case lc.closed:
-			case over || lc.c.killed.Load():
+			case over || lc.c.Killed.Load():
 				lc.pauseOver = nil
 				l.update(lc)
 				l.schedule(lc)
@@ -753,40 +753,40 @@ func (l *eventLoop) write(lc *loopConn) {
 	c := lc.c
 	var left, before int
 	var err error
-	if c.feed != nil {
+	if c.Feed != nil {
 		c.flushToFeed()
-		before = c.feed.Size()
-		left, err = c.feed.FlushTo(lc.writeNow)
-	} else if c.w.Len() > c.sent {
-		before = c.w.Len() - c.sent
+		before = c.Feed.Size()
+		left, err = c.Feed.FlushTo(lc.writeNow)
+	} else if c.W.Len() > c.Sent {
+		before = c.W.Len() - c.Sent
 		// The pieces a big reply spilled go first, each dropped once
 		// written; never under a command that is writing them (its
 		// error would truncate them).
 		full := false
-		for len(c.w.Spilled) > 0 && !lc.running() && !full && err == nil {
-			p := c.w.Spilled[0]
+		for len(c.W.Spilled) > 0 && !lc.running() && !full && err == nil {
+			p := c.W.Spilled[0]
 			var n int
-			n, err = lc.writeNow(p[c.sent:])
-			c.sent += n
-			if full = c.sent < len(p); !full {
-				c.w.DropSpilled()
-				c.sent = 0
+			n, err = lc.writeNow(p[c.Sent:])
+			c.Sent += n
+			if full = c.Sent < len(p); !full {
+				c.W.DropSpilled()
+				c.Sent = 0
 			}
 		}
-		if len(c.w.Spilled) == 0 && !full && err == nil && len(c.w.B) > c.sent {
+		if len(c.W.Spilled) == 0 && !full && err == nil && len(c.W.B) > c.Sent {
 			var n int
-			n, err = lc.writeNow(c.w.B[c.sent:])
-			c.sent += n
+			n, err = lc.writeNow(c.W.B[c.Sent:])
+			c.Sent += n
 			switch {
-			case c.sent == len(c.w.B):
-				c.w.B, c.sent = c.w.B[:0], 0
-			case c.sent > len(c.w.B)/2 && !lc.running():
+			case c.Sent == len(c.W.B):
+				c.W.B, c.Sent = c.W.B[:0], 0
+			case c.Sent > len(c.W.B)/2 && !lc.running():
 				// As feed.flushTo: past half, move the rest down; never
 				// under a command that is appending to it.
-				c.w.B, c.sent = c.w.B[:copy(c.w.B, c.w.B[c.sent:])], 0
+				c.W.B, c.Sent = c.W.B[:copy(c.W.B, c.W.B[c.Sent:])], 0
 			}
 		}
-		left = c.w.Len() - c.sent
+		left = c.W.Len() - c.Sent
 	}
 	if before > 0 {
 		l.s.ops.writes.Add(1)
@@ -811,8 +811,8 @@ func (l *eventLoop) write(lc *loopConn) {
 		lc.stalledNow = false
 		delete(l.stalled, lc)
 	}
-	if c.feed == nil && cap(c.w.B) > edge.MaxIdleBuffer && !lc.inBatch {
-		c.w.B = nil
+	if c.Feed == nil && cap(c.W.B) > edge.MaxIdleBuffer && !lc.inBatch {
+		c.W.B = nil
 	}
 	if lc.quitting {
 		lc.Close()
@@ -893,7 +893,7 @@ func (l *eventLoop) pendingOutput() bool {
 		if lc == nil || lc.closed || lc.c == nil {
 			continue
 		}
-		if c := lc.c; c.w.Len() > c.sent || c.feed != nil && c.feed.Size() > 0 {
+		if c := lc.c; c.W.Len() > c.Sent || c.Feed != nil && c.Feed.Size() > 0 {
 			return true
 		}
 	}
@@ -924,7 +924,7 @@ type loopConn struct {
 	events       uint32 // what epoll watches for it
 
 	closed     bool
-	inBatch    bool // c.batch has commands not run yet
+	inBatch    bool // c.Batch has commands not run yet
 	parked     bool // waiting for a push (blocking.go)
 	waitOut    bool // its pipeline waits for its output to drain
 	quitting   bool // close once the output is out (QUIT, protocol error)
@@ -950,10 +950,10 @@ func (lc *loopConn) waiting() bool {
 
 // pending is the output not written yet.
 func (lc *loopConn) pending() int {
-	if lc.c.feed != nil {
-		return lc.c.feed.Size()
+	if lc.c.Feed != nil {
+		return lc.c.Feed.Size()
 	}
-	return lc.c.w.Len() - lc.c.sent
+	return lc.c.W.Len() - lc.c.Sent
 }
 
 // running reports whether lc's command is on the stack (a script past the
@@ -967,8 +967,8 @@ func (lc *loopConn) outputQueued() { lc.l.outputQueued(lc) }
 // command (blocking.go's wake, on the owner).
 func (lc *loopConn) unparked() {
 	c := lc.c
-	if c.feed == nil {
-		c.w.B = append(c.w.B, c.bw.B...)
+	if c.Feed == nil {
+		c.W.B = append(c.W.B, c.bw.B...)
 	}
 	c.bw.B = c.bw.B[:0]
 	lc.parked = false
@@ -1028,10 +1028,10 @@ func (lc *loopConn) Write(b []byte) (int, error) {
 	if c == nil || !lc.registered {
 		return lc.writeNow(b)
 	}
-	if c.feed != nil {
-		c.feed.Push(b)
+	if c.Feed != nil {
+		c.Feed.Push(b)
 	} else {
-		c.w.B = append(c.w.B, b...)
+		c.W.B = append(c.W.B, b...)
 	}
 	lc.l.outputQueued(lc)
 	return len(b), nil

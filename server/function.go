@@ -33,7 +33,7 @@ func (x *call) fcall(args [][]byte, readOnly bool) error {
 	x.restoreSpill(spill)
 	h.caller, h.x = nil, call{}
 	if err != nil && x.s.closing.Load() {
-		x.c.closeNow = true
+		x.c.CloseNow = true
 		return errNoReply
 	}
 	return err

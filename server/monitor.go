@@ -67,7 +67,7 @@ func (s *Server) feedMonitors(x *call, args [][]byte) {
 	if x.script != nil {
 		line = append(line, "lua"...)
 	} else {
-		line = append(line, x.c.addr...)
+		line = append(line, x.c.Addr...)
 	}
 	line = append(line, "] "...)
 	redact := redacted(args)

@@ -377,7 +377,7 @@ func (s *Server) closeConns() {
 		return
 	}
 	for _, c := range s.clients.snapshot() {
-		c.conn.Close()
+		c.Guard.Close()
 	}
 }
 
@@ -419,10 +419,10 @@ func (s *Server) admit(ln *edge.Listener, conn *edge.Guard) *client {
 
 // forget closes a connection and drops its client.
 func (s *Server) forget(c *client) {
-	c.conn.Close()
+	c.Guard.Close()
 	s.clients.remove(c)
-	if perr := c.conn.ProtocolError(); perr != nil {
-		s.log.Debug("protocol error", "client", c.addr, "err", perr)
+	if perr := c.Guard.ProtocolError(); perr != nil {
+		s.log.Debug("protocol error", "client", c.Addr, "err", perr)
 	}
 	if c.lc != nil {
 		// The event loop forgets its clients on the owner.
