@@ -460,8 +460,8 @@ func (s *Server) waitUnparked(c *client) bool {
 	}
 	// A parked client is not a batch in flight: Close need not wait for it
 	// (closing its connection ends the read below).
-	s.inflight.Add(-1)
-	defer s.inflight.Add(1)
+	s.net.Inflight.Add(-1)
+	defer s.net.Inflight.Add(1)
 	select {
 	case <-c.Wake:
 	case r := <-c.Reads:

@@ -5,9 +5,6 @@ import (
 	"sort"
 	"syscall"
 	"time"
-	"unsafe"
-
-	"github.com/tidwall/redcon"
 
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
@@ -90,8 +87,8 @@ func newClient(s *Server, conn *edge.Guard) *client {
 	}
 	c.lastAt = c.born
 	c.W.Proto = 2
-	// A big reply is held in pieces of replyChunk (resp.Writer.SpillAt).
-	c.W.SpillAt = replyChunk
+	// A big reply is held in pieces of edge.ReplyChunk (resp.Writer.SpillAt).
+	c.W.SpillAt = edge.ReplyChunk
 	c.FD = -1
 	if sc, ok := conn.Conn.(interface {
 		SyscallConn() (syscall.RawConn, error)
@@ -110,200 +107,6 @@ func newClient(s *Server, conn *edge.Guard) *client {
 func (c *client) setAuthed(ok bool) {
 	c.authed = ok
 	c.Guard.SetAuthPending(!ok)
-}
-
-// maxIdleArgs is the most arguments' room a connection keeps between
-// batches (24 bytes each); after a bigger pipeline it is dropped.
-const maxIdleArgs = 4096
-
-// replyChunk bounds the replies one batch accumulates before they are
-// written: past it, the owner stops running the batch, the connection
-// writes what it has and then hands the owner the rest. A client that
-// pipelines thousands of GETs of a big value and never reads therefore
-// holds at most this much plus one command's reply in server memory, and
-// blocks only its own goroutine; WriteTimeout then disconnects it.
-const replyChunk = 64 << 10
-
-// defaultWriteTimeout is Config.WriteTimeout's zero value.
-const defaultWriteTimeout = 60 * time.Second
-
-// serveConn serves one connection until it closes: the guard reads complete
-// commands, and handle runs each read's commands as one batch.
-func (s *Server) serveConn(ln *edge.Listener, conn *edge.Guard) {
-	c := s.admit(ln, conn)
-	if c == nil {
-		return
-	}
-	defer s.forget(c)
-	deadline := false // a read deadline is set on conn
-	for {
-		// timeout may change at any time (CONFIG SET).
-		if t := s.idleTimeout(); t > 0 {
-			conn.SetReadDeadline(time.Now().Add(t))
-			deadline = true
-		} else if deadline {
-			conn.SetReadDeadline(time.Time{})
-			deadline = false
-		}
-		cmds, err := c.nextRead()
-		if err != nil {
-			if c.Feed != nil && c.Guard.ProtocolError() != nil {
-				// The replies before the bad frame, and its error, are
-				// in the feed: they go out before the close.
-				c.Feed.Drain(s.drainTimeout())
-			}
-			return
-		}
-		if !s.handle(c, cmds) {
-			return
-		}
-	}
-}
-
-// nextRead returns the connection's next commands: those read while it
-// was parked, the read then still running, or a new read.
-func (c *client) nextRead() (edge.Requests, error) {
-	if r := c.PendingRead; r != nil {
-		c.PendingRead = nil
-		return r.Cmds, r.Err
-	}
-	if c.Reads != nil {
-		r := <-c.Reads
-		c.Reads = nil
-		return r.Cmds, r.Err
-	}
-	return c.Guard.Commands()
-}
-
-// handle serves one read's worth of commands: the whole batch goes to the
-// owner in one hand-off (several, when its replies pass replyChunk), and
-// the replies go out in one write. It reports whether the connection stays
-// open.
-func (s *Server) handle(c *client, cmds edge.Requests) bool {
-	s.inflight.Add(1)
-	defer s.inflight.Add(-1)
-	if s.closing.Load() {
-		return false
-	}
-	s.ops.reads.Add(1)
-	s.ops.netIn.Add(int64(cmds.N))
-	c.InBytes = int64(cmds.N)
-	c.Batch, c.Args = cmds.Args(c.Batch[:0], c.Args[:0])
-	if len(c.Batch) == 0 {
-		return true // only *0 frames, which Redis ignores
-	}
-	c.Next = 0
-	for {
-		s.serveBatch(c)
-		if c.MustWait {
-			c.MustWait = false
-			if !s.write(c) || !s.waitUnparked(c) {
-				c.CloseNow = true
-				break
-			}
-			if c.Next == len(c.Batch) {
-				break
-			}
-			continue
-		}
-		if c.Next == len(c.Batch) || c.CloseNow {
-			break
-		}
-		// The rest waits until this part's replies are on their way.
-		if !s.write(c) {
-			c.CloseNow = true // the client stopped reading or went away
-			break
-		}
-		if c.PauseOver != nil && !s.waitPause(c) {
-			return false
-		}
-	}
-	if c.Feed != nil {
-		// The owner handed the replies to the feed. A feed may be quiet
-		// for hours: its connection gets no write deadline (the feed has
-		// its own limits).
-		if !c.WriteBy.IsZero() {
-			c.Guard.SetWriteDeadline(time.Time{})
-			c.WriteBy = time.Time{}
-		}
-		if c.CloseNow {
-			c.Feed.Drain(s.drainTimeout())
-		}
-	} else if !s.write(c) {
-		c.CloseNow = true
-	}
-	c.endBatch()
-	return !c.CloseNow && !s.closing.Load()
-}
-
-// endBatch records what the connection holds once a batch is done, and
-// drops buffers too big to keep while idle.
-func (c *client) endBatch() {
-	rbs := int64(cap(c.W.B))
-	if rbs > c.ReplyPeak.Load() {
-		c.ReplyPeak.Store(rbs)
-	}
-	if cap(c.W.B) > edge.MaxIdleBuffer && len(c.W.B) == 0 {
-		c.W.B = nil // the event loop may still have replies to write
-	}
-	clear(c.Batch)
-	clear(c.Args)
-	if cap(c.Args) > maxIdleArgs {
-		c.Batch, c.Args = nil, nil
-	}
-	// What a big reply spilled and the socket has not taken yet is
-	// held too.
-	spilled := int64(c.W.Len() - len(c.W.B))
-	c.ReplyCap.Store(int64(cap(c.W.B)))
-	c.HeldMem.Store(int64(cap(c.W.B)) + spilled + int64(cap(c.Args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.Batch))*int64(unsafe.Sizeof(redcon.Command{})))
-}
-
-// drainTimeout bounds how long a closing connection's feed may take to
-// write what it holds.
-func (s *Server) drainTimeout() time.Duration {
-	if s.cfg.WriteTimeout > 0 {
-		return s.cfg.WriteTimeout
-	}
-	return defaultWriteTimeout
-}
-
-// write sends the replies gathered so far, under the write deadline.
-func (s *Server) write(c *client) bool {
-	if c.W.Len() == 0 {
-		return true
-	}
-	s.armWriteDeadline(c)
-	var n int64
-	var err error
-	if len(c.W.Spilled) == 0 {
-		var m int
-		m, err = c.Guard.Write(c.W.B)
-		n = int64(m)
-	} else {
-		bufs := net.Buffers(append(c.W.Spilled, c.W.B))
-		n, err = bufs.WriteTo(c.Guard)
-	}
-	s.ops.writes.Add(1)
-	s.ops.netOut.Add(n)
-	c.W.Reset()
-	return err == nil
-}
-
-// armWriteDeadline bounds the write of the replies about to be flushed by
-// Config.WriteTimeout. To spare a timer update per batch it re-arms only
-// when less than half the timeout is left, so a client that stops reading
-// is disconnected between WriteTimeout/2 and WriteTimeout after its last
-// completed write.
-func (s *Server) armWriteDeadline(c *client) {
-	if s.cfg.WriteTimeout < 0 {
-		return
-	}
-	now := time.Now()
-	if !c.WriteBy.IsZero() && c.WriteBy.Sub(now) > s.cfg.WriteTimeout/2 {
-		return
-	}
-	c.WriteBy = now.Add(s.cfg.WriteTimeout)
-	c.Guard.SetWriteDeadline(c.WriteBy)
 }
 
 // serveBatch runs c.Batch on the owner and waits for it. When a script has
@@ -342,7 +145,7 @@ func (c *client) Run(*keyspace.Keyspace) {
 // runBatch executes the batch from c.Next on: the goroutine edge's Run, and
 // what the event loop calls directly. It stops after QUIT, at a blocking
 // command that parks c, at CLIENT PAUSE, and once the replies pass
-// replyChunk, leaving c.Next at the first command not run. Owner goroutine
+// edge.ReplyChunk, leaving c.Next at the first command not run. Owner goroutine
 // only.
 func (c *client) runBatch() {
 	c.onOwner = true
@@ -363,7 +166,7 @@ func (c *client) runBatch() {
 		// CLIENT REPLY OFF or SKIP: the command runs, its reply is
 		// dropped (not the pub/sub frames among it).
 		c.pushed, c.quieted = c.pushed[:0], c.quieted[:0]
-		c.W.SpillAt = replyChunk // see pin
+		c.W.SpillAt = edge.ReplyChunk // see pin
 		if c.replyOff || c.replySkip {
 			c.quietStart()
 		}
@@ -386,7 +189,7 @@ func (c *client) runBatch() {
 		if c.CloseNow {
 			break // QUIT: what was pipelined after it is not executed
 		}
-		if c.W.Len()-c.Sent >= replyChunk {
+		if c.W.Len()-c.Sent >= edge.ReplyChunk {
 			break
 		}
 		if c.Next == len(c.Batch) && c.lc == nil && c.Reads == nil && c.PendingRead == nil && c.takeHeld() {
@@ -571,30 +374,6 @@ func (c *client) flushToFeed() {
 	c.Sent = 0
 }
 
-// waitPause waits, on the connection's goroutine, for the CLIENT PAUSE
-// that stopped c's batch to end; false if the server closes meanwhile.
-func (s *Server) waitPause(c *client) bool {
-	over, until := c.PauseOver, c.PauseUntil
-	c.PauseOver = nil
-	// Close waits for batches in flight: look at closing now and then
-	// rather than hold it up.
-	const poll = 50 * time.Millisecond
-	for !s.closing.Load() && !c.Killed.Load() {
-		left := time.Until(until)
-		if left <= 0 {
-			return true
-		}
-		t := time.NewTimer(min(left, poll))
-		select {
-		case <-over:
-			t.Stop()
-			return true
-		case <-t.C:
-		}
-	}
-	return false
-}
-
 // needsCleanup reports whether a closed client left state on the owner.
 func (c *client) needsCleanup() bool {
 	return c.watch.Watching() || c.monitor || c.pubsub.count() > 0 || c.Feed != nil
@@ -624,4 +403,28 @@ func sortClients(cs []*client) {
 func remoteHostIsLoopback(conn net.Conn) bool {
 	a, ok := conn.RemoteAddr().(*net.TCPAddr)
 	return ok && (a.IP.Equal(net.IPv4(127, 0, 0, 1)) || a.IP.Equal(net.IPv6loopback))
+}
+
+// Socket is c's connection (edge.Session).
+func (c *client) Socket() *edge.Conn { return c.Conn }
+
+// netHandler is the server as the goroutine edge's edge.Handler; a type of
+// its own so that the handler's methods stay out of Server's API.
+type netHandler Server
+
+func (h *netHandler) Admit(ln *edge.Listener, g *edge.Guard) edge.Session {
+	if c := (*Server)(h).admit(ln, g); c != nil {
+		return c
+	}
+	return nil // not a nil *client in an interface
+}
+
+func (h *netHandler) Forget(sess edge.Session) { (*Server)(h).forget(sess.(*client)) }
+
+func (h *netHandler) IdleTimeout() time.Duration { return (*Server)(h).idleTimeout() }
+
+func (h *netHandler) Serve(sess edge.Session) { (*Server)(h).serveBatch(sess.(*client)) }
+
+func (h *netHandler) WaitUnparked(sess edge.Session) bool {
+	return (*Server)(h).waitUnparked(sess.(*client))
 }

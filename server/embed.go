@@ -173,7 +173,7 @@ const restartWait = 5 * time.Second
 //
 // Restart must not run concurrently with Close or another Restart.
 func (s *Server) Restart() error {
-	if s.closing.Load() {
+	if s.net.Closing.Load() {
 		return ErrClosed
 	}
 	old := s.lns

@@ -18,7 +18,7 @@ package server
 //     the complete commands at once with the same client.runBatch as the
 //     goroutine edge's Job: no hand-off, no goroutine.
 //  3. Resume the pipelines that may go on: clients unparked by a push,
-//     unpaused, or whose output drained below replyChunk.
+//     unpaused, or whose output drained below edge.ReplyChunk.
 //  4. Write every connection that has output, once.
 //
 // Writes wait until the end of the iteration so that all the replies a
@@ -26,9 +26,9 @@ package server
 // wake-ups added, leave in one write(2), as Redis's beforeSleep
 // handleClientsWithPendingWrites does. A write that cannot finish keeps its
 // bytes in the connection's buffer and waits for EPOLLOUT; the loop never
-// blocks on a socket. While that buffer holds replyChunk or more the
+// blocks on a socket. While that buffer holds edge.ReplyChunk or more the
 // connection's pipeline stops (nothing more is read or run for it), so a
-// client that does not read holds at most replyChunk plus one command's
+// client that does not read holds at most edge.ReplyChunk plus one command's
 // reply; WriteTimeout without progress disconnects it.
 //
 // The reads, writes and zero-timeout epoll_waits are raw system calls
@@ -508,12 +508,12 @@ func (l *eventLoop) serve(lc *loopConn, cmds edge.Requests, ok bool, err error) 
 		// As the goroutine edge's read deadline, the idle clock times
 		// whole commands: bytes trickling in do not reset it.
 		lc.lastRead = l.now
-		if s.closing.Load() {
+		if s.net.Closing.Load() {
 			lc.Close()
 			return
 		}
-		s.ops.reads.Add(1)
-		s.ops.netIn.Add(int64(cmds.N))
+		s.ops.Reads.Add(1)
+		s.ops.NetIn.Add(int64(cmds.N))
 		c.InBytes = int64(cmds.N)
 		c.Batch, c.Args = cmds.Args(c.Batch[:0], c.Args[:0])
 		c.Next = 0
@@ -535,7 +535,7 @@ func (l *eventLoop) serve(lc *loopConn, cmds edge.Requests, ok bool, err error) 
 func (l *eventLoop) run(lc *loopConn) bool {
 	s, c := l.s, lc.c
 	for c.Next < len(c.Batch) {
-		if s.closing.Load() || lc.closed {
+		if s.net.Closing.Load() || lc.closed {
 			lc.Close()
 			return false
 		}
@@ -562,12 +562,12 @@ func (l *eventLoop) run(lc *loopConn) bool {
 			break
 		}
 		if c.Next < len(c.Batch) {
-			// Past replyChunk: write now; go on only if that drained it.
+			// Past edge.ReplyChunk: write now; go on only if that drained it.
 			l.write(lc)
 			if lc.closed {
 				return false
 			}
-			if lc.pending() >= replyChunk {
+			if lc.pending() >= edge.ReplyChunk {
 				lc.waitOut = true
 				l.update(lc)
 				return false
@@ -576,7 +576,7 @@ func (l *eventLoop) run(lc *loopConn) bool {
 	}
 	lc.inBatch = false
 	lc.lastRead = nanotime() // the batch may have run long
-	c.endBatch()
+	c.EndBatch()
 	l.outputQueued(lc)
 	if c.CloseNow {
 		lc.quit()
@@ -789,8 +789,8 @@ func (l *eventLoop) write(lc *loopConn) {
 		left = c.W.Len() - c.Sent
 	}
 	if before > 0 {
-		l.s.ops.writes.Add(1)
-		l.s.ops.netOut.Add(int64(before - left))
+		l.s.ops.Writes.Add(1)
+		l.s.ops.NetOut.Add(int64(before - left))
 	}
 	if err != nil {
 		lc.Close()

@@ -135,7 +135,7 @@ func (x *call) eval(args [][]byte, readOnly bool, sha bool) error {
 	}
 	x.restoreSpill(spill)
 	h.caller, h.x = nil, call{} // keep no client past the script
-	if err != nil && x.s.closing.Load() {
+	if err != nil && x.s.net.Closing.Load() {
 		// SHUTDOWN NOSAVE (or Close) stopped the script. redis-server
 		// exits without answering the script's caller: its connection
 		// just closes, and so does this one.

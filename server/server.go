@@ -156,8 +156,7 @@ type Server struct {
 	blocking   blockingState
 	clients    clientList
 	nextID     atomic.Int64
-	closing    atomic.Bool
-	inflight   atomic.Int64 // batches being served
+	net        edge.Edge // the goroutine edge: Closing, Inflight, the I/O counters
 	stats      stats
 	ops        opsState // INFO's counters, the slow log, settings (stats.go)
 
@@ -183,7 +182,7 @@ func Start(cfg Config) (*Server, error) {
 		cfg.MaxClients = 10000
 	}
 	if cfg.WriteTimeout == 0 {
-		cfg.WriteTimeout = defaultWriteTimeout
+		cfg.WriteTimeout = edge.DefaultWriteTimeout
 	}
 	if cfg.BusyThreshold <= 0 {
 		cfg.BusyThreshold = 5 * time.Second
@@ -223,6 +222,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg = s.cfg
+	s.net.H, s.net.Log, s.net.Stats, s.net.WriteTimeout = (*netHandler)(s), log, &s.ops.Stats, cfg.WriteTimeout
 	s.clients.m = make(map[int64]*client)
 	s.nextID.Store(2) // Redis's first client id, after its internal ones
 	for _, addr := range cfg.Addrs {
@@ -290,8 +290,9 @@ func (s *Server) Addrs() []string {
 // Close or by a client's SHUTDOWN.
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// serve accepts ln's connections in the background, each served by
-// serveConn on its own goroutine, until ln stops accepting.
+// serve accepts ln's connections in the background: on the event loop,
+// or each served on its own goroutine (edge.Edge.Accept), until ln stops
+// accepting.
 func (s *Server) serve(ln *edge.Listener) {
 	if s.loop != nil {
 		if err := s.loop.listen(ln); err != nil {
@@ -299,22 +300,7 @@ func (s *Server) serve(ln *edge.Listener) {
 		}
 		return
 	}
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				if ln.Stopped() {
-					return
-				}
-				// Out of file descriptors and the like: back off instead
-				// of spinning on Accept, as net/http does.
-				s.log.Warn("accept", "err", err)
-				time.Sleep(5 * time.Millisecond)
-				continue
-			}
-			go s.serveConn(ln, edge.NewGuard(conn, ln.Limits))
-		}
-	}()
+	s.net.Accept(ln)
 }
 
 // drainTimeout bounds how long Close waits for replies in flight.
@@ -326,7 +312,7 @@ const drainTimeout = 5 * time.Second
 // stopped. It is safe to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		s.closing.Store(true)
+		s.net.Closing.Store(true)
 		if s.loop != nil {
 			// The event loop stops its listeners on the owner: a script
 			// must not hold that up.
@@ -339,7 +325,7 @@ func (s *Server) Close() error {
 		s.log.Info("closing: no new connections or commands; letting replies in flight go out")
 		s.lua.KillForShutdown()
 		deadline := time.Now().Add(drainTimeout)
-		for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+		for s.net.Inflight.Load() > 0 && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
 		// On the event loop, replies in flight are the output buffers the
@@ -397,7 +383,7 @@ func (s *Server) admit(ln *edge.Listener, conn *edge.Guard) *client {
 		conn.Close()
 		return nil
 	}
-	if s.closing.Load() {
+	if s.net.Closing.Load() {
 		return refuse("")
 	}
 	if int64(s.clients.count()) >= s.ops.live.maxClients.Load() {
