@@ -14,7 +14,7 @@ import (
 // How a message travels: PUBLISH runs on the owner like every command; it
 // finds the subscribers in the server's tables (owner-only state, so no
 // locks) and appends the message frame to each subscriber's feed
-// (feed.go), which its own goroutine writes to the socket; a publisher
+// (edge/feed.go), which its own goroutine writes to the socket; a publisher
 // subscribed itself gets its frame in its reply buffer, among its replies
 // (deliver). The publisher
 // never waits for a subscriber: one that reads too slowly passes its feed's

@@ -1,7 +1,9 @@
-// Package server is minilock's network face: it serves each connection on
-// its own goroutine, parses requests once in the frame guard (guard.go),
-// keeps each connection's state, runs the connection and server commands,
-// and hands every batch of commands to the keyspace owner goroutine.
+// Package server is minilock's command layer and the package to embed: it
+// keeps each connection's session, runs the connection and server
+// commands, and hands every batch of commands to the keyspace owner
+// goroutine. The network edge below it (server/internal/edge) accepts,
+// parses requests once in the frame guard, reads and writes the sockets,
+// and hands it each batch through edge.Handler.
 //
 // It does not serve through redcon.Server: that copies every command and
 // allocates its arguments (about a fifth of minilock's CPU at -P 16, with
@@ -13,7 +15,7 @@
 //
 //   - PUBLISH (from a client, a MULTI, a script or a keyspace notification)
 //     looks the subscribers up in owner-only tables and appends the frame to
-//     each one's feed (feed.go). A feed is a connection's output queue with
+//     each one's feed (edge/feed.go). A feed is a connection's output queue with
 //     Redis's output-buffer limits and a goroutine of its own that writes
 //     it; once a connection has one, its replies go through it too, so the
 //     socket sees replies and messages in the order the owner made them.
