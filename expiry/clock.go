@@ -18,7 +18,7 @@ type Clock interface {
 	Now() time.Time
 	// Moved returns nil for a clock that moves on its own. A clock that
 	// only moves when told (Manual) returns a channel that receives after
-	// each move, so the keyspace can expire what fell due without polling.
+	// each move, so the owner can run what fell due without polling.
 	Moved() <-chan struct{}
 }
 

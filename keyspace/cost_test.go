@@ -18,32 +18,30 @@ import (
 
 // fill sets n keys k:0 .. k:n-1 in database 0, on the owner.
 func fill(k *Keyspace, n int, ttl time.Duration) {
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		for i := range n {
-			key := []byte("k:" + strconv.Itoa(i))
-			j := k.store(c, key, []byte("v"), false)
-			if ttl > 0 {
-				k.setExpire(0, j, c.Now+ttl.Milliseconds())
-			}
+	c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+	for i := range n {
+		key := []byte("k:" + strconv.Itoa(i))
+		j := k.store(c, key, []byte("v"), false)
+		if ttl > 0 {
+			k.setExpire(0, j, c.Now+ttl.Milliseconds())
 		}
-	})
+	}
 }
 
-// unlinkFrom deletes keys k:from .. k:n-1 of database 0 in one job.
+// unlinkFrom deletes keys k:from .. k:n-1 of database 0 in one command's
+// time: nothing compacts the database meanwhile.
 func unlinkFrom(k *Keyspace, from, n int) {
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		for i := from; i < n; i++ {
-			k.del(c, []byte("k:"+strconv.Itoa(i)))
-		}
-	})
+	c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+	for i := from; i < n; i++ {
+		k.del(c, []byte("k:"+strconv.Itoa(i)))
+	}
 }
 
+// slots is the length of the database's slot table once the owner has
+// ticked, as it does after every command.
 func (h *ksTest) slots() int {
-	var n int
-	h.k.DoFunc(func() { n = len(h.k.dbs[h.db].slots) })
-	return n
+	h.tick()
+	return len(h.k.dbs[h.db].slots)
 }
 
 // RANDOMKEY with 2 keys left of 100,000 returns both (the example:
@@ -92,8 +90,7 @@ func TestCompactionKeepsDeadlines(t *testing.T) {
 		t.Fatalf("PTTL k:3 after the compaction: %q", got)
 	}
 	h.advance(11 * time.Second)
-	var expired int64
-	h.k.DoFunc(func() { expired = h.k.stats.Expired })
+	expired := h.k.stats.Expired
 	if expired != 10 {
 		t.Fatalf("%d keys expired actively, want 10", expired)
 	}
@@ -147,12 +144,10 @@ func TestScanAcrossCompaction(t *testing.T) {
 			got[k] = true
 		}
 		if at, _ := strconv.Atoi(next); doomed != nil && at < n/6 {
-			h.k.DoFunc(func() {
-				c := &Ctx{W: &resp.Writer{}, DB: h.db, Now: h.k.Now()}
-				for _, i := range doomed {
-					h.k.del(c, []byte("k:"+strconv.Itoa(i)))
-				}
-			})
+			c := &Ctx{W: &resp.Writer{}, DB: h.db, Now: h.k.Now()}
+			for _, i := range doomed {
+				h.k.del(c, []byte("k:"+strconv.Itoa(i)))
+			}
 			doomed = nil
 			if s := h.slots(); s >= before || s <= at {
 				t.Fatalf("seed %d: %d slots after the deletes (%d before), cursor %d: the test proves nothing", seed, s, before, at)
@@ -186,19 +181,17 @@ func TestScanBoundsFreeSlots(t *testing.T) {
 	h := newKSTest(t)
 	var next string
 	fill(h.k, 10000, 0)
-	h.k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, DB: h.db, Now: h.k.Now()}
-		for i := 1; i < 10000; i++ {
-			h.k.del(c, []byte("k:"+strconv.Itoa(i)))
-		}
-		// Within one job, so no compaction ran: the table is sparse.
-		w := &resp.Writer{}
-		c.W = w
-		if err := CmdScan(h.k, c, [][]byte{[]byte("scan"), []byte("0"), []byte("COUNT"), []byte("10")}); err != nil {
-			t.Error(err)
-		}
-		next, _ = scanKeys(t, string(w.B))
-	})
+	c := &Ctx{W: &resp.Writer{}, DB: h.db, Now: h.k.Now()}
+	for i := 1; i < 10000; i++ {
+		h.k.del(c, []byte("k:"+strconv.Itoa(i)))
+	}
+	// Within one job, so no compaction ran: the table is sparse.
+	w := &resp.Writer{}
+	c.W = w
+	if err := CmdScan(h.k, c, [][]byte{[]byte("scan"), []byte("0"), []byte("COUNT"), []byte("10")}); err != nil {
+		t.Error(err)
+	}
+	next, _ = scanKeys(t, string(w.B))
 	// The compaction at the start of SCAN left one slot.
 	if next != "0" {
 		t.Fatalf("SCAN on 1 key left: cursor %s", next)
@@ -244,7 +237,6 @@ func TestLRemManyMatches(t *testing.T) {
 
 func benchKS(b *testing.B) *Keyspace {
 	k := New(Config{})
-	b.Cleanup(k.Close)
 	return k
 }
 
@@ -255,13 +247,11 @@ func BenchmarkRandomKeyAfterMassDelete(b *testing.B) {
 	unlinkFrom(k, 2, 1000000)
 	argv := benchArgv("randomkey")
 	b.ResetTimer()
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		for b.Loop() {
-			c.W.B = c.W.B[:0]
-			CmdRandomKey(k, c, argv)
-		}
-	})
+	c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		CmdRandomKey(k, c, argv)
+	}
 }
 
 // A whole SCAN iteration (COUNT 10) over 2 keys left of 1,000,000.
@@ -270,21 +260,19 @@ func BenchmarkScanSparse(b *testing.B) {
 	fill(k, 1000000, 0)
 	unlinkFrom(k, 2, 1000000)
 	b.ResetTimer()
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		for b.Loop() {
-			cursor := []byte("0")
-			for {
-				c.W.B = c.W.B[:0]
-				CmdScan(k, c, [][]byte{[]byte("scan"), cursor})
-				next := strings.Split(string(c.W.B), "\r\n")[2]
-				if next == "0" {
-					break
-				}
-				cursor = []byte(next)
+	c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+	for b.Loop() {
+		cursor := []byte("0")
+		for {
+			c.W.B = c.W.B[:0]
+			CmdScan(k, c, [][]byte{[]byte("scan"), cursor})
+			next := strings.Split(string(c.W.B), "\r\n")[2]
+			if next == "0" {
+				break
 			}
+			cursor = []byte(next)
 		}
-	})
+	}
 }
 
 // LREM l 0 a over a list of 1,000,000 "a" (the list is rebuilt, untimed,
@@ -296,15 +284,13 @@ func BenchmarkLRemAll(b *testing.B) {
 		push = append(push, []byte("a"))
 	}
 	lrem := benchArgv("lrem", "l", "0", "a")
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		for b.Loop() {
-			b.StopTimer()
-			CmdRPush(k, c, push)
-			b.StartTimer()
-			CmdLRem(k, c, lrem)
-		}
-	})
+	c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+	for b.Loop() {
+		b.StopTimer()
+		CmdRPush(k, c, push)
+		b.StartTimer()
+		CmdLRem(k, c, lrem)
+	}
 }
 
 // HRANDFIELD, SRANDMEMBER and ZRANDMEMBER with a count near the size take
@@ -317,7 +303,7 @@ func TestRandomDistinctNearTheSize(t *testing.T) {
 	t.Logf("seed %d", seed)
 	const n, count, calls = 1000, 900, 200
 	h := newKSTest(t)
-	h.k.DoFunc(func() { h.k.rng = rand.New(rand.NewPCG(seed, 3)) })
+	h.k.rng = rand.New(rand.NewPCG(seed, 3))
 	hset, sadd, zadd := []string{"HSET", "h"}, []string{"SADD", "s"}, []string{"ZADD", "z"}
 	for i := range n {
 		m := "m:" + strconv.Itoa(i)
@@ -360,21 +346,19 @@ func TestRandomDistinctNearTheSize(t *testing.T) {
 // HRANDFIELD h 900000 over 1,000,000 fields.
 func BenchmarkHRandFieldNearTheSize(b *testing.B) {
 	k := benchKS(b)
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		for lo := 0; lo < 1000000; lo += 1000 {
-			argv := benchArgv("hset", "h")
-			for i := lo; i < lo+1000; i++ {
-				argv = append(argv, []byte("f:"+strconv.Itoa(i)), []byte("v"))
-			}
-			CmdHSet(k, c, argv)
+	c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+	for lo := 0; lo < 1000000; lo += 1000 {
+		argv := benchArgv("hset", "h")
+		for i := lo; i < lo+1000; i++ {
+			argv = append(argv, []byte("f:"+strconv.Itoa(i)), []byte("v"))
 		}
-		argv := benchArgv("hrandfield", "h", "900000")
-		for b.Loop() {
-			c.W.B = c.W.B[:0]
-			CmdHRandField(k, c, argv)
-		}
-	})
+		CmdHSet(k, c, argv)
+	}
+	argv := benchArgv("hrandfield", "h", "900000")
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		CmdHRandField(k, c, argv)
+	}
 }
 
 // LPOS l a COUNT 0 over 1,000,000 "a": every position in the reply.
@@ -385,14 +369,12 @@ func BenchmarkLPosCountAll(b *testing.B) {
 		push = append(push, []byte("a"))
 	}
 	lpos := benchArgv("lpos", "l", "a", "count", "0")
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		CmdRPush(k, c, push)
-		for b.Loop() {
-			c.W.B = c.W.B[:0]
-			CmdLPos(k, c, lpos)
-		}
-	})
+	c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+	CmdRPush(k, c, push)
+	for b.Loop() {
+		c.W.B = c.W.B[:0]
+		CmdLPos(k, c, lpos)
+	}
 }
 
 // bigReplyAlloc runs one command on the owner into a Writer that spills as
@@ -401,14 +383,12 @@ func BenchmarkLPosCountAll(b *testing.B) {
 func bigReplyAlloc(k *Keyspace, run func(*Keyspace, *Ctx, [][]byte) error, args ...string) (int, uint64) {
 	var n int
 	var alloc uint64
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{SpillAt: 64 << 10}, Now: k.Now()}
-		var before, after runtime.MemStats
-		runtime.ReadMemStats(&before)
-		run(k, c, benchArgv(args...))
-		runtime.ReadMemStats(&after)
-		n, alloc = c.W.Len(), after.TotalAlloc-before.TotalAlloc
-	})
+	c := &Ctx{W: &resp.Writer{SpillAt: 64 << 10}, Now: k.Now()}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	run(k, c, benchArgv(args...))
+	runtime.ReadMemStats(&after)
+	n, alloc = c.W.Len(), after.TotalAlloc-before.TotalAlloc
 	return n, alloc
 }
 
@@ -419,16 +399,13 @@ func bigReplyAlloc(k *Keyspace, run func(*Keyspace, *Ctx, [][]byte) error, args 
 // +69).
 func TestBigRepliesAllocateTheirSize(t *testing.T) {
 	k := New(Config{})
-	t.Cleanup(k.Close)
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		pushMillion(k, c)
-		hset := benchArgv("hset", "h")
-		for i := range 1000 {
-			hset = append(hset, []byte("f:"+strconv.Itoa(i)), []byte("v:"+strconv.Itoa(i)))
-		}
-		CmdHSet(k, c, hset)
-	})
+	c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+	pushMillion(k, c)
+	hset := benchArgv("hset", "h")
+	for i := range 1000 {
+		hset = append(hset, []byte("f:"+strconv.Itoa(i)), []byte("v:"+strconv.Itoa(i)))
+	}
+	CmdHSet(k, c, hset)
 	for _, tc := range []struct {
 		name string
 		run  func(*Keyspace, *Ctx, [][]byte) error
@@ -450,17 +427,15 @@ func TestBigRepliesAllocateTheirSize(t *testing.T) {
 // The same, as benchmarks: bytes allocated per reply beside its size.
 func BenchmarkLRangeAll(b *testing.B) {
 	k := benchKS(b)
-	k.DoFunc(func() {
-		c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
-		pushMillion(k, c)
-		argv := benchArgv("lrange", "l", "0", "-1")
-		b.ReportAllocs()
-		for b.Loop() {
-			c.W = &resp.Writer{SpillAt: 64 << 10}
-			CmdLRange(k, c, argv)
-		}
-		b.ReportMetric(float64(c.W.Len()), "reply-bytes")
-	})
+	c := &Ctx{W: &resp.Writer{}, Now: k.Now()}
+	pushMillion(k, c)
+	argv := benchArgv("lrange", "l", "0", "-1")
+	b.ReportAllocs()
+	for b.Loop() {
+		c.W = &resp.Writer{SpillAt: 64 << 10}
+		CmdLRange(k, c, argv)
+	}
+	b.ReportMetric(float64(c.W.Len()), "reply-bytes")
 }
 
 // pushMillion fills list l with m:0 .. m:999999, a thousand per RPUSH.

@@ -8,7 +8,7 @@ import (
 // Direct access for embedders and tests: read and change data without a
 // client connection. A change is notified as the command it stands for
 // (SET, DEL) would be. Like commands, these run on the owner goroutine only;
-// the server wraps each in DoFunc.
+// the server hands each to it (edge.Owner.Do).
 
 func (k *Keyspace) direct(db int) *Ctx { return &Ctx{DB: db, Now: k.Now()} }
 

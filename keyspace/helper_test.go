@@ -47,7 +47,6 @@ type ksTest struct {
 func newKSTest(t *testing.T) *ksTest {
 	clock := expiry.NewManual(testStart)
 	k := New(Config{Clock: clock})
-	t.Cleanup(k.Close)
 	return &ksTest{t: t, k: k, clock: clock}
 }
 
@@ -64,19 +63,25 @@ func (h *ksTest) run(args ...string) string {
 	for i, a := range args {
 		argv[i] = []byte(a)
 	}
-	h.k.DoFunc(func() {
-		c := &Ctx{W: &w, DB: h.db, Now: h.k.Now()}
-		if err := run(h.k, c, argv); err != nil {
-			w.Err(err)
-		}
-	})
+	c := &Ctx{W: &w, DB: h.db, Now: h.k.Now()}
+	if err := run(h.k, c, argv); err != nil {
+		w.Err(err)
+	}
+	h.tick()
 	return string(w.B)
+}
+
+// tick does what the server's owner does after every command: Tick until
+// nothing more is due.
+func (h *ksTest) tick() {
+	for h.k.Tick(h.k.Now()) {
+	}
 }
 
 // advance moves the clock forward and lets active expiry catch up.
 func (h *ksTest) advance(d time.Duration) {
 	h.clock.FastForward(d)
-	h.k.DoFunc(h.k.Sweep)
+	h.k.Sweep()
 }
 
 // ksStep is a command and the reply it must get, or a move of the clock.

@@ -1,12 +1,12 @@
 // Package keyspace holds minilock's data and the Redis semantics of the
 // commands that read and write it.
 //
-// Exactly one goroutine, the owner, ever touches the databases. Every
-// command, every Lua script and every active-expiry sweep runs on it, one
-// after another; that serial order is the whole atomicity story. Other
-// goroutines hand work to the owner with Submit (a Job, which signals its
-// own completion: the server's connections) or DoFunc (a function, waited
-// for: tests and embedders).
+// A Keyspace is passive: it has no goroutine and no locks, and is called
+// by exactly one goroutine at a time, the server's owner (see
+// server/internal/edge), which runs every command, every Lua script and,
+// between them, Tick. That serial order is the whole atomicity story. What
+// it needs from time it reads from its clock or is given (Ctx.Now, Tick's
+// now).
 //
 // The commands are functions named after Redis's (CmdSet is SET), one file
 // per group (strings.go, keys.go, expire.go); the server's command table
@@ -15,10 +15,8 @@
 package keyspace
 
 import (
-	"errors"
 	"math/rand/v2"
 	"sync/atomic"
-	"time"
 
 	"github.com/minilock/minilock/expiry"
 	"github.com/minilock/minilock/resp"
@@ -36,29 +34,6 @@ type Config struct {
 	// (APPEND) apply it: they refuse to make a value longer. Zero means
 	// 512 MiB, Redis's default.
 	MaxStringLen int64
-	// Timers, when set, is a second source of deadlines the owner keeps:
-	// the server's blocked clients.
-	Timers Timers
-	// Poller, when set, is what the owner waits in between jobs instead of
-	// a select on a channel: the server's event loop, which then serves its
-	// sockets on the owner (poller.go). Nil: the owner selects on its job
-	// channel, a timer, clock moves and stop.
-	Poller Poller
-}
-
-// Timers is work due at a time, kept by the owner beside key expiry. Next
-// is the earliest deadline (Unix ms on the keyspace's clock); Fire runs on
-// the owner once the clock has passed it, as a key expires once the clock
-// is past its deadline.
-type Timers interface {
-	Next() (int64, bool)
-	Fire(now int64)
-}
-
-// Job is work for the owner goroutine. Run is called on the owner; the
-// goroutine that passed the job to Do waits until it returns.
-type Job interface {
-	Run(k *Keyspace)
 }
 
 // Ctx is what one command sees while it runs on the owner goroutine.
@@ -79,7 +54,7 @@ type Stats struct {
 	Expired      int64 // expired_keys: removed lazily or actively
 }
 
-// Keyspace is the set of databases and the goroutine that owns them.
+// Keyspace is the set of databases.
 type Keyspace struct {
 	dbs     []db
 	clock   expiry.Clock
@@ -97,20 +72,12 @@ type Keyspace struct {
 	// awaited keys created since the server last looked (blocking.go).
 	awaited map[ReadyKey]int
 	ready   []ReadyKey
-	timers  Timers
 
 	// notifier reports keyspace events (notify.go).
 	notifier notifier
-
-	jobs    chan Job
-	stop    chan struct{}
-	stopped chan struct{}
-
-	poller Poller
-	queue  jobQueue // the jobs handed to the owner when there is a poller
 }
 
-// New starts a keyspace and its owner goroutine. Close stops it.
+// New returns an empty keyspace.
 func New(cfg Config) *Keyspace {
 	n := cfg.Databases
 	if n <= 0 {
@@ -125,88 +92,16 @@ func New(cfg Config) *Keyspace {
 		maxLen = 512 << 20
 	}
 	k := &Keyspace{
-		enc:     DefaultEncodings(),
-		rng:     rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
-		maxLen:  maxLen,
-		dbs:     make([]db, n),
-		clock:   clock,
-		timers:  cfg.Timers,
-		poller:  cfg.Poller,
-		jobs:    make(chan Job),
-		stop:    make(chan struct{}),
-		stopped: make(chan struct{}),
+		enc:    DefaultEncodings(),
+		rng:    rand.New(rand.NewPCG(rand.Uint64(), rand.Uint64())),
+		maxLen: maxLen,
+		dbs:    make([]db, n),
+		clock:  clock,
 	}
 	for i := range k.dbs {
 		k.dbs[i].init(&k.mem)
 	}
-	if k.poller != nil {
-		go k.runPolled()
-	} else {
-		go k.run()
-	}
 	return k
-}
-
-// ErrClosed is returned when work is handed to a keyspace that was closed.
-var ErrClosed = errors.New("keyspace: closed")
-
-// ErrBusy is returned by Submit when the busy channel fired before the owner
-// took the job.
-var ErrBusy = errors.New("keyspace: owner busy")
-
-// Submit hands j to the owner goroutine. It blocks until the owner accepts
-// the job, not until the job finishes: callers that need the result signal
-// completion from j.Run themselves (the server does, with one reusable
-// channel per connection, so a round trip costs no allocation). It returns
-// ErrBusy when busy fires first, which is how a connection stops waiting for
-// an owner stuck in a long script; busy may be nil.
-func (k *Keyspace) Submit(j Job, busy <-chan struct{}) error {
-	if k.poller != nil {
-		return k.enqueue(j)
-	}
-	select {
-	case k.jobs <- j:
-		return nil
-	case <-busy:
-		return ErrBusy
-	case <-k.stopped:
-		return ErrClosed
-	}
-}
-
-// DoFunc runs f on the owner goroutine and waits for it: the way for tests
-// and embedders to read or change data safely. It must not be called from
-// the owner goroutine itself.
-func (k *Keyspace) DoFunc(f func()) error {
-	done := make(chan struct{})
-	if err := k.Submit(funcJob{f, done}, nil); err != nil {
-		return err
-	}
-	<-done
-	return nil
-}
-
-type funcJob struct {
-	f    func()
-	done chan struct{}
-}
-
-func (j funcJob) Run(*Keyspace) {
-	defer close(j.done)
-	j.f()
-}
-
-// Close stops the owner goroutine after the job it is running, if any.
-func (k *Keyspace) Close() {
-	select {
-	case <-k.stop:
-	default:
-		close(k.stop)
-	}
-	if k.poller != nil {
-		k.poller.Wake()
-	}
-	<-k.stopped
 }
 
 // Clock returns the clock commands are judged by.
@@ -228,60 +123,25 @@ func (k *Keyspace) DataBytes() int64 { return k.mem.Load() }
 func (k *Keyspace) Stats() Stats { return k.stats }
 
 // sweepBatch bounds the keys one active-expiry pass deletes before the owner
-// looks at its job queue again, so a million keys falling due at once delay
+// looks at its work again, so a million keys falling due at once delay
 // commands by one batch, not by the whole sweep.
 const sweepBatch = 1000
 
-// run is the owner goroutine: it serves jobs one at a time and, between
-// them, deletes keys whose deadline has passed.
-func (k *Keyspace) run() {
-	defer close(k.stopped)
-	timer := time.NewTimer(time.Hour)
-	timer.Stop()
-	var armed int64 // deadline the timer is set for; 0 when not set
-	moved := k.clock.Moved()
-	for {
-		select {
-		case j := <-k.jobs:
-			j.Run(k)
-		case <-timer.C:
-			armed = 0
-		case <-moved:
-		case <-k.stop:
-			return
-		}
-		k.fireTimers()
-		k.shrinkAll()
-		if k.index.Len() > 0 && k.sweep(k.Now()) == sweepBatch {
-			// More may be due: serve a waiting job first, then sweep again.
-			select {
-			case j := <-k.jobs:
-				j.Run(k)
-			default:
-			}
-			armed = 0
-		}
-		// A manual clock also wakes us through moved; the timer is then
-		// at worst one spurious wake-up.
-		next, ok := k.nextDeadline()
-		if !ok || next == armed {
-			continue
-		}
-		// Due once the clock is past the deadline.
-		wait := time.Duration(next+1-k.Now()) * time.Millisecond
-		timer.Reset(max(wait, 0))
-		armed = next
-	}
+// Tick is the keyspace's part of what runs between commands (Redis's
+// beforeSleep and serverCron): it compacts databases that mass deletes left
+// sparse and deletes up to one batch of keys whose deadline now has
+// passed. more reports that the batch was full: more keys may be due.
+func (k *Keyspace) Tick(now int64) (more bool) {
+	k.shrinkAll()
+	return k.index.Len() > 0 && k.sweep(now) == sweepBatch
 }
 
-// fireTimers runs the Timers whose deadline the clock has passed.
-func (k *Keyspace) fireTimers() {
-	if k.timers == nil {
-		return
+// NextExpiry is the earliest key deadline (Unix ms), if any key has one.
+func (k *Keyspace) NextExpiry() (int64, bool) {
+	if k.index.Len() == 0 {
+		return 0, false
 	}
-	if t, ok := k.timers.Next(); ok && k.Now() > t {
-		k.timers.Fire(k.Now())
-	}
+	return k.index.Next()
 }
 
 // sweep deletes up to sweepBatch keys that expired before now and returns
@@ -301,9 +161,8 @@ func (k *Keyspace) sweep(now int64) int {
 
 // Sweep runs active expiry to completion at the current time. The server
 // calls it after moving a manual clock, so that the move's effects are
-// visible as soon as the call returns. Owner goroutine only.
+// visible as soon as the call returns.
 func (k *Keyspace) Sweep() {
-	k.fireTimers()
 	now := k.Now()
 	for k.sweep(now) == sweepBatch {
 	}

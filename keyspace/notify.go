@@ -131,8 +131,7 @@ type notifier struct {
 // SetNotify sets which classes of events are reported (notify-keyspace-
 // events) and the function that receives them. fn runs on the owner
 // goroutine, inside the command that caused the event; key is valid only
-// until it returns. Owner goroutine only: the server calls it through
-// DoFunc.
+// until it returns. Owner goroutine only.
 func (k *Keyspace) SetNotify(flags NotifyClass, fn func(db int, event string, key []byte, class NotifyClass)) {
 	on := flags
 	if fn == nil || flags&(NotifyKeyspace|NotifyKeyevent) == 0 {

@@ -193,7 +193,7 @@ func runNotifyDiff(t *testing.T, addr, flagText string, steps []nstep) {
 	h := newKSTest(t)
 	h.clock.SetTime(time.Now())
 	rec := &recorder{flags: flags}
-	h.k.DoFunc(func() { h.k.SetNotify(flags, rec.record) })
+	h.k.SetNotify(flags, rec.record)
 	r := newNotifyRedis(t, addr, flagText)
 	mismatches, events := 0, 0
 	var history []string
@@ -212,8 +212,7 @@ func runNotifyDiff(t *testing.T, addr, flagText string, steps []nstep) {
 			// The tick: time passes on both sides until the key is gone.
 			h.advance(time.Second)
 			gotEv = append(gotEv, rec.take()...)
-			var expired int64
-			h.k.DoFunc(func() { expired = h.k.Stats().Expired })
+			expired := h.k.Stats().Expired
 			wantEv = append(wantEv, r.expiredUntil(expired)...)
 			gotEv, wantEv = expiredAsSet(gotEv), expiredAsSet(wantEv)
 			label += " + tick"

@@ -49,12 +49,9 @@ func TestParseNotifyFlags(t *testing.T) {
 func TestNotifyDisabledNoAlloc(t *testing.T) {
 	h := newKSTest(t)
 	key := []byte("k")
-	var allocs float64
-	h.k.DoFunc(func() {
-		allocs = testing.AllocsPerRun(100, func() {
-			h.k.notify(NotifyString, "set", key, 0)
-			h.k.notifyString(NotifyExpired, "expired", "k", 0)
-		})
+	allocs := testing.AllocsPerRun(100, func() {
+		h.k.notify(NotifyString, "set", key, 0)
+		h.k.notifyString(NotifyExpired, "expired", "k", 0)
 	})
 	if allocs != 0 {
 		t.Fatalf("%v allocations per disabled notify", allocs)
@@ -62,9 +59,7 @@ func TestNotifyDisabledNoAlloc(t *testing.T) {
 	// Flags without K or E publish nothing: the class bits alone do not
 	// turn the reports on.
 	called := false
-	h.k.DoFunc(func() {
-		h.k.SetNotify(NotifyAll|NotifyKeyMiss, func(int, string, []byte, NotifyClass) { called = true })
-	})
+	h.k.SetNotify(NotifyAll|NotifyKeyMiss, func(int, string, []byte, NotifyClass) { called = true })
 	h.run("SET", "k", "v")
 	h.run("GET", "missing")
 	if called {
@@ -76,9 +71,9 @@ func TestNotifyDisabledNoAlloc(t *testing.T) {
 func TestNotifyEmbedded(t *testing.T) {
 	h := newKSTest(t)
 	rec := &recorder{flags: NotifyKeyevent | NotifyAll | NotifyNew}
-	h.k.DoFunc(func() { h.k.SetNotify(rec.flags, rec.record) })
-	h.k.DoFunc(func() { h.k.SetValue(0, "k", "v", time.Second) })
-	h.k.DoFunc(func() { h.k.Delete(0, "k") })
+	h.k.SetNotify(rec.flags, rec.record)
+	h.k.SetValue(0, "k", "v", time.Second)
+	h.k.Delete(0, "k")
 	want := []string{"__keyevent@0__:new k", "__keyevent@0__:set k", "__keyevent@0__:expire k", "__keyevent@0__:del k"}
 	if got := rec.take(); !slices.Equal(got, want) {
 		t.Fatalf("got %q, want %q", got, want)
@@ -186,7 +181,7 @@ func TestNotifyLazyExpiryDiff(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		args := strings.Fields(lc.cmd)
 		want, wantEv := r.do(args...)
-		h.k.DoFunc(func() { h.k.SetNotify(nflags, rec.record) })
+		h.k.SetNotify(nflags, rec.record)
 		got := h.runAt(testNow+10, args...)
 		gotEv := rec.take()
 		if !strings.HasPrefix(lc.cmd, "SCAN") && !strings.HasPrefix(lc.cmd, "KEYS") && got != want {
@@ -210,11 +205,9 @@ func (h *ksTest) runAt(now int64, args ...string) string {
 	for i, a := range args {
 		argv[i] = []byte(a)
 	}
-	h.k.DoFunc(func() {
-		c := &Ctx{W: &w, DB: h.db, Now: now}
-		if err := run(h.k, c, argv); err != nil {
-			w.Err(err)
-		}
-	})
+	c := &Ctx{W: &w, DB: h.db, Now: now}
+	if err := run(h.k, c, argv); err != nil {
+		w.Err(err)
+	}
 	return string(w.B)
 }

@@ -60,7 +60,6 @@ func TestStringCommands(t *testing.T) {
 func TestAppendLimit(t *testing.T) {
 	clock := expiry.NewManual(testStart)
 	k := New(Config{Clock: clock, MaxStringLen: 10})
-	t.Cleanup(k.Close)
 	h := &ksTest{t: t, k: k, clock: clock}
 	for _, st := range []ksStep{
 		do("APPEND k 12345", num(5)),

@@ -39,7 +39,6 @@ func benchReplyInt(b *testing.B, reply []byte) int {
 // ZREMRANGEBYSCORE -inf 0 mostly removes nothing and the set stays full.
 func BenchmarkSemaphore_small(b *testing.B) {
 	k := New(Config{})
-	defer k.Close()
 	var w resp.Writer
 	c := &Ctx{W: &w}
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -59,18 +58,14 @@ func BenchmarkSemaphore_small(b *testing.B) {
 			benchRun(b, k, c, op.add)
 		}
 	}
-	k.DoFunc(func() {
-		for i := range ops {
-			run(ops[i])
-		}
-	})
+	for i := range ops {
+		run(ops[i])
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	k.DoFunc(func() {
-		for i := 0; i < b.N; i++ {
-			run(ops[i%len(ops)])
-		}
-	})
+	for i := 0; i < b.N; i++ {
+		run(ops[i%len(ops)])
+	}
 }
 
 // BenchmarkSemaphore_window is the same script on one large set, a sliding
@@ -83,7 +78,6 @@ func BenchmarkSemaphore_window100(b *testing.B) { benchSemaphoreWindow(b, 100) }
 
 func benchSemaphoreWindow(b *testing.B, window int) {
 	k := New(Config{})
-	defer k.Close()
 	var w resp.Writer
 	c := &Ctx{W: &w}
 	rem := benchArgv("zremrangebyscore", "sem", "-inf", "")
@@ -99,26 +93,20 @@ func benchSemaphoreWindow(b *testing.B, window int) {
 			benchRun(b, k, c, add)
 		}
 	}
-	k.DoFunc(func() {
-		for i := 0; i < window; i++ {
-			add[2] = strconv.AppendInt(score[:0], int64(i), 10)
-			add[3] = strconv.AppendInt(append(member[:0], "holder:"...), int64(i), 10)
-			benchRun(b, k, c, add)
-		}
-	})
+	for i := 0; i < window; i++ {
+		add[2] = strconv.AppendInt(score[:0], int64(i), 10)
+		add[3] = strconv.AppendInt(append(member[:0], "holder:"...), int64(i), 10)
+		benchRun(b, k, c, add)
+	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	k.DoFunc(func() {
-		for i := 0; i < b.N; i++ {
-			acquire(i)
-		}
-	})
+	for i := 0; i < b.N; i++ {
+		acquire(i)
+	}
 	b.StopTimer()
-	k.DoFunc(func() {
-		if n := benchReplyInt(b, benchRun(b, k, c, card)); n != window {
-			b.Fatalf("ZCARD %d, want %d", n, window)
-		}
-	})
+	if n := benchReplyInt(b, benchRun(b, k, c, card)); n != window {
+		b.Fatalf("ZCARD %d, want %d", n, window)
+	}
 }
 
 // benchZSet1000 loads bench/run.sh types' sorted sets as its ZADD leaves
@@ -126,20 +114,17 @@ func benchSemaphoreWindow(b *testing.B, window int) {
 // cmd(key) on them in turn.
 func benchZSet1000(b *testing.B, cmd func(key string) []string) {
 	k := New(Config{})
-	defer k.Close()
 	var w resp.Writer
 	c := &Ctx{W: &w}
-	k.DoFunc(func() {
-		for key := 0; key < 1000; key++ {
-			args := memberArgs("ZADD", "z:"+strconv.Itoa(key), 1000, func(j int) []string {
-				return []string{strconv.Itoa(j * 7919 % 1000), "m:" + strconv.Itoa(j)}
-			})
-			if err := ksCommands["zadd"](k, c, args); err != nil {
-				b.Fatal(err)
-			}
-			w.B = w.B[:0]
+	for key := 0; key < 1000; key++ {
+		args := memberArgs("ZADD", "z:"+strconv.Itoa(key), 1000, func(j int) []string {
+			return []string{strconv.Itoa(j * 7919 % 1000), "m:" + strconv.Itoa(j)}
+		})
+		if err := ksCommands["zadd"](k, c, args); err != nil {
+			b.Fatal(err)
 		}
-	})
+		w.B = w.B[:0]
+	}
 	prepared := make([]benchPrepared, 1<<14)
 	for i := range prepared {
 		words := cmd("z:" + strconv.Itoa(i%1000))
@@ -190,19 +175,16 @@ func BenchmarkSet_SADD(b *testing.B) {
 // it has half filled: 10,000 of them, 40 fields each of 10,000 (packed).
 func BenchmarkHash_HINCRBY(b *testing.B) {
 	k := New(Config{})
-	defer k.Close()
 	var w resp.Writer
 	c := &Ctx{W: &w}
 	rng := rand.New(rand.NewPCG(1, 2))
-	k.DoFunc(func() {
-		for key := 0; key < 10000; key++ {
-			args := memberArgs("HSET", "h:"+padRand(key), 40, func(int) []string { return []string{"f:" + padRand(rng.IntN(10000)), "1"} })
-			if err := ksCommands["hset"](k, c, args); err != nil {
-				b.Fatal(err)
-			}
-			w.B = w.B[:0]
+	for key := 0; key < 10000; key++ {
+		args := memberArgs("HSET", "h:"+padRand(key), 40, func(int) []string { return []string{"f:" + padRand(rng.IntN(10000)), "1"} })
+		if err := ksCommands["hset"](k, c, args); err != nil {
+			b.Fatal(err)
 		}
-	})
+		w.B = w.B[:0]
+	}
 	prepared := make([]benchPrepared, 1<<16)
 	for i := range prepared {
 		prepared[i] = benchPrepared{benchRuns["hincrby"], benchArgv("hincrby", "h:"+padRand(rng.IntN(10000)), "f:"+padRand(rng.IntN(10000)), "1")}

@@ -236,14 +236,12 @@ func TestZRangeByScoreLimitPackedAsIndexed(t *testing.T) {
 	}
 	h.run("ZADD", "big", "0", strings.Repeat("x", 100)) // past zset-max-listpack-value: converted
 	h.run("ZREM", "big", strings.Repeat("x", 100))
-	h.k.DoFunc(func() {
-		for _, key := range []string{"small", "big"} {
-			i, _ := h.k.dbs[0].lookup([]byte(key))
-			if z := h.k.dbs[0].slots[i].obj.v.(*zsetValue); (z.tree != nil) != (key == "big") {
-				t.Errorf("%s: indexed %v", key, z.tree != nil)
-			}
+	for _, key := range []string{"small", "big"} {
+		i, _ := h.k.dbs[0].lookup([]byte(key))
+		if z := h.k.dbs[0].slots[i].obj.v.(*zsetValue); (z.tree != nil) != (key == "big") {
+			t.Errorf("%s: indexed %v", key, z.tree != nil)
 		}
-	})
+	}
 	bounds := []string{"-inf", "+inf", "(0", "5", "(-3", "-20", "19", "(19"}
 	counts := []string{"0", "1", "3", "-1", "1000", "9223372036854775807"}
 	offsets := []string{"0", "1", "7", "99", "100", "9223372036854775807"}
@@ -289,14 +287,12 @@ func testZScoreRangesPackedAsIndexed(t *testing.T, seed uint64) {
 		}
 		h.run("ZADD", "big", "0", strings.Repeat("x", 100)) // past zset-max-listpack-value: converted
 		h.run("ZREM", "big", strings.Repeat("x", 100))
-		h.k.DoFunc(func() {
-			for _, key := range []string{"small", "big"} {
-				i, _ := h.k.dbs[0].lookup([]byte(key))
-				if z := h.k.dbs[0].slots[i].obj.v.(*zsetValue); (z.tree != nil) != (key == "big") {
-					t.Fatalf("%s: indexed %v", key, z.tree != nil)
-				}
+		for _, key := range []string{"small", "big"} {
+			i, _ := h.k.dbs[0].lookup([]byte(key))
+			if z := h.k.dbs[0].slots[i].obj.v.(*zsetValue); (z.tree != nil) != (key == "big") {
+				t.Fatalf("%s: indexed %v", key, z.tree != nil)
 			}
-		})
+		}
 	}
 	fill()
 	bounds := []string{"-inf", "+inf", "(-inf", "(+inf", "(0", "0", "-0", "(-0", "5", "(-3", "-3.25", "(-3.25", "0.5", "(0.5",
@@ -434,14 +430,12 @@ func TestZAddPackedAsIndexed(t *testing.T) {
 				t.Fatalf("seed %d step %d %q:\npacked  %q\nindexed %q", seed, i, args, small, big)
 			}
 		}
-		h.k.DoFunc(func() {
-			for _, key := range []string{"small", "big"} {
-				if i, ok := h.k.dbs[0].lookup([]byte(key)); ok {
-					if z := h.k.dbs[0].slots[i].obj.v.(*zsetValue); (z.tree != nil) != (key == "big") {
-						t.Errorf("seed %d: %s indexed %v", seed, key, z.tree != nil)
-					}
+		for _, key := range []string{"small", "big"} {
+			if i, ok := h.k.dbs[0].lookup([]byte(key)); ok {
+				if z := h.k.dbs[0].slots[i].obj.v.(*zsetValue); (z.tree != nil) != (key == "big") {
+					t.Errorf("seed %d: %s indexed %v", seed, key, z.tree != nil)
 				}
 			}
-		})
+		}
 	}
 }

@@ -107,7 +107,7 @@ grep -rl --include='*_test.go' '^func Fuzz' . | while read -r file; do
 	done
 done
 # The fuzzers that talk to a server over a socket, again on the epoll edge
-# (they start their servers through server.Start, which reads MINILOCK_EDGE).
+# (they start their servers with server.EdgeFromEnv, which reads MINILOCK_EDGE).
 for fuzz in FuzzServerFrames FuzzCommandArgs FuzzEval; do
 	echo "-- $fuzz (./server), epoll edge"
 	MINILOCK_EDGE=epoll go test -run '^$' -fuzz "^${fuzz}\$" -fuzztime "$FUZZTIME" ./server

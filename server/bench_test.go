@@ -87,7 +87,7 @@ func benchClient(s *Server) *client {
 // onOwner runs f on the keyspace onOwner and returns the replies it wrote to c.
 func onOwner(s *Server, c *client, f func()) string {
 	var out string
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		c.W.B = c.W.B[:0]
 		f()
 		out = string(c.W.B)
@@ -140,7 +140,7 @@ func benchExpand(template []string, sha string) [][][]byte {
 	return out
 }
 
-// benchDispatch runs b.N ops on the onOwner in one DoFunc: the cost of
+// benchDispatch runs b.N ops on the owner in one Do: the cost of
 // dispatch and the commands alone, without the hand-off.
 func benchDispatch(b *testing.B, dc dispatchCase) {
 	s, err := Start(Config{})
@@ -169,7 +169,7 @@ func benchDispatch(b *testing.B, dc dispatchCase) {
 	var first, last string
 	b.ReportAllocs()
 	b.ResetTimer()
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		for i := 0; i < b.N; i++ {
 			j := i % benchKeys
 			c.W.B = c.W.B[:0]

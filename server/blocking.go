@@ -26,7 +26,7 @@ import (
 // popping as if it had just run its command; the reply goes to the
 // client's wake buffer (or its feed) and its goroutine, woken, sends it and
 // goes on with the rest of its pipeline. Deadlines are kept by the owner
-// (keyspace.Timers) on the server's clock, so FastForward past a timeout
+// (see dueWork) on the server's clock, so FastForward past a timeout
 // answers the client at once. A client that disconnects while parked is
 // noticed by a read its goroutine keeps open, and forgotten.
 
@@ -74,7 +74,7 @@ func (h *deadlines) Pop() any {
 	return p
 }
 
-// Next is the earliest deadline (keyspace.Timers).
+// Next is the earliest deadline (see dueWork).
 func (b *blockingState) Next() (int64, bool) {
 	if len(b.timers) == 0 {
 		return 0, false
@@ -83,7 +83,7 @@ func (b *blockingState) Next() (int64, bool) {
 }
 
 // Fire answers the clients whose deadline has passed with Redis's timeout
-// reply, a null array (keyspace.Timers; owner goroutine).
+// reply, a null array (dueWork; owner goroutine).
 func (b *blockingState) Fire(now int64) {
 	for len(b.timers) > 0 && b.timers[0].deadline < now {
 		p := heap.Pop(&b.timers).(*parked)
@@ -468,7 +468,7 @@ func (s *Server) waitUnparked(c *client) bool {
 		c.Reads = nil
 		if r.Err != nil {
 			gone := false
-			if s.ks.DoFunc(func() { gone = s.dropParked(c) }) != nil || gone {
+			if s.owner.Do(func() { gone = s.dropParked(c) }) != nil || gone {
 				return false
 			}
 			<-c.Wake // the owner answered just before

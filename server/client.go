@@ -116,11 +116,11 @@ func (c *client) setAuthed(ok bool) {
 func (s *Server) serveBatch(c *client) {
 	for {
 		busy := s.lua.BusyChan()
-		switch err := s.ks.Submit(c, busy); err {
+		switch err := s.owner.Submit(c, busy); err {
 		case nil:
 			<-c.Done
 			return
-		case keyspace.ErrBusy:
+		case edge.ErrBusy:
 			select {
 			case <-s.lua.BusyChan():
 				s.serveWhileBusy(c)
@@ -136,8 +136,8 @@ func (s *Server) serveBatch(c *client) {
 }
 
 // Run executes the batch, from c.Next on, on the owner goroutine
-// (keyspace.Job), and signals c's goroutine.
-func (c *client) Run(*keyspace.Keyspace) {
+// (edge.Job), and signals c's goroutine.
+func (c *client) Run() {
 	c.runBatch()
 	c.Done <- struct{}{}
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"errors"
 	"net"
+	"os"
 	"time"
 
 	"github.com/minilock/minilock/expiry"
@@ -35,6 +36,7 @@ type TB interface {
 // RunT starts a server on a free loopback port for the test t and closes it
 // when the test ends. Unless cfg sets a Clock, the server runs on a shifted
 // real clock: keys expire in real time, and FastForward jumps ahead.
+// MINILOCK_EDGE in the environment picks the network edge (EdgeFromEnv).
 //
 //	s := server.RunT(t)
 //	rdb := redis.NewClient(&redis.Options{Addr: s.Addr()})
@@ -48,12 +50,27 @@ func RunT(t TB, cfg ...Config) *Server {
 	if c.Clock == nil {
 		c.Clock = expiry.NewShifted()
 	}
+	EdgeFromEnv(&c)
 	s, err := Start(c)
 	if err != nil {
 		t.Fatalf("minilock: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
 	return s
+}
+
+// EdgeFromEnv applies the environment variable MINILOCK_EDGE to cfg:
+// "epoll" turns Config.EventLoop on, "goroutine" turns it off, anything
+// else leaves it. The binary and RunT call it, so that a whole test suite
+// (or every server a benchmark starts) runs on the edge the variable
+// names; Start does not, so an embedder's Config is what it says.
+func EdgeFromEnv(cfg *Config) {
+	switch os.Getenv("MINILOCK_EDGE") {
+	case "epoll":
+		cfg.EventLoop = true
+	case "goroutine":
+		cfg.EventLoop = false
+	}
 }
 
 // Manual returns a Config whose clock stands still, at the real time of the
@@ -92,8 +109,9 @@ func (s *Server) moveClock(move func(mover)) {
 	if !ok {
 		panic("minilock: the server's clock cannot be moved; configure expiry.NewManual or expiry.NewShifted")
 	}
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		move(m)
+		s.blocking.Fire(s.ks.Now())
 		s.ks.Sweep()
 	})
 }
@@ -127,7 +145,7 @@ func (s *Server) Del(key string) bool { return s.DB(0).Del(key) }
 func (s *Server) Keys() []string { return s.DB(0).Keys() }
 
 // FlushAll empties every database.
-func (s *Server) FlushAll() { s.ks.DoFunc(s.ks.FlushAll) }
+func (s *Server) FlushAll() { s.owner.Do(s.ks.FlushAll) }
 
 // CheckGet fails the test unless key holds want in database 0.
 func (s *Server) CheckGet(t TB, key, want string) {
@@ -196,7 +214,7 @@ func (s *Server) Restart() error {
 		}
 		s.lns = append(s.lns, edge.NewListener(nl, ln.Limits))
 	}
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		s.lua.Flush()
 		s.writableAt = s.ks.Now() + s.cfg.RestartDelay.Milliseconds()
 	})
@@ -217,19 +235,19 @@ func (s *Server) DB(n int) DB { return DB{s, n} }
 
 // Get returns key's value and whether it exists.
 func (d DB) Get(key string) (val string, ok bool) {
-	d.s.ks.DoFunc(func() { val, ok = d.s.ks.Value(d.n, key) })
+	d.s.owner.Do(func() { val, ok = d.s.ks.Value(d.n, key) })
 	return val, ok
 }
 
 // Set sets key to value, with a time to live when ttl > 0.
 func (d DB) Set(key, value string, ttl time.Duration) {
-	d.s.ks.DoFunc(func() { d.s.ks.SetValue(d.n, key, value, ttl) })
+	d.s.owner.Do(func() { d.s.ks.SetValue(d.n, key, value, ttl) })
 }
 
 // TTL returns key's time to live (0 when it has none) and whether the key
 // exists.
 func (d DB) TTL(key string) (ttl time.Duration, ok bool) {
-	d.s.ks.DoFunc(func() { ttl, ok = d.s.ks.TTL(d.n, key) })
+	d.s.owner.Do(func() { ttl, ok = d.s.ks.TTL(d.n, key) })
 	return ttl, ok
 }
 
@@ -241,12 +259,12 @@ func (d DB) Exists(key string) bool {
 
 // Del deletes key and reports whether it existed.
 func (d DB) Del(key string) (ok bool) {
-	d.s.ks.DoFunc(func() { ok = d.s.ks.Delete(d.n, key) })
+	d.s.owner.Do(func() { ok = d.s.ks.Delete(d.n, key) })
 	return ok
 }
 
 // Keys returns the keys, sorted.
 func (d DB) Keys() (keys []string) {
-	d.s.ks.DoFunc(func() { keys = d.s.ks.Keys(d.n) })
+	d.s.owner.Do(func() { keys = d.s.ks.Keys(d.n) })
 	return keys
 }

@@ -1,15 +1,15 @@
 package server
 
-// The epoll edge: the keyspace owner goroutine serves the sockets itself,
-// as Redis's one thread does (ae.c, networking.c). It is the keyspace's
-// Poller: between jobs and expiry sweeps the owner calls Wait, which is one
-// iteration of the loop:
+// The epoll edge: the owner goroutine serves the sockets itself, as Redis's
+// one thread does (ae.c, networking.c). It is the owner's Waiter
+// (edge.Waiter): between jobs and what falls due the owner calls Wait,
+// which is one iteration of the loop:
 //
 //  1. epoll_wait, level-triggered, for at most the time until the next key
-//     or blocked-client deadline (the keyspace computes it), shorter when
+//     or blocked-client deadline (the owner computes it), shorter when
 //     the loop's own timers (idle timeout, stalled writers, CLIENT PAUSE,
 //     the accept backoff) are due sooner; the eventfd wakes it when
-//     another goroutine queues work (DoFunc, Close, signals). A busy loop
+//     another goroutine queues work (Do, Close, signals). A busy loop
 //     finds events ready without waiting: it looks first with a zero
 //     timeout (poll).
 //  2. For each event: accept (up to maxAccepts) on a listener; on a
@@ -150,7 +150,7 @@ const listenerEvent = -1
 
 var one = [8]byte{1}
 
-// Wake makes Wait return (keyspace.Poller). Any goroutine.
+// Wake makes Wait return (edge.Waiter). Any goroutine.
 func (l *eventLoop) Wake() {
 	for {
 		_, err := unix.Write(l.evfd, one[:])
@@ -179,11 +179,11 @@ func (l *eventLoop) listen(ln *edge.Listener) error {
 		return err
 	}
 	ln.OnStop = func() {
-		if l.s.ks.DoFunc(func() { l.unlisten(fd) }) != nil {
+		if l.s.owner.Do(func() { l.unlisten(fd) }) != nil {
 			unix.Close(fd) // the owner has stopped: close owns it now
 		}
 	}
-	return l.s.ks.DoFunc(func() {
+	return l.s.owner.Do(func() {
 		if l.acceptAt != 0 {
 			l.lns[fd] = ln // accepting is paused: resumeAccepting watches it
 			return
@@ -245,7 +245,7 @@ func (l *eventLoop) unlisten(fd int) {
 	}
 }
 
-// Wait is one iteration of the loop (keyspace.Poller); see the file's doc.
+// Wait is one iteration of the loop (edge.Waiter); see the file's doc.
 func (l *eventLoop) Wait(timeout time.Duration) {
 	if len(l.ready) > 0 || len(l.closing) > 0 || len(l.dirty) > 0 {
 		timeout = 0

@@ -67,7 +67,9 @@ func (fs *fuzzServer) get(t testing.TB) *Server {
 		}
 	}
 	if fs.s == nil {
-		s, err := Start(fs.cfg)
+		cfg := fs.cfg
+		EdgeFromEnv(&cfg) // scripts/test.sh fuzzes the epoll edge
+		s, err := Start(cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

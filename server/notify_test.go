@@ -53,7 +53,7 @@ func TestNotifyNoSubscriberNoAlloc(t *testing.T) {
 	s := RunT(t, Config{NotifyKeyspaceEvents: "KEA"})
 	key := []byte("lock")
 	var allocs float64
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		s.notifyEvent(0, "set", key, keyspace.NotifyString) // grows the buffers once
 		allocs = testing.AllocsPerRun(100, func() { s.notifyEvent(0, "set", key, keyspace.NotifyString) })
 	})

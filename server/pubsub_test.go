@@ -124,7 +124,7 @@ func TestSlowSubscriberIsDropped(t *testing.T) {
 
 // pubsubCount is PUBSUB NUMSUB channel, read on the owner.
 func (s *Server) pubsubCount(channel string) (n int) {
-	s.ks.DoFunc(func() { n = len(s.pubsub.channels[channel]) })
+	s.owner.Do(func() { n = len(s.pubsub.channels[channel]) })
 	return n
 }
 
@@ -148,7 +148,7 @@ func TestCloseWithParkedClient(t *testing.T) {
 	}
 	waitFor(t, func() bool {
 		n := 0
-		s.ks.DoFunc(func() { n = s.blocking.parked })
+		s.owner.Do(func() { n = s.blocking.parked })
 		return n == 1
 	})
 	start := time.Now()
@@ -194,7 +194,7 @@ func TestSubscribeManyChannels(t *testing.T) {
 		t.Fatalf("PING after: %q, %v", got, err)
 	}
 	left := -1
-	s.ks.DoFunc(func() { left = len(s.pubsub.channels) })
+	s.owner.Do(func() { left = len(s.pubsub.channels) })
 	if left != 0 {
 		t.Fatalf("%d channels left in the server's table", left)
 	}
@@ -216,7 +216,7 @@ func TestBLPOPManyKeys(t *testing.T) {
 	}
 	waitFor(t, func() bool {
 		n := 0
-		s.ks.DoFunc(func() { n = s.blocking.parked })
+		s.owner.Do(func() { n = s.blocking.parked })
 		return n == 1
 	})
 	other := redistest.Dial(t, s.Addr())
@@ -227,7 +227,7 @@ func TestBLPOPManyKeys(t *testing.T) {
 		t.Fatalf("BLPOP: %q, %v", got, err)
 	}
 	left := -1
-	s.ks.DoFunc(func() { left = len(s.blocking.byKey) })
+	s.owner.Do(func() { left = len(s.blocking.byKey) })
 	if left != 0 {
 		t.Fatalf("%d keys still awaited", left)
 	}

@@ -431,7 +431,7 @@ func benchCompareAndDelete(b *testing.B, release string) {
 	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), Conn: &edge.Conn{Done: make(chan struct{}, 1)}}
 	c.W.Proto = 2
 	var sha string
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		s.execute(c, [][]byte{[]byte("SCRIPT"), []byte("LOAD"), []byte(release)})
 		sha = string(c.W.B)
 		c.W.B = c.W.B[:0]
@@ -449,7 +449,7 @@ func benchCompareAndDelete(b *testing.B, release string) {
 	// relock takes every lock again, as a client's SET lock token PX 30000 NX.
 	relock := func(b *testing.B) {
 		b.StopTimer()
-		s.ks.DoFunc(func() {
+		s.owner.Do(func() {
 			for _, k := range keys {
 				s.ks.SetValue(0, k, "token-123", 30*time.Second)
 			}
@@ -473,7 +473,7 @@ func benchCompareAndDelete(b *testing.B, release string) {
 				relock(b)
 			}
 			n := min(scrBenchLocks, b.N-i)
-			s.ks.DoFunc(func() {
+			s.owner.Do(func() {
 				// Keep the owner on one thread while measuring it.
 				runtime.LockOSThread()
 				defer runtime.UnlockOSThread()
@@ -483,7 +483,7 @@ func benchCompareAndDelete(b *testing.B, release string) {
 					c.Batch = append(c.Batch[:0], ops[j])
 					c.Next = 0
 					c.W.B = c.W.B[:0]
-					c.Run(s.ks)
+					c.Run()
 					<-c.Done
 					if string(c.W.B) != ":1\r\n" {
 						bad = append([]byte{}, c.W.B...)

@@ -1,9 +1,10 @@
 // Package server is minilock's command layer and the package to embed: it
 // keeps each connection's session, runs the connection and server
-// commands, and hands every batch of commands to the keyspace owner
-// goroutine. The network edge below it (server/internal/edge) accepts,
-// parses requests once in the frame guard, reads and writes the sockets,
-// and hands it each batch through edge.Handler.
+// commands, and hands every batch of commands to the owner goroutine
+// (internal/edge.Owner), the one goroutine that touches the keyspace. The
+// network edge beside the owner (server/internal/edge) accepts, parses
+// requests once in the frame guard, reads and writes the sockets, and
+// hands it each batch through edge.Handler.
 //
 // It does not serve through redcon.Server: that copies every command and
 // allocates its arguments (about a fifth of minilock's CPU at -P 16, with
@@ -38,7 +39,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
 	"runtime"
 	"strings"
 	"sync"
@@ -125,12 +125,11 @@ type Config struct {
 	// has. Nil does nothing; the binary exits the process.
 	OnShutdown func()
 	// EventLoop serves the sockets from an epoll event loop run by the
-	// keyspace owner goroutine, as Redis's one thread does
+	// owner goroutine, as Redis's one thread does
 	// (eventloop_linux.go), instead of a goroutine per connection. Linux
-	// only; elsewhere it is ignored. The environment variable
-	// MINILOCK_EDGE=epoll turns it on for every server the process starts
-	// (MINILOCK_EDGE=goroutine turns it off), so whole test suites can run
-	// on either edge. False (the default) means a goroutine per connection.
+	// only; elsewhere it is ignored. False (the default) means a goroutine
+	// per connection. Start does not read the environment: the binary and
+	// RunT apply MINILOCK_EDGE (EdgeFromEnv).
 	EventLoop bool
 	// NotifyKeyspaceEvents is redis.conf's notify-keyspace-events: the
 	// classes of keyspace events published on the __keyspace@<db>__ and
@@ -142,6 +141,7 @@ type Config struct {
 type Server struct {
 	cfg   Config
 	ks    *keyspace.Keyspace
+	owner *edge.Owner // the goroutine that runs every command, on ks
 	lua   *luaeval.Engine
 	log   *slog.Logger
 	start time.Time
@@ -192,12 +192,6 @@ func Start(cfg Config) (*Server, error) {
 	if cfg.Clock == nil {
 		cfg.Clock = expiry.Real{}
 	}
-	switch os.Getenv("MINILOCK_EDGE") {
-	case "epoll":
-		cfg.EventLoop = true
-	case "goroutine":
-		cfg.EventLoop = false
-	}
 	notifyFlags, err := keyspace.ParseNotifyFlags(cfg.NotifyKeyspaceEvents)
 	if err != nil {
 		return nil, fmt.Errorf("notify-keyspace-events: %w", err)
@@ -245,15 +239,16 @@ func Start(cfg Config) (*Server, error) {
 		return nil, errors.New("server: no address to listen on")
 	}
 	s.blocking = blockingState{s: s, byKey: map[keyspace.ReadyKey][]*parked{}}
-	kcfg := keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen, Timers: &s.blocking}
+	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen})
+	ocfg := edge.OwnerConfig{Clock: cfg.Clock, Due: dueWork{s}}
 	if cfg.EventLoop && eventLoopSupported {
 		if s.loop, err = newEventLoop(s); err != nil {
 			s.closeListeners()
 			return nil, err
 		}
-		kcfg.Poller = s.loop
+		ocfg.Waiter = s.loop
 	}
-	s.ks = keyspace.New(kcfg)
+	s.owner = edge.NewOwner(ocfg)
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	lcfg := luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes}
 	if s.loop != nil {
@@ -261,7 +256,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.lua = luaeval.New(lcfg)
 	var perr error
-	s.ks.DoFunc(func() {
+	s.owner.Do(func() {
 		s.setNotifyFlags(notifyFlags)
 		perr = s.applyParams()
 	})
@@ -273,6 +268,23 @@ func Start(cfg Config) (*Server, error) {
 		s.serve(ln)
 	}
 	return s, nil
+}
+
+// dueWork is what falls due with time, for the owner to run between
+// commands (edge.Due): blocked clients' timeouts, then key expiry.
+type dueWork struct{ s *Server }
+
+func (d dueWork) Tick(now int64) (more bool) {
+	d.s.blocking.Fire(now)
+	return d.s.ks.Tick(now)
+}
+
+func (d dueWork) Next() (int64, bool) {
+	next, ok := d.s.ks.NextExpiry()
+	if t, tok := d.s.blocking.Next(); tok && (!ok || t < next) {
+		next, ok = t, true
+	}
+	return next, ok
 }
 
 // Addr returns the address of the first listener, for clients to dial:
@@ -334,13 +346,13 @@ func (s *Server) Close() error {
 		// loop goes on writing meanwhile.
 		for s.loop != nil && time.Now().Before(deadline) {
 			pending := false
-			if s.ks.DoFunc(func() { pending = s.loop.pendingOutput() }) != nil || !pending {
+			if s.owner.Do(func() { pending = s.loop.pendingOutput() }) != nil || !pending {
 				break
 			}
 			time.Sleep(time.Millisecond)
 		}
 		s.closeConns()
-		s.ks.Close()
+		s.owner.Close()
 		if s.loop != nil {
 			s.loop.close()
 		}
@@ -361,7 +373,7 @@ func (s *Server) closeListeners() {
 // in admit, which finds its listener stopped.
 func (s *Server) closeConns() {
 	if s.loop != nil {
-		s.ks.DoFunc(s.loop.closeAll)
+		s.owner.Do(s.loop.closeAll)
 		return
 	}
 	for _, c := range s.clients.snapshot() {
@@ -422,7 +434,7 @@ func (s *Server) forget(c *client) {
 	}
 	if c.needsCleanup() {
 		// WATCHed keys and MONITOR registrations live on the owner.
-		s.ks.DoFunc(func() { s.cleanup(c) })
+		s.owner.Do(func() { s.cleanup(c) })
 	}
 }
 

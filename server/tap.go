@@ -35,14 +35,14 @@ type Tap struct {
 // pattern (a glob, as PSUBSCRIBE's).
 func (s *Server) Tap(pattern string) *Tap {
 	t := &Tap{pattern: []byte(pattern), more: make(chan struct{}, 1)}
-	s.ks.DoFunc(func() { s.pubsub.taps = append(s.pubsub.taps, t) })
+	s.owner.Do(func() { s.pubsub.taps = append(s.pubsub.taps, t) })
 	return t
 }
 
 // Publish sends message to channel as PUBLISH does and returns the number
 // of clients that received it.
 func (s *Server) Publish(channel, message string) (n int) {
-	s.ks.DoFunc(func() { n = s.publish([]byte(channel), []byte(message)) })
+	s.owner.Do(func() { n = s.publish([]byte(channel), []byte(message)) })
 	return n
 }
 

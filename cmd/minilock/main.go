@@ -92,6 +92,7 @@ func run(args []string) int {
 	signal.Ignore(syscall.SIGHUP, syscall.SIGPIPE)
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, syscall.SIGINT, syscall.SIGTERM)
+	server.EdgeFromEnv(&cfg)
 	s, err := server.Start(cfg)
 	if err != nil {
 		log.Error("cannot start", "err", err)

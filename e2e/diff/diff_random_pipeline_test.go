@@ -47,7 +47,7 @@ var pipelineCaseCount = flag.Int("diff.pipeline.cases", 300, "cases TestDiffRand
 
 // TestDiffRandomPipeline runs generated pipelined cases against
 // redis-server and minilock on both edges (epoll and goroutine per
-// connection, unless MINILOCK_EDGE forces one). Case i has seed
+// connection). Case i has seed
 // -diff.seed + i; the seed is logged, and a failing case names its own.
 func TestDiffRandomPipeline(t *testing.T) {
 	redistest.Require(t)

@@ -217,11 +217,7 @@ func newPair(t *testing.T, password string) *pair {
 		extra = []string{"--requirepass", password}
 	}
 	rs := redistest.Start(t, extra...)
-	ms, err := server.Start(server.Config{Password: password})
-	if err != nil {
-		t.Fatalf("minilock: %v", err)
-	}
-	t.Cleanup(func() { ms.Close() })
+	ms := server.RunT(t, server.Config{Password: password})
 	p := &pair{password: password, ends: [2]endpoint{
 		{name: "redis", addr: rs.Addr},
 		{name: "minilock", addr: ms.Addr()},

@@ -1,13 +1,17 @@
 // Package archtest checks the shape of the house (docs/architecture.md): imports
-// run one way, cmd -> lab -> server -> {edge, luaeval, keyspace} -> {resp,
-// expiry}, with the few shared helpers below, and only
-// luaeval/internal/seam reaches into gopher-lua's internals.
+// run one way, cmd -> lab -> server -> {luaeval, keyspace, server/internal/edge}
+// -> {resp, expiry}, with the few shared helpers below; keyspace is
+// passive (no goroutine machinery); and only luaeval/internal/seam reaches
+// into gopher-lua's internals.
 package archtest
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -29,9 +33,9 @@ var layers = map[string]int{
 	"lab":                      1, // drives an embedded server
 	"internal/redistest":       1,
 	"server":                   2,
-	"server/internal/edge":     3, // the network edge: knows nothing of commands, the data or Lua
 	"luaeval":                  3,
 	"keyspace":                 3,
+	"server/internal/edge":     3, // the network edge and the owner loop: nothing of the commands or the data
 	"internal/cmdargs":         4, // arguments both keyspace and server parse
 	"internal/cmdspec":         4, // Redis's command metadata: types, COMMAND INFO/DOCS replies, key specs
 	"luaeval/internal/seam":    4, // below the rest of luaeval: all use it
@@ -204,6 +208,121 @@ func TestBinaryLinksNoTesting(t *testing.T) {
 	for _, dep := range strings.Fields(string(out)) {
 		if dep == "testing" || strings.HasPrefix(dep, "testing/") {
 			t.Errorf("cmd/minilock links %s", dep)
+		}
+	}
+}
+
+// passiveImports are the packages whose use means a package runs or waits
+// for goroutines of its own. sync/atomic is not among them: keyspace keeps
+// a counter other goroutines read.
+var passiveImports = map[string]bool{"sync": true, "runtime": true, "os/signal": true}
+
+// passiveTimeCalls are the functions of package time that wait or start a
+// goroutine; time.Duration and time.Time are plain values.
+var passiveTimeCalls = map[string]bool{"Sleep": true, "NewTimer": true, "NewTicker": true, "After": true, "AfterFunc": true, "Tick": true}
+
+// keyspace is passive: data and the semantics of the data commands, run by
+// the server's owner goroutine (server/internal/edge.Owner). It starts no
+// goroutine, selects on no channel, has no channel, no lock and no timer.
+func TestKeyspaceIsPassive(t *testing.T) {
+	checked := 0
+	for _, p := range listPackages(t) {
+		if p.ImportPath != "keyspace" && !strings.HasPrefix(p.ImportPath, "keyspace/") {
+			continue
+		}
+		for _, f := range p.GoFiles {
+			path := filepath.Join(p.Dir, f)
+			for _, bad := range goroutineMachinery(t, path) {
+				t.Errorf("%s: %s: keyspace must stay passive (the owner loop is server/internal/edge's)", filepath.Join(p.ImportPath, f), bad)
+			}
+			checked++
+		}
+	}
+	if checked < 10 {
+		t.Fatalf("checked only %d files of keyspace", checked)
+	}
+}
+
+// goroutineMachinery lists what in a Go file starts, waits for or
+// synchronises with goroutines, with its position.
+func goroutineMachinery(t *testing.T, path string) []string {
+	t.Helper()
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, path, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	add := func(n ast.Node, what string) {
+		found = append(found, fset.Position(n.Pos()).String()+": "+what)
+	}
+	timeName := ""
+	for _, imp := range file.Imports {
+		name := strings.Trim(imp.Path.Value, `"`)
+		if passiveImports[name] {
+			add(imp, "imports "+name)
+		}
+		if name == "time" {
+			timeName = "time"
+			if imp.Name != nil {
+				timeName = imp.Name.Name
+			}
+		}
+	}
+	ast.Inspect(file, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.GoStmt:
+			add(n, "go statement")
+		case *ast.SelectStmt:
+			add(n, "select")
+		case *ast.ChanType:
+			add(n, "channel type")
+		case *ast.SendStmt:
+			add(n, "channel send")
+		case *ast.SelectorExpr:
+			if id, ok := n.X.(*ast.Ident); ok && timeName != "" && id.Name == timeName && passiveTimeCalls[n.Sel.Name] {
+				add(n, "time."+n.Sel.Name)
+			}
+		}
+		return true
+	})
+	return found
+}
+
+// The check finds what it looks for: the owner loop, which keyspace held
+// before it became passive, fails it on every count.
+func TestGoroutineMachineryIsFound(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "loop.go")
+	src := `package keyspace
+
+import (
+	"sync"
+	tm "time"
+)
+
+type K struct {
+	mu   sync.Mutex
+	jobs chan func()
+}
+
+func (k *K) run() {
+	timer := tm.NewTimer(tm.Hour)
+	go func() { k.jobs <- nil }()
+	select {
+	case j := <-k.jobs:
+		j()
+	case <-timer.C:
+	}
+}
+`
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := strings.Join(goroutineMachinery(t, path), "\n")
+	for _, want := range []string{"imports sync", "channel type", "time.NewTimer", "go statement", "channel send", "select"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("not found: %s; found:\n%s", want, got)
 		}
 	}
 }

@@ -6,7 +6,8 @@
 //
 // It serves from the edge the binary uses by default (the epoll loop on
 // Linux, server.Config.EventLoop), or the one --event-loop names;
-// MINILOCK_EDGE in the environment wins over both, as in the binary.
+// MINILOCK_EDGE in the environment wins over both, as in the binary
+// (server.EdgeFromEnv).
 // GET /stats on the pprof address returns JSON counters from runtime/metrics.
 package main
 
@@ -45,6 +46,7 @@ func main() {
 		MaxClients: *maxClients,
 		EventLoop:  edge == "epoll",
 	}
+	server.EdgeFromEnv(&cfg)
 	s, err := server.Start(cfg)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "profserver:", err)

@@ -45,6 +45,7 @@ type options struct {
 	out         string
 	servers     string
 	minilock    string
+	baseline    string
 	miniredis   string
 	profserver  string
 	redisServer string
@@ -86,6 +87,7 @@ func main() {
 	fs.StringVar(&o.out, "out", "", "also write the report (markdown) to this file")
 	fs.StringVar(&o.servers, "servers", "", "servers to measure, in round order (default minilock,redis,miniredis; manyclients: minilock,redis)")
 	fs.StringVar(&o.minilock, "minilock", "", "minilock binary (default: go build ./cmd/minilock)")
+	fs.StringVar(&o.baseline, "baseline", "", "another minilock binary, measured as the server minilock-baseline: a build from before a change, for before/after in one run")
 	fs.StringVar(&o.miniredis, "miniredis", "", "bench miniredis binary (default: go build ./bench/cmd/miniredis)")
 	fs.StringVar(&o.profserver, "profserver", "", "profiling minilock binary (default: go build ./bench/cmd/profserver)")
 	fs.StringVar(&o.redisServer, "redis-server", "redis-server", "redis-server binary")
@@ -253,6 +255,13 @@ func kinds(o *options, dir string) ([]kind, error) {
 				k.name, k.env = name, []string{"MINILOCK_EDGE=" + edge}
 			}
 			ks = append(ks, k)
+		case "minilock-baseline":
+			if o.baseline == "" {
+				return nil, fmt.Errorf("minilock-baseline: name its binary with -baseline (e.g. git worktree add /tmp/base <rev> && go build -o /tmp/base/minilock ./cmd/minilock there)")
+			}
+			k := minilockKind(o.baseline)
+			k.name = name
+			ks = append(ks, k)
 		case "redis":
 			if _, err := exec.LookPath(o.redisServer); err != nil {
 				return nil, fmt.Errorf("redis-server: %w (apt-get install -y redis-server)", err)
@@ -271,7 +280,7 @@ func kinds(o *options, dir string) ([]kind, error) {
 			}
 			ks = append(ks, ceilingKind(bin, strings.TrimPrefix(name, "ceiling-")))
 		default:
-			return nil, fmt.Errorf("unknown server %q (minilock, minilock-1p, minilock-epoll, minilock-goroutine, redis, miniredis, ceiling-goroutine, ceiling-handoff, ceiling-epoll)", name)
+			return nil, fmt.Errorf("unknown server %q (minilock, minilock-1p, minilock-epoll, minilock-goroutine, minilock-baseline, redis, miniredis, ceiling-goroutine, ceiling-handoff, ceiling-epoll)", name)
 		}
 	}
 	return ks, nil
