@@ -156,8 +156,9 @@ func (b *blockingState) wake(p *parked, reply func(w *resp.Writer)) {
 		c.Feed.Push(c.bw.B)
 		c.bw.B = c.bw.B[:0]
 	}
-	if c.lc != nil {
-		c.lc.unparked() // the event loop resumes c's pipeline
+	if c.OnLoop() {
+		c.takeParked()
+		c.Unparked() // the event loop resumes c's pipeline
 		return
 	}
 	c.Wake <- struct{}{}
@@ -477,11 +478,18 @@ func (s *Server) waitUnparked(c *client) bool {
 		c.PendingRead = &r
 		<-c.Wake
 	}
+	c.takeParked()
+	return true
+}
+
+// takeParked moves the answer of c's parked command to its replies,
+// unless the feed has it already. On the owner (the event loop) or on c's
+// goroutine once woken.
+func (c *client) takeParked() {
 	if c.Feed == nil {
 		c.W.B = append(c.W.B, c.bw.B...)
 	}
 	c.bw.B = c.bw.B[:0]
-	return true
 }
 
 // ownRest copies the arguments of the commands after the parked one: they

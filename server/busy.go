@@ -47,7 +47,7 @@ func (s *Server) serveWhileBusy(c *client) {
 			break
 		}
 	}
-	c.flushToFeed() // the feed's lock orders this with the script's PUBLISHes
+	c.FlushToFeed() // the feed's lock orders this with the script's PUBLISHes
 }
 
 // runsWhileBusy says whether cmd is answered without the owner: an

@@ -67,9 +67,6 @@ type client struct {
 	quiet     bool
 	quietFrom int
 	quieted   []span
-	// lc is the connection's state on the event loop (eventloop_linux.go);
-	// nil on the goroutine edge.
-	lc *loopConn
 }
 
 func newClient(s *Server, conn *edge.Guard) *client {
@@ -192,12 +189,12 @@ func (c *client) runBatch() {
 		if c.W.Len()-c.Sent >= edge.ReplyChunk {
 			break
 		}
-		if c.Next == len(c.Batch) && c.lc == nil && c.Reads == nil && c.PendingRead == nil && c.takeHeld() {
+		if c.Next == len(c.Batch) && !c.OnLoop() && c.Reads == nil && c.PendingRead == nil && c.takeHeld() {
 			continue
 		}
 	}
 	c.pushed = c.pushed[:0]
-	c.flushToFeed()
+	c.FlushToFeed()
 	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.InBytes, int64(c.W.Len()))
 }
 
@@ -345,35 +342,6 @@ func (c *client) markPush(w *resp.Writer, from int) {
 	}
 }
 
-// startFeed gives c a feed with the given limits, unless it has one.
-// Owner goroutine only.
-func (c *client) startFeed(hard, soft int, softFor time.Duration) {
-	if c.Feed == nil && c.lc != nil {
-		c.Feed = edge.NewLoopFeed(c.Guard, hard, soft, softFor, c.lc.outputQueued)
-	} else if c.Feed == nil {
-		c.Feed = edge.NewFeed(c.Guard, hard, soft, softFor)
-		c.Guard.ErrOut = c.Feed.Push
-	}
-}
-
-// flushToFeed moves the replies gathered so far into c's feed, if it has
-// one, so they keep their place among the messages the owner queues for c.
-// Owner goroutine only.
-func (c *client) flushToFeed() {
-	if c.Feed == nil {
-		return
-	}
-	for _, p := range c.W.Spilled {
-		c.Feed.Push(p[c.Sent:])
-		c.Sent = 0
-	}
-	if len(c.W.B) > c.Sent {
-		c.Feed.Push(c.W.B[c.Sent:])
-	}
-	c.W.Reset()
-	c.Sent = 0
-}
-
 // needsCleanup reports whether a closed client left state on the owner.
 func (c *client) needsCleanup() bool {
 	return c.watch.Watching() || c.monitor || c.pubsub.count() > 0 || c.Feed != nil
@@ -408,8 +376,9 @@ func remoteHostIsLoopback(conn net.Conn) bool {
 // Socket is c's connection (edge.Session).
 func (c *client) Socket() *edge.Conn { return c.Conn }
 
-// netHandler is the server as the goroutine edge's edge.Handler; a type of
-// its own so that the handler's methods stay out of Server's API.
+// netHandler is the server as both edges see it (edge.Handler,
+// edge.LoopHandler); a type of its own so that the handler's methods stay
+// out of Server's API.
 type netHandler Server
 
 func (h *netHandler) Admit(ln *edge.Listener, g *edge.Guard) edge.Session {
@@ -428,3 +397,9 @@ func (h *netHandler) Serve(sess edge.Session) { (*Server)(h).serveBatch(sess.(*c
 func (h *netHandler) WaitUnparked(sess edge.Session) bool {
 	return (*Server)(h).waitUnparked(sess.(*client))
 }
+
+func (h *netHandler) RunBatch(sess edge.Session) { sess.(*client).runBatch() }
+
+func (h *netHandler) ServeWhileBusy(sess edge.Session) { (*Server)(h).serveWhileBusy(sess.(*client)) }
+
+func (h *netHandler) Parked(sess edge.Session) bool { return sess.(*client).parked != nil }

@@ -132,7 +132,7 @@ func frame(w *resp.Writer, n int) {
 func (s *Server) subscribe(x *call, k kind, names [][]byte) {
 	c := x.c
 	if c.Feed == nil {
-		c.startFeed(s.pubsubLimits()) // parsed once per subscriber
+		c.StartFeed(s.pubsubLimits()) // parsed once per subscriber
 	}
 	table, mine := s.table(k), c.mine(k)
 	for _, name := range names {
@@ -198,7 +198,7 @@ func (s *Server) drop(table map[string][]*client, name string, c *client) {
 func (s *Server) psubscribe(x *call, names [][]byte) {
 	c := x.c
 	if c.Feed == nil {
-		c.startFeed(s.pubsubLimits()) // parsed once per subscriber
+		c.StartFeed(s.pubsubLimits()) // parsed once per subscriber
 	}
 	for _, name := range names {
 		pat := string(name)

@@ -126,7 +126,7 @@ type Config struct {
 	OnShutdown func()
 	// EventLoop serves the sockets from an epoll event loop run by the
 	// owner goroutine, as Redis's one thread does
-	// (eventloop_linux.go), instead of a goroutine per connection. Linux
+	// (edge/eventloop_linux.go), instead of a goroutine per connection. Linux
 	// only; elsewhere it is ignored. False (the default) means a goroutine
 	// per connection. Start does not read the environment: the binary and
 	// RunT apply MINILOCK_EDGE (EdgeFromEnv).
@@ -163,7 +163,7 @@ type Server struct {
 	ops        opsState // INFO's counters, the slow log, settings (stats.go)
 
 	notify notifyState // keyspace notifications (notify.go)
-	loop   *eventLoop  // the epoll edge; nil on the goroutine edge
+	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
 
 	closeOnce sync.Once
 }
@@ -241,18 +241,21 @@ func Start(cfg Config) (*Server, error) {
 	s.blocking = blockingState{s: s, byKey: map[keyspace.ReadyKey][]*parked{}}
 	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen})
 	ocfg := edge.OwnerConfig{Clock: cfg.Clock, Due: dueWork{s}}
-	if cfg.EventLoop && eventLoopSupported {
-		if s.loop, err = newEventLoop(s); err != nil {
+	if cfg.EventLoop && edge.LoopSupported {
+		if s.loop, err = edge.NewLoop(&s.net, (*netHandler)(s)); err != nil {
 			s.closeListeners()
 			return nil, err
 		}
 		ocfg.Waiter = s.loop
 	}
 	s.owner = edge.NewOwner(ocfg)
+	if s.loop != nil {
+		s.loop.Owner = s.owner
+	}
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	lcfg := luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes}
 	if s.loop != nil {
-		lcfg.WhileBusy = s.loop.whileBusy
+		lcfg.WhileBusy = s.loop.WhileBusy
 	}
 	s.lua = luaeval.New(lcfg)
 	var perr error
@@ -309,7 +312,7 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 // accepting.
 func (s *Server) serve(ln *edge.Listener) {
 	if s.loop != nil {
-		if err := s.loop.listen(ln); err != nil {
+		if err := s.loop.Listen(ln); err != nil {
 			s.log.Error("event loop: listen", "addr", ln.Addr(), "err", err)
 		}
 		return
@@ -346,7 +349,7 @@ func (s *Server) Close() error {
 		// loop goes on writing meanwhile.
 		for s.loop != nil && time.Now().Before(deadline) {
 			pending := false
-			if s.owner.Do(func() { pending = s.loop.pendingOutput() }) != nil || !pending {
+			if s.owner.Do(func() { pending = s.loop.PendingOutput() }) != nil || !pending {
 				break
 			}
 			time.Sleep(time.Millisecond)
@@ -354,7 +357,7 @@ func (s *Server) Close() error {
 		s.closeConns()
 		s.owner.Close()
 		if s.loop != nil {
-			s.loop.close()
+			s.loop.Close()
 		}
 		s.lua.Close()
 		close(s.done)
@@ -373,7 +376,7 @@ func (s *Server) closeListeners() {
 // in admit, which finds its listener stopped.
 func (s *Server) closeConns() {
 	if s.loop != nil {
-		s.owner.Do(s.loop.closeAll)
+		s.owner.Do(s.loop.CloseAll)
 		return
 	}
 	for _, c := range s.clients.snapshot() {
@@ -424,7 +427,7 @@ func (s *Server) forget(c *client) {
 	if perr := c.Guard.ProtocolError(); perr != nil {
 		s.log.Debug("protocol error", "client", c.Addr, "err", perr)
 	}
-	if c.lc != nil {
+	if c.OnLoop() {
 		// The event loop forgets its clients on the owner.
 		s.dropParked(c)
 		if c.needsCleanup() {

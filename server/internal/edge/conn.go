@@ -73,6 +73,48 @@ type Conn struct {
 	// Killed is set by CLIENT KILL: the connection is closed, and what it
 	// had sent but not run yet does not run.
 	Killed atomic.Bool
+
+	// lc is the connection's state on the event loop (eventloop_linux.go);
+	// nil on the goroutine edge.
+	lc *loopConn
+}
+
+// OnLoop reports whether the connection is served by the event loop.
+func (c *Conn) OnLoop() bool { return c.lc != nil }
+
+// Unparked tells the event loop that the command c's pipeline waited for
+// has its answer in c.W (or c.Feed): the loop writes it and goes on with
+// the pipeline. Owner goroutine; the event loop's connections only (the
+// goroutine edge's wait on Wake).
+func (c *Conn) Unparked() { c.lc.unparked() }
+
+// StartFeed gives c a feed with the given limits, unless it has one.
+// Owner goroutine only.
+func (c *Conn) StartFeed(hard, soft int, softFor time.Duration) {
+	if c.Feed == nil && c.lc != nil {
+		c.Feed = NewLoopFeed(c.Guard, hard, soft, softFor, c.lc.outputQueued)
+	} else if c.Feed == nil {
+		c.Feed = NewFeed(c.Guard, hard, soft, softFor)
+		c.Guard.ErrOut = c.Feed.Push
+	}
+}
+
+// FlushToFeed moves the replies gathered so far into c's feed, if it has
+// one, so they keep their place among the messages the owner queues for c.
+// Owner goroutine only.
+func (c *Conn) FlushToFeed() {
+	if c.Feed == nil {
+		return
+	}
+	for _, p := range c.W.Spilled {
+		c.Feed.Push(p[c.Sent:])
+		c.Sent = 0
+	}
+	if len(c.W.B) > c.Sent {
+		c.Feed.Push(c.W.B[c.Sent:])
+	}
+	c.W.Reset()
+	c.Sent = 0
 }
 
 // ReadResult is one guard read made while the connection waited.

@@ -63,7 +63,23 @@ type Handler interface {
 	WaitUnparked(Session) bool
 }
 
-// Edge is the goroutine edge of one server.
+// LoopHandler is the command layer as the event loop (the epoll edge)
+// sees it: the loop runs on the owner, so it runs batches itself.
+type LoopHandler interface {
+	Handler
+	// RunBatch runs the batch from Conn.Next on, as Serve's job does on
+	// the owner, stopping early in the same places.
+	RunBatch(Session)
+	// ServeWhileBusy answers the batch while a script runs past
+	// busy-reply-threshold (BUSY for most commands), leaving nothing for
+	// RunBatch to do.
+	ServeWhileBusy(Session)
+	// Parked reports whether the session waits in a blocking command.
+	Parked(Session) bool
+}
+
+// Edge is the goroutine edge of one server, and what the event loop
+// shares with it (the counters, Closing, the write timeout).
 type Edge struct {
 	H            Handler
 	Log          *slog.Logger
