@@ -15,8 +15,8 @@ package edge
 //  2. For each event: accept (up to maxAccepts) on a listener; on a
 //     connection, write what EPOLLOUT lets through, then read once, parse
 //     through the frame guard (every limit of the goroutine edge), and run
-//     the complete commands at once with the same client.runBatch as the
-//     goroutine edge's Job: no hand-off, no goroutine.
+//     the complete commands at once (LoopHandler.RunBatch, what the
+//     goroutine edge's job runs on the owner): no hand-off, no goroutine.
 //  3. Resume the pipelines that may go on: clients unparked by a push,
 //     unpaused, or whose output drained below ReplyChunk.
 //  4. Write every connection that has output, once.
@@ -592,9 +592,10 @@ func (l *Loop) run(lc *loopConn) bool {
 // WhileBusy serves the sockets from inside a script that has run past
 // busy-reply-threshold (luaeval.Config.WhileBusy), as Redis's
 // processEventsWhileBlocked: one non-waiting poll, accepts, writes, and
-// for the commands read, serveWhileBusy's answers (-BUSY but for AUTH,
-// HELLO, QUIT, SCRIPT KILL, SHUTDOWN). The script's own connection is left
-// alone: its reply is being built. Nothing here runs a command on the data.
+// for the commands read, LoopHandler.ServeWhileBusy's answers (-BUSY but
+// for AUTH, HELLO, QUIT, SCRIPT KILL, SHUTDOWN). The script's own
+// connection is left alone: its reply is being built. Nothing here runs a
+// command on the data.
 func (l *Loop) WhileBusy() {
 	if now := time.Now(); l.busy || now.Sub(l.busyPoll) < time.Millisecond {
 		return
@@ -626,8 +627,8 @@ func (l *Loop) WhileBusy() {
 	l.reap()
 }
 
-// answerBusy answers lc's batch as serveWhileBusy does, leaving nothing for
-// run to do but finish the batch.
+// answerBusy answers lc's batch (LoopHandler.ServeWhileBusy), leaving
+// nothing for run to do but finish the batch.
 func (l *Loop) answerBusy(lc *loopConn) {
 	l.h.ServeWhileBusy(lc.sess)
 }
@@ -930,7 +931,7 @@ type loopConn struct {
 
 	closed     bool
 	inBatch    bool // c.Batch has commands not run yet
-	parked     bool // waiting for a push (blocking.go)
+	parked     bool // waiting for a push (a blocking command; see Conn.Unparked)
 	waitOut    bool // its pipeline waits for its output to drain
 	quitting   bool // close once the output is out (QUIT, protocol error)
 	rdhup      bool // the peer shut its side while the loop was not reading
@@ -1021,7 +1022,7 @@ func (lc *loopConn) Read(p []byte) (int, error) {
 }
 
 // Write queues b on the connection's output: the guard's protocol-error
-// replies. Before the connection is registered (admit refusing it) it is
+// replies. Before the connection is registered (Admit refusing it) it is
 // written at once, as much as the socket takes.
 func (lc *loopConn) Write(b []byte) (int, error) {
 	c := lc.c

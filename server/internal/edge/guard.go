@@ -127,7 +127,7 @@ const (
 )
 
 // Guard is a net.Conn whose Read returns only complete canonical
-// commands. Commands and Read run on the connection's goroutine (serveConn);
+// commands. Commands and Read run on the connection's goroutine (ServeConn);
 // Write and the deadlines pass through to the socket.
 type Guard struct {
 	net.Conn
