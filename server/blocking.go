@@ -6,12 +6,10 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/minilock/minilock/internal/cmdargs"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
-	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // Blocking pops (BLPOP BRPOP BLMPOP BLMOVE BRPOPLPUSH BZPOPMIN BZPOPMAX
@@ -444,65 +442,14 @@ func parseTimeout(b []byte) (int64, error) {
 	return ms, nil
 }
 
-// waitUnparked waits, on the connection's goroutine, until the owner
-// answers c's parked command, and appends the answer to c's replies. A
-// read stays open meanwhile so that a client that disconnects is noticed
-// and forgotten; commands it pipelines meanwhile wait for their turn. It
-// reports false when the connection is gone.
-func (s *Server) waitUnparked(c *client) bool {
-	c.ownRest()
-	if c.Reads == nil && c.PendingRead == nil {
-		c.Guard.SetReadDeadline(time.Time{}) // a parked client is not idle
-		c.Reads = make(chan edge.ReadResult, 1)
-		go func(ch chan edge.ReadResult) {
-			cmds, err := c.Guard.Commands()
-			ch <- edge.ReadResult{Cmds: cmds, Err: err}
-		}(c.Reads)
-	}
-	// A parked client is not a batch in flight: Close need not wait for it
-	// (closing its connection ends the read below).
-	s.net.Inflight.Add(-1)
-	defer s.net.Inflight.Add(1)
-	select {
-	case <-c.Wake:
-	case r := <-c.Reads:
-		c.Reads = nil
-		if r.Err != nil {
-			gone := false
-			if s.owner.Do(func() { gone = s.dropParked(c) }) != nil || gone {
-				return false
-			}
-			<-c.Wake // the owner answered just before
-			return false
-		}
-		c.PendingRead = &r
-		<-c.Wake
-	}
-	c.takeParked()
-	return true
-}
-
 // takeParked moves the answer of c's parked command to its replies,
 // unless the feed has it already. On the owner (the event loop) or on c's
-// goroutine once woken.
+// goroutine once woken (netHandler.Answered).
 func (c *client) takeParked() {
 	if c.Feed == nil {
 		c.W.B = append(c.W.B, c.bw.B...)
 	}
 	c.bw.B = c.bw.B[:0]
-}
-
-// ownRest copies the arguments of the commands after the parked one: they
-// point into the guard's buffer, which the next read reuses.
-func (c *client) ownRest() {
-	for j := c.Next; j < len(c.Batch); j++ {
-		args := c.Batch[j].Args
-		own := make([][]byte, len(args))
-		for i, a := range args {
-			own[i] = append([]byte(nil), a...)
-		}
-		c.Batch[j].Args = own
-	}
 }
 
 // parseMPop parses BLMPOP's (LEFT|RIGHT) or BZMPOP's (MIN|MAX, when zset)

@@ -394,9 +394,13 @@ func (h *netHandler) IdleTimeout() time.Duration { return (*Server)(h).idleTimeo
 
 func (h *netHandler) Serve(sess edge.Session) { (*Server)(h).serveBatch(sess.(*client)) }
 
-func (h *netHandler) WaitUnparked(sess edge.Session) bool {
-	return (*Server)(h).waitUnparked(sess.(*client))
+func (h *netHandler) Gone(sess edge.Session) bool {
+	s, c := (*Server)(h), sess.(*client)
+	gone := false
+	return s.owner.Do(func() { gone = s.dropParked(c) }) != nil || gone
 }
+
+func (h *netHandler) Answered(sess edge.Session) { sess.(*client).takeParked() }
 
 func (h *netHandler) RunBatch(sess edge.Session) { sess.(*client).runBatch() }
 

@@ -57,10 +57,13 @@ type Handler interface {
 	// it. It stops early (see Conn.MustWait, CloseNow, PauseOver, and
 	// ReplyChunk), leaving Next at the first command not run.
 	Serve(Session)
-	// WaitUnparked waits until the command the batch stopped at
-	// (MustWait) is answered, with its answer in Conn.W; false when the
-	// connection is gone.
-	WaitUnparked(Session) bool
+	// Gone drops, on the owner, the blocking command the batch stopped at
+	// (MustWait), whose connection went away meanwhile; false when the
+	// owner had answered it already (and signals Wake).
+	Gone(Session) bool
+	// Answered moves the answer of that command, once Wake has been
+	// signalled, to Conn.W (unless the feed carried it).
+	Answered(Session)
 }
 
 // LoopHandler is the command layer as the event loop (the epoll edge)
@@ -183,7 +186,7 @@ func (e *Edge) handle(sess Session, c *Conn, cmds Requests) bool {
 		e.H.Serve(sess)
 		if c.MustWait {
 			c.MustWait = false
-			if !e.Write(c) || !e.H.WaitUnparked(sess) {
+			if !e.Write(c) || !e.waitUnparked(sess, c) {
 				c.CloseNow = true
 				break
 			}
@@ -220,6 +223,56 @@ func (e *Edge) handle(sess Session, c *Conn, cmds Requests) bool {
 	}
 	c.EndBatch()
 	return !c.CloseNow && !e.Closing.Load()
+}
+
+// waitUnparked waits, on the connection's goroutine, until the owner
+// answers the command the batch stopped at, and appends the answer to the
+// replies. A read stays open meanwhile so that a client that disconnects
+// is noticed and forgotten; commands it pipelines meanwhile wait for
+// their turn. It reports false when the connection is gone.
+func (e *Edge) waitUnparked(sess Session, c *Conn) bool {
+	c.ownRest()
+	if c.Reads == nil && c.PendingRead == nil {
+		c.Guard.SetReadDeadline(time.Time{}) // a parked client is not idle
+		c.Reads = make(chan ReadResult, 1)
+		go func(ch chan ReadResult) {
+			cmds, err := c.Guard.Commands()
+			ch <- ReadResult{Cmds: cmds, Err: err}
+		}(c.Reads)
+	}
+	// A parked client is not a batch in flight: Close need not wait for it
+	// (closing its connection ends the read below).
+	e.Inflight.Add(-1)
+	defer e.Inflight.Add(1)
+	select {
+	case <-c.Wake:
+	case r := <-c.Reads:
+		c.Reads = nil
+		if r.Err != nil {
+			if e.H.Gone(sess) {
+				return false
+			}
+			<-c.Wake // the owner answered just before
+			return false
+		}
+		c.PendingRead = &r
+		<-c.Wake
+	}
+	e.H.Answered(sess)
+	return true
+}
+
+// ownRest copies the arguments of the commands after the parked one: they
+// point into the guard's buffer, which the next read reuses.
+func (c *Conn) ownRest() {
+	for j := c.Next; j < len(c.Batch); j++ {
+		args := c.Batch[j].Args
+		own := make([][]byte, len(args))
+		for i, a := range args {
+			own[i] = append([]byte(nil), a...)
+		}
+		c.Batch[j].Args = own
+	}
 }
 
 // EndBatch records what the connection holds once a batch is done, and
