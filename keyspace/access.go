@@ -79,6 +79,20 @@ func (k *Keyspace) put(c *Ctx, i uint32, found bool, key, val []byte, keepTTL bo
 	return i
 }
 
+// putKV is put for a value already laid out with its key in kv
+// (newKVZero), which becomes the key's array; any deadline is removed.
+func (k *Keyspace) putKV(c *Ctx, key, kv []byte) {
+	d := &k.dbs[c.DB]
+	if _, i, found := k.find(c, key); found {
+		d.replaceKV(i, kv)
+		k.clearExpire(c.DB, &d.slots[i])
+	} else {
+		d.insertKV(key, kv)
+		k.notify(NotifyNew, "new", key, c.DB)
+	}
+	k.touch(c.DB, key)
+}
+
 // setExpire gives the key in slot i the deadline at (Unix ms, > 0).
 func (k *Keyspace) setExpire(dbi int, i uint32, at int64) {
 	e := &k.dbs[dbi].slots[i]

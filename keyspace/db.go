@@ -141,8 +141,46 @@ func newKV(key, val []byte) []byte {
 
 // insert adds a key that is not present and returns its slot.
 func (d *db) insert(key []byte, val []byte) uint32 {
+	return d.insertKV(key, newKV(key, val))
+}
+
+// insertZero adds a key that is not present with a value of n zero bytes
+// (SETBIT far past the end of a missing key), made in place.
+func (d *db) insertZero(key []byte, n int) uint32 {
+	kv, _ := newKVZero(key, n)
+	return d.insertKV(key, kv)
+}
+
+// newKVZero lays out key and a value of n zero bytes in one new array,
+// and returns it and where the value starts: a command that computes a
+// large value (BITOP) writes it there, and the array becomes the key's
+// (putKV), with no copy.
+func newKVZero(key []byte, n int) ([]byte, int) {
+	var hdr [binary.MaxVarintLen64]byte
+	w := binary.PutUvarint(hdr[:], uint64(len(key)))
+	kv := make([]byte, w+len(key)+n)
+	copy(kv[copy(kv, hdr[:w]):], key)
+	return kv, w + len(key)
+}
+
+// replaceKV makes kv, an array newKVZero laid out for the same key, the
+// array of slot i, dropping the key's old value of whatever type.
+func (d *db) replaceKV(i uint32, kv []byte) {
+	e := &d.slots[i]
+	if e.obj != nil {
+		d.account(-e.obj.counted)
+		e.obj = nil
+	}
+	old := e.c
+	e.setKV(kv)
+	d.account(int64(e.c) - int64(old))
+}
+
+// insertKV adds a key that is not present, given its array, and returns
+// its slot.
+func (d *db) insertKV(key, kv []byte) uint32 {
 	var e entry
-	e.setKV(newKV(key, val))
+	e.setKV(kv)
 	d.account(int64(e.c))
 	var i uint32
 	if n := len(d.free); n > 0 {
@@ -222,6 +260,45 @@ func (d *db) appendVal(i uint32, more []byte) {
 	e.setKV(append(e.kv(), more...))
 	d.account(int64(e.c) - int64(old))
 }
+
+// growZero makes the value in slot i at least n bytes long, padding it
+// with zero bytes, and returns it (aliasing the entry: SETBIT and BITFIELD
+// write into it in place). A longer array grows as Redis's sdsgrowzero
+// grows a string (sdsMakeRoomFor's greedy rule: twice what is needed below
+// 1 MiB, 1 MiB more above), so setting bits one after another past the end
+// copies the bitmap a logarithmic number of times, and never holds more
+// than Redis would.
+func (d *db) growZero(i uint32, n int) []byte {
+	e := &d.slots[i]
+	off, _ := e.valueAt()
+	if have := int(e.n) - off; have >= n {
+		return e.kv()[off:]
+	}
+	need := off + n
+	if need > int(e.c) {
+		size := need
+		if size < 1<<20 {
+			size *= 2
+		} else {
+			size += 1 << 20
+		}
+		size = min(size, maxArray)
+		kv := make([]byte, e.n, size)
+		copy(kv, e.kv())
+		old := e.c
+		e.setKV(kv)
+		d.account(int64(e.c) - int64(old))
+	}
+	kv := e.kv()
+	kv = kv[:need]
+	clear(kv[e.n:])
+	e.setKV(kv)
+	return kv[off:]
+}
+
+// maxArray is the most an entry's array can hold (its length and capacity
+// are 32-bit).
+const maxArray = 1<<32 - 1
 
 // delete removes the key in slot i.
 func (d *db) delete(i uint32) {

@@ -156,7 +156,9 @@ var lazyCases = []lazyCase{
 // TestNotifyLazyExpiryDiff runs lazyCases on redis-server, its active
 // expiry turned off, and on a Keyspace whose commands run past the
 // deadlines before any sweep, and compares the events.
-func TestNotifyLazyExpiryDiff(t *testing.T) {
+func TestNotifyLazyExpiryDiff(t *testing.T) { runLazyCases(t, lazyCases) }
+
+func runLazyCases(t *testing.T, cases []lazyCase) {
 	srv := redistest.Start(t, "--enable-debug-command", "yes")
 	const flags = "KEAmn"
 	nflags, _ := ParseNotifyFlags(flags)
@@ -165,7 +167,7 @@ func TestNotifyLazyExpiryDiff(t *testing.T) {
 		t.Fatalf("DEBUG SET-ACTIVE-EXPIRE: %q", got)
 	}
 	compared := 0
-	for _, lc := range lazyCases {
+	for _, lc := range cases {
 		r.do("FLUSHALL")
 		h := newKSTest(t)
 		rec := &recorder{flags: nflags}
@@ -192,7 +194,7 @@ func TestNotifyLazyExpiryDiff(t *testing.T) {
 		}
 		compared += len(wantEv)
 	}
-	t.Logf("%d cases, %d published messages compared", len(lazyCases), compared)
+	t.Logf("%d cases, %d published messages compared", len(cases), compared)
 }
 
 // runAt is run at the time now (Unix ms), without moving the clock: keys

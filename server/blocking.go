@@ -80,14 +80,25 @@ func (b *blockingState) Next() (int64, bool) {
 	return b.timers[0].deadline, true
 }
 
-// Fire answers the clients whose deadline has passed with Redis's timeout
-// reply, a null array (dueWork; owner goroutine).
+// Fire answers the clients whose deadline has passed with their command's
+// timeout reply (timedOut; dueWork; owner goroutine).
 func (b *blockingState) Fire(now int64) {
 	for len(b.timers) > 0 && b.timers[0].deadline < now {
 		p := heap.Pop(&b.timers).(*parked)
 		b.unpark(p)
-		b.wake(p, func(w *resp.Writer) { w.NullArray() })
+		b.wake(p, p.timedOut)
 	}
+}
+
+// timedOut writes what p's command answers when its timeout passes
+// (replyToBlockedClientTimedOut): a null array, or for WAIT the replicas
+// that acknowledged, none.
+func (p *parked) timedOut(w *resp.Writer) {
+	if p.name == "wait" {
+		w.Int(0)
+		return
+	}
+	w.NullArray()
 }
 
 // park registers x's client as waiting for p's keys.
@@ -384,7 +395,7 @@ func cmdClientUnblock(x *call, args [][]byte) error {
 		if asError {
 			w.Err(&resp.Error{Code: "UNBLOCKED", Msg: "client unblocked via CLIENT UNBLOCK"})
 		} else {
-			w.NullArray()
+			p.timedOut(w)
 		}
 	})
 	x.W.Int(1)

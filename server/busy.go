@@ -17,8 +17,8 @@ func (s *Server) serveWhileBusy(c *client) {
 		cmd, err := lookup(args)
 		switch {
 		case err != nil:
-		case protected(cmd):
-			err = errDebugDisabled
+		case protected(cmd) != nil:
+			err = protected(cmd)
 		case !c.authed && cmd.flags&fNoAuth == 0:
 			err = resp.ErrNoAuth
 		case !runsWhileBusy(cmd):

@@ -272,12 +272,14 @@ var commandTable = []*command{
 		{name: "set", run: cmdConfigSet},
 		{name: "resetstat", run: cmdConfigResetStat},
 		{name: "rewrite", run: cmdConfigRewrite},
+		{name: "help", run: cmdConfigHelp},
 	}},
 	{name: "memory", subs: []*command{
 		{name: "usage", run: cmdMemoryUsage},
 		{name: "purge", run: cmdMemoryPurge},
 		{name: "stats", run: cmdMemoryStats},
 		{name: "doctor", run: cmdMemoryDoctor},
+		{name: "malloc-stats", run: cmdMemoryMallocStats},
 		{name: "help", run: cmdMemoryHelp},
 	}},
 	{name: "object", subs: []*command{
@@ -311,7 +313,40 @@ var commandTable = []*command{
 		{name: "list", run: cmdCommandList},
 		{name: "getkeys", run: cmdCommandGetKeys},
 		{name: "getkeysandflags", run: cmdCommandGetKeysAndFlags},
+		{name: "help", run: cmdCommandHelp},
 	}},
+
+	// Bitmaps (keyspace/bitops.go).
+	{name: "setbit", run: data(keyspace.CmdSetBit)},
+	{name: "getbit", run: data(keyspace.CmdGetBit)},
+	{name: "bitcount", run: data(keyspace.CmdBitCount)},
+	{name: "bitpos", run: data(keyspace.CmdBitPos)},
+	{name: "bitop", run: data(keyspace.CmdBitOp)},
+	{name: "bitfield", run: data(keyspace.CmdBitField)},
+	{name: "bitfield_ro", run: data(keyspace.CmdBitFieldRO)},
+
+	// LCS and SUBSTR (keyspace/lcs.go, keyspace/strings.go).
+	{name: "lcs", run: data(keyspace.CmdLCS)},
+	{name: "substr", run: data(keyspace.CmdGetRange)},
+
+	// What a standalone node answers about replication, cluster mode and
+	// modules (standalone.go).
+	{name: "wait", run: cmdWait},
+	{name: "role", run: cmdRole},
+	{name: "replicaof", run: cmdReplicaOf},
+	{name: "slaveof", run: cmdReplicaOf},
+	{name: "failover", run: cmdFailover},
+	{name: "cluster", subs: clusterSubs()},
+	{name: "readonly", run: cmdClusterDisabled},
+	{name: "readwrite", run: cmdClusterDisabled},
+	{name: "module", subs: []*command{
+		{name: "list", run: cmdModuleList},
+		{name: "load", run: cmdModuleRefused},
+		{name: "loadex", run: cmdModuleRefused},
+		{name: "unload", run: cmdModuleRefused},
+		{name: "help", run: cmdModuleHelp},
+	}},
+	{name: "lolwut", run: cmdLolwut},
 }
 
 // commands indexes commandTable by lower-case name; each container's

@@ -43,6 +43,118 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "bitcount", Arity: -2, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Count set bits in a string", Since: "2.6.0", Group: "bitmap", Complexity: "O(N)",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added the `BYTE|BIT` option."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "index", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "start", Type: cmdspec.ArgInteger},
+					{Name: "end", Type: cmdspec.ArgInteger},
+					{Name: "index_unit", Type: cmdspec.ArgOneOf, Since: "7.0.0", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+						{Name: "byte", Type: cmdspec.ArgPureToken, Token: "BYTE"},
+						{Name: "bit", Type: cmdspec.ArgPureToken, Token: "BIT"},
+					}},
+				}},
+			}},
+	},
+	{
+		Name: "bitfield", Arity: -2, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Notes: "This command allows both access and modification of the key", Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyUpdate | cmdspec.KeyVariableFlags, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Perform arbitrary bitfield integer operations on strings", Since: "3.2.0", Group: "bitmap", Complexity: "O(1) for each subcommand specified",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "operation", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple, Args: []cmdspec.Arg{
+					{Name: "encoding_offset", Type: cmdspec.ArgBlock, Token: "GET", Args: []cmdspec.Arg{
+						{Name: "encoding", Type: cmdspec.ArgString},
+						{Name: "offset", Type: cmdspec.ArgInteger},
+					}},
+					{Name: "write", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "wrap_sat_fail", Type: cmdspec.ArgOneOf, Token: "OVERFLOW", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+							{Name: "wrap", Type: cmdspec.ArgPureToken, Token: "WRAP"},
+							{Name: "sat", Type: cmdspec.ArgPureToken, Token: "SAT"},
+							{Name: "fail", Type: cmdspec.ArgPureToken, Token: "FAIL"},
+						}},
+						{Name: "write_operation", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+							{Name: "encoding_offset_value", Type: cmdspec.ArgBlock, Token: "SET", Args: []cmdspec.Arg{
+								{Name: "encoding", Type: cmdspec.ArgString},
+								{Name: "offset", Type: cmdspec.ArgInteger},
+								{Name: "value", Type: cmdspec.ArgInteger},
+							}},
+							{Name: "encoding_offset_increment", Type: cmdspec.ArgBlock, Token: "INCRBY", Args: []cmdspec.Arg{
+								{Name: "encoding", Type: cmdspec.ArgString},
+								{Name: "offset", Type: cmdspec.ArgInteger},
+								{Name: "increment", Type: cmdspec.ArgInteger},
+							}},
+						}},
+					}},
+				}},
+			}},
+	},
+	{
+		Name: "bitfield_ro", Arity: -2, Flags: cmdspec.ReadOnly | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLBitmap | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Perform arbitrary bitfield integer operations on strings. Read-only variant of BITFIELD", Since: "6.0.0", Group: "bitmap", Complexity: "O(1) for each subcommand specified",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "encoding_offset", Type: cmdspec.ArgBlock, Token: "GET", Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple | cmdspec.ArgMultipleToken, Args: []cmdspec.Arg{
+					{Name: "encoding", Type: cmdspec.ArgString},
+					{Name: "offset", Type: cmdspec.ArgInteger},
+				}},
+			}},
+	},
+	{
+		Name: "bitop", Arity: -4, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 2, LastKey: -1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 3, FindKeys: cmdspec.FindRange, LastKey: -1, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Perform bitwise operations between strings", Since: "2.6.0", Group: "bitmap", Complexity: "O(N)",
+			Args: []cmdspec.Arg{
+				{Name: "operation", Type: cmdspec.ArgString},
+				{Name: "destkey", Type: cmdspec.ArgKey},
+				{Name: "key", Type: cmdspec.ArgKey, KeySpec: 1, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "bitpos", Arity: -3, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Find first bit set or clear in a string", Since: "2.8.7", Group: "bitmap", Complexity: "O(N)",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added the `BYTE|BIT` option."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "bit", Type: cmdspec.ArgInteger},
+				{Name: "index", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "start", Type: cmdspec.ArgInteger},
+					{Name: "end_index", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+						{Name: "end", Type: cmdspec.ArgInteger},
+						{Name: "index_unit", Type: cmdspec.ArgOneOf, Since: "7.0.0", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+							{Name: "byte", Type: cmdspec.ArgPureToken, Token: "BYTE"},
+							{Name: "bit", Type: cmdspec.ArgPureToken, Token: "BIT"},
+						}},
+					}},
+				}},
+			}},
+	},
+	{
 		Name: "blmove", Arity: 6, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.NoScript | cmdspec.Blocking, FirstKey: 1, LastKey: 2, KeyStep: 1,
 		ACL: cmdspec.ACLWrite | cmdspec.ACLList | cmdspec.ACLSlow | cmdspec.ACLBlocking,
 		KeySpecs: []cmdspec.KeySpec{
@@ -363,6 +475,237 @@ var commandSpecs = []*cmdspec.Command{
 		},
 	},
 	{
+		Name: "cluster", Arity: -2,
+		ACL:  cmdspec.ACLSlow,
+		Docs: cmdspec.Docs{Summary: "A container for cluster commands", Since: "3.0.0", Group: "cluster", Complexity: "Depends on subcommand."},
+		Subcommands: []*cmdspec.Command{
+			{
+				Name: "cluster|addslots", Arity: -3, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Assign new hash slots to receiving node", Since: "3.0.0", Group: "cluster", Complexity: "O(N) where N is the total number of hash slot arguments",
+					Args: []cmdspec.Arg{
+						{Name: "slot", Type: cmdspec.ArgInteger, Flags: cmdspec.ArgMultiple},
+					}},
+			},
+			{
+				Name: "cluster|addslotsrange", Arity: -4, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Assign new hash slots to receiving node", Since: "7.0.0", Group: "cluster", Complexity: "O(N) where N is the total number of the slots between the start slot and end slot arguments.",
+					Args: []cmdspec.Arg{
+						{Name: "start-slot_end-slot", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgMultiple, Args: []cmdspec.Arg{
+							{Name: "start-slot", Type: cmdspec.ArgInteger},
+							{Name: "end-slot", Type: cmdspec.ArgInteger},
+						}},
+					}},
+			},
+			{
+				Name: "cluster|bumpepoch", Arity: 2, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "Advance the cluster config epoch", Since: "3.0.0", Group: "cluster", Complexity: "O(1)"},
+			},
+			{
+				Name: "cluster|count-failure-reports", Arity: 3, Flags: cmdspec.Admin | cmdspec.Stale,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "Return the number of failure reports active for a given node", Since: "3.0.0", Group: "cluster", Complexity: "O(N) where N is the number of failure reports",
+					Args: []cmdspec.Arg{
+						{Name: "node-id", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "cluster|countkeysinslot", Arity: 3, Flags: cmdspec.Stale,
+				ACL: cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Return the number of local keys in the specified hash slot", Since: "3.0.0", Group: "cluster", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "slot", Type: cmdspec.ArgInteger},
+					}},
+			},
+			{
+				Name: "cluster|delslots", Arity: -3, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Set hash slots as unbound in receiving node", Since: "3.0.0", Group: "cluster", Complexity: "O(N) where N is the total number of hash slot arguments",
+					Args: []cmdspec.Arg{
+						{Name: "slot", Type: cmdspec.ArgInteger, Flags: cmdspec.ArgMultiple},
+					}},
+			},
+			{
+				Name: "cluster|delslotsrange", Arity: -4, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Set hash slots as unbound in receiving node", Since: "7.0.0", Group: "cluster", Complexity: "O(N) where N is the total number of the slots between the start slot and end slot arguments.",
+					Args: []cmdspec.Arg{
+						{Name: "start-slot_end-slot", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgMultiple, Args: []cmdspec.Arg{
+							{Name: "start-slot", Type: cmdspec.ArgInteger},
+							{Name: "end-slot", Type: cmdspec.ArgInteger},
+						}},
+					}},
+			},
+			{
+				Name: "cluster|failover", Arity: -2, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Forces a replica to perform a manual failover of its master.", Since: "3.0.0", Group: "cluster", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "options", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+							{Name: "force", Type: cmdspec.ArgPureToken, Token: "FORCE"},
+							{Name: "takeover", Type: cmdspec.ArgPureToken, Token: "TAKEOVER"},
+						}},
+					}},
+			},
+			{
+				Name: "cluster|flushslots", Arity: 2, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Delete a node's own slots information", Since: "3.0.0", Group: "cluster", Complexity: "O(1)"},
+			},
+			{
+				Name: "cluster|forget", Arity: 3, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Remove a node from the nodes table", Since: "3.0.0", Group: "cluster", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "node-id", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "cluster|getkeysinslot", Arity: 4, Flags: cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "Return local key names in the specified hash slot", Since: "3.0.0", Group: "cluster", Complexity: "O(log(N)) where N is the number of requested keys",
+					Args: []cmdspec.Arg{
+						{Name: "slot", Type: cmdspec.ArgInteger},
+						{Name: "count", Type: cmdspec.ArgInteger},
+					}},
+			},
+			{
+				Name: "cluster|help", Arity: 2, Flags: cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Group: "cluster", Complexity: "O(1)"},
+			},
+			{
+				Name: "cluster|info", Arity: 2, Flags: cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "Provides info about Redis Cluster node state", Since: "3.0.0", Group: "cluster", Complexity: "O(1)"},
+			},
+			{
+				Name: "cluster|keyslot", Arity: 3, Flags: cmdspec.Stale,
+				ACL: cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Returns the hash slot of the specified key", Since: "3.0.0", Group: "cluster", Complexity: "O(N) where N is the number of bytes in the key",
+					Args: []cmdspec.Arg{
+						{Name: "key", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "cluster|links", Arity: 2, Flags: cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "Returns a list of all TCP links to and from peer nodes in cluster", Since: "7.0.0", Group: "cluster", Complexity: "O(N) where N is the total number of Cluster nodes"},
+			},
+			{
+				Name: "cluster|meet", Arity: -4, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Force a node cluster to handshake with another node", Since: "3.0.0", Group: "cluster", Complexity: "O(1)",
+					History: []cmdspec.History{
+						{Since: "4.0.0", Changes: "Added the optional `cluster_bus_port` argument."},
+					},
+					Args: []cmdspec.Arg{
+						{Name: "ip", Type: cmdspec.ArgString},
+						{Name: "port", Type: cmdspec.ArgInteger},
+						{Name: "cluster_bus_port", Type: cmdspec.ArgInteger, Since: "4.0.0", Flags: cmdspec.ArgOptional},
+					}},
+			},
+			{
+				Name: "cluster|myid", Arity: 2, Flags: cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Return the node id", Since: "3.0.0", Group: "cluster", Complexity: "O(1)"},
+			},
+			{
+				Name: "cluster|nodes", Arity: 2, Flags: cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "Get Cluster config for the node", Since: "3.0.0", Group: "cluster", Complexity: "O(N) where N is the total number of Cluster nodes"},
+			},
+			{
+				Name: "cluster|replicas", Arity: 3, Flags: cmdspec.Admin | cmdspec.Stale,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "List replica nodes of the specified master node", Since: "5.0.0", Group: "cluster", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "node-id", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "cluster|replicate", Arity: 3, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Reconfigure a node as a replica of the specified master node", Since: "3.0.0", Group: "cluster", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "node-id", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "cluster|reset", Arity: -2, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Stale,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Reset a Redis Cluster node", Since: "3.0.0", Group: "cluster", Complexity: "O(N) where N is the number of known nodes. The command may execute a FLUSHALL as a side effect.",
+					Args: []cmdspec.Arg{
+						{Name: "hard_soft", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+							{Name: "hard", Type: cmdspec.ArgPureToken, Token: "HARD"},
+							{Name: "soft", Type: cmdspec.ArgPureToken, Token: "SOFT"},
+						}},
+					}},
+			},
+			{
+				Name: "cluster|saveconfig", Arity: 2, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Forces the node to save cluster state on disk", Since: "3.0.0", Group: "cluster", Complexity: "O(1)"},
+			},
+			{
+				Name: "cluster|set-config-epoch", Arity: 3, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Set the configuration epoch in a new node", Since: "3.0.0", Group: "cluster", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "config-epoch", Type: cmdspec.ArgInteger},
+					}},
+			},
+			{
+				Name: "cluster|setslot", Arity: -4, Flags: cmdspec.Admin | cmdspec.Stale | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Bind a hash slot to a specific node", Since: "3.0.0", Group: "cluster", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "slot", Type: cmdspec.ArgInteger},
+						{Name: "subcommand", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+							{Name: "node-id", Type: cmdspec.ArgString, Token: "IMPORTING"},
+							{Name: "node-id", Type: cmdspec.ArgString, Token: "MIGRATING"},
+							{Name: "node-id", Type: cmdspec.ArgString, Token: "NODE"},
+							{Name: "stable", Type: cmdspec.ArgPureToken, Token: "STABLE"},
+						}},
+					}},
+			},
+			{
+				Name: "cluster|shards", Arity: 2, Flags: cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "Get array of cluster slots to node mappings", Since: "7.0.0", Group: "cluster", Complexity: "O(N) where N is the total number of cluster nodes"},
+			},
+			{
+				Name: "cluster|slaves", Arity: 3, Flags: cmdspec.Admin | cmdspec.Stale,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "List replica nodes of the specified master node", Since: "3.0.0", Group: "cluster", Complexity: "O(1)", DocFlags: cmdspec.DocDeprecated, DeprecatedSince: "5.0.0", ReplacedBy: "`CLUSTER REPLICAS`",
+					Args: []cmdspec.Arg{
+						{Name: "node-id", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "cluster|slots", Arity: 2, Flags: cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Tips: []string{"nondeterministic_output"},
+				Docs: cmdspec.Docs{Summary: "Get array of Cluster slot to node mappings", Since: "3.0.0", Group: "cluster", Complexity: "O(N) where N is the total number of Cluster nodes", DocFlags: cmdspec.DocDeprecated, DeprecatedSince: "7.0.0", ReplacedBy: "`CLUSTER SHARDS`",
+					History: []cmdspec.History{
+						{Since: "4.0.0", Changes: "Added node IDs."},
+						{Since: "7.0.0", Changes: "Added additional networking metadata field."},
+					}},
+			},
+		},
+	},
+	{
 		Name: "command", Arity: -1, Flags: cmdspec.Loading | cmdspec.Stale,
 		ACL:  cmdspec.ACLSlow | cmdspec.ACLConnection,
 		Tips: []string{"nondeterministic_output_order"},
@@ -678,6 +1021,20 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "failover", Arity: -1, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Stale,
+		ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "Start a coordinated failover between this server and one of its replicas.", Since: "6.2.0", Group: "server", Complexity: "O(1)",
+			Args: []cmdspec.Arg{
+				{Name: "target", Type: cmdspec.ArgBlock, Token: "TO", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "host", Type: cmdspec.ArgString},
+					{Name: "port", Type: cmdspec.ArgInteger},
+					{Name: "force", Type: cmdspec.ArgPureToken, Token: "FORCE", Flags: cmdspec.ArgOptional},
+				}},
+				{Name: "abort", Type: cmdspec.ArgPureToken, Token: "ABORT", Flags: cmdspec.ArgOptional},
+				{Name: "milliseconds", Type: cmdspec.ArgInteger, Token: "TIMEOUT", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
 		Name: "fcall", Arity: -3, Flags: cmdspec.NoScript | cmdspec.Stale | cmdspec.SkipMonitor | cmdspec.NoMandatoryKeys | cmdspec.MovableKeys | cmdspec.MayReplicate,
 		ACL: cmdspec.ACLSlow | cmdspec.ACLScripting,
 		KeySpecs: []cmdspec.KeySpec{
@@ -830,6 +1187,18 @@ var commandSpecs = []*cmdspec.Command{
 		Docs: cmdspec.Docs{Summary: "Get the value of a key", Since: "1.0.0", Group: "string", Complexity: "O(1)",
 			Args: []cmdspec.Arg{
 				{Name: "key", Type: cmdspec.ArgKey},
+			}},
+	},
+	{
+		Name: "getbit", Arity: 3, Flags: cmdspec.ReadOnly | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLBitmap | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Returns the bit value at offset in the string value stored at key", Since: "2.2.0", Group: "bitmap", Complexity: "O(1)",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "offset", Type: cmdspec.ArgInteger},
 			}},
 	},
 	{
@@ -1240,6 +1609,22 @@ var commandSpecs = []*cmdspec.Command{
 		},
 	},
 	{
+		Name: "lcs", Arity: -3, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 2, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLString | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, LastKey: 1, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Find longest common substring", Since: "7.0.0", Group: "string", Complexity: "O(N*M) where N and M are the lengths of s1 and s2, respectively",
+			Args: []cmdspec.Arg{
+				{Name: "key1", Type: cmdspec.ArgKey},
+				{Name: "key2", Type: cmdspec.ArgKey},
+				{Name: "len", Type: cmdspec.ArgPureToken, Token: "LEN", Flags: cmdspec.ArgOptional},
+				{Name: "idx", Type: cmdspec.ArgPureToken, Token: "IDX", Flags: cmdspec.ArgOptional},
+				{Name: "len", Type: cmdspec.ArgInteger, Token: "MINMATCHLEN", Flags: cmdspec.ArgOptional},
+				{Name: "withmatchlen", Type: cmdspec.ArgPureToken, Token: "WITHMATCHLEN", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
 		Name: "lindex", Arity: 3, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL: cmdspec.ACLRead | cmdspec.ACLList | cmdspec.ACLSlow,
 		KeySpecs: []cmdspec.KeySpec{
@@ -1315,6 +1700,14 @@ var commandSpecs = []*cmdspec.Command{
 					{Name: "right", Type: cmdspec.ArgPureToken, Token: "RIGHT"},
 				}},
 				{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "lolwut", Arity: -1, Flags: cmdspec.ReadOnly | cmdspec.Fast,
+		ACL: cmdspec.ACLRead | cmdspec.ACLFast,
+		Docs: cmdspec.Docs{Summary: "Display some computer art and the Redis version", Since: "5.0.0", Group: "server",
+			Args: []cmdspec.Arg{
+				{Name: "version", Type: cmdspec.ArgInteger, Token: "VERSION", Flags: cmdspec.ArgOptional},
 			}},
 	},
 	{
@@ -1488,6 +1881,56 @@ var commandSpecs = []*cmdspec.Command{
 			Args: []cmdspec.Arg{
 				{Name: "key", Type: cmdspec.ArgKey, Flags: cmdspec.ArgMultiple},
 			}},
+	},
+	{
+		Name: "module", Arity: -2,
+		ACL:  cmdspec.ACLSlow,
+		Docs: cmdspec.Docs{Summary: "A container for module commands", Since: "4.0.0", Group: "server", Complexity: "Depends on subcommand."},
+		Subcommands: []*cmdspec.Command{
+			{
+				Name: "module|help", Arity: 2, Flags: cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Group: "server", Complexity: "O(1)"},
+			},
+			{
+				Name: "module|list", Arity: 2, Flags: cmdspec.Admin | cmdspec.NoScript,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Tips: []string{"nondeterministic_output_order"},
+				Docs: cmdspec.Docs{Summary: "List all modules loaded by the server", Since: "4.0.0", Group: "server", Complexity: "O(N) where N is the number of loaded modules."},
+			},
+			{
+				Name: "module|load", Arity: -3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Load a module", Since: "4.0.0", Group: "server", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "path", Type: cmdspec.ArgString},
+						{Name: "arg", Type: cmdspec.ArgString, Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple},
+					}},
+			},
+			{
+				Name: "module|loadex", Arity: -3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Load a module with extended parameters", Since: "7.0.0", Group: "server", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "path", Type: cmdspec.ArgString},
+						{Name: "configs", Type: cmdspec.ArgBlock, Token: "CONFIG", Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple | cmdspec.ArgMultipleToken, Args: []cmdspec.Arg{
+							{Name: "name", Type: cmdspec.ArgString},
+							{Name: "value", Type: cmdspec.ArgString},
+						}},
+						{Name: "args", Type: cmdspec.ArgBlock, Token: "ARGS", Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple, Args: []cmdspec.Arg{
+							{Name: "arg", Type: cmdspec.ArgString},
+						}},
+					}},
+			},
+			{
+				Name: "module|unload", Arity: 3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.NoAsyncLoading,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Unload a module", Since: "4.0.0", Group: "server", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "name", Type: cmdspec.ArgString},
+					}},
+			},
+		},
 	},
 	{
 		Name: "monitor", Arity: 1, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
@@ -1790,6 +2233,16 @@ var commandSpecs = []*cmdspec.Command{
 		Docs: cmdspec.Docs{Summary: "Return a random key from the keyspace", Since: "1.0.0", Group: "generic", Complexity: "O(1)"},
 	},
 	{
+		Name: "readonly", Arity: 1, Flags: cmdspec.Loading | cmdspec.Stale | cmdspec.Fast,
+		ACL:  cmdspec.ACLFast | cmdspec.ACLConnection,
+		Docs: cmdspec.Docs{Summary: "Enables read queries for a connection to a cluster replica node", Since: "3.0.0", Group: "cluster", Complexity: "O(1)"},
+	},
+	{
+		Name: "readwrite", Arity: 1, Flags: cmdspec.Loading | cmdspec.Stale | cmdspec.Fast,
+		ACL:  cmdspec.ACLFast | cmdspec.ACLConnection,
+		Docs: cmdspec.Docs{Summary: "Disables read queries for a connection to a cluster replica node", Since: "3.0.0", Group: "cluster", Complexity: "O(1)"},
+	},
+	{
 		Name: "rename", Arity: 3, Flags: cmdspec.Write, FirstKey: 1, LastKey: 2, KeyStep: 1,
 		ACL: cmdspec.ACLKeyspace | cmdspec.ACLWrite | cmdspec.ACLSlow,
 		KeySpecs: []cmdspec.KeySpec{
@@ -1819,9 +2272,31 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "replicaof", Arity: 3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Stale | cmdspec.NoAsyncLoading,
+		ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "Make the server a replica of another instance, or promote it as master.", Since: "5.0.0", Group: "server", Complexity: "O(1)",
+			Args: []cmdspec.Arg{
+				{Name: "args", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "host-port", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "host", Type: cmdspec.ArgString},
+						{Name: "port", Type: cmdspec.ArgInteger},
+					}},
+					{Name: "no-one", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "no", Type: cmdspec.ArgPureToken, Token: "NO"},
+						{Name: "one", Type: cmdspec.ArgPureToken, Token: "ONE"},
+					}},
+				}},
+			}},
+	},
+	{
 		Name: "reset", Arity: 1, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale | cmdspec.Fast | cmdspec.NoAuth | cmdspec.AllowBusy,
 		ACL:  cmdspec.ACLFast | cmdspec.ACLConnection,
 		Docs: cmdspec.Docs{Summary: "Reset the connection", Since: "6.2.0", Group: "connection", Complexity: "O(1)"},
+	},
+	{
+		Name: "role", Arity: 1, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale | cmdspec.Fast,
+		ACL:  cmdspec.ACLAdmin | cmdspec.ACLFast | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "Return the role of the instance in the context of replication", Since: "2.8.12", Group: "server", Complexity: "O(1)"},
 	},
 	{
 		Name: "rpop", Arity: -2, Flags: cmdspec.Write | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
@@ -2054,6 +2529,19 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "setbit", Arity: 4, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLBitmap | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Sets or clears the bit at offset in the string value stored at key", Since: "2.2.0", Group: "bitmap", Complexity: "O(1)",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "offset", Type: cmdspec.ArgInteger},
+				{Name: "value", Type: cmdspec.ArgInteger},
+			}},
+	},
+	{
 		Name: "setex", Arity: 4, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL: cmdspec.ACLWrite | cmdspec.ACLString | cmdspec.ACLSlow,
 		KeySpecs: []cmdspec.KeySpec{
@@ -2156,6 +2644,23 @@ var commandSpecs = []*cmdspec.Command{
 			Args: []cmdspec.Arg{
 				{Name: "key", Type: cmdspec.ArgKey},
 				{Name: "member", Type: cmdspec.ArgString},
+			}},
+	},
+	{
+		Name: "slaveof", Arity: 3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Stale | cmdspec.NoAsyncLoading,
+		ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "Make the server a replica of another instance, or promote it as master.", Since: "1.0.0", Group: "server", Complexity: "O(1)", DocFlags: cmdspec.DocDeprecated, DeprecatedSince: "5.0.0", ReplacedBy: "`REPLICAOF`",
+			Args: []cmdspec.Arg{
+				{Name: "args", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "host-port", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "host", Type: cmdspec.ArgString},
+						{Name: "port", Type: cmdspec.ArgInteger},
+					}},
+					{Name: "no-one", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "no", Type: cmdspec.ArgPureToken, Token: "NO"},
+						{Name: "one", Type: cmdspec.ArgPureToken, Token: "ONE"},
+					}},
+				}},
 			}},
 	},
 	{
@@ -2337,6 +2842,19 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "substr", Arity: 4, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLString | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Get a substring of the string stored at a key", Since: "1.0.0", Group: "string", Complexity: "O(N) where N is the length of the returned string. The complexity is ultimately determined by the returned length, but because creating a substring from an existing string is very cheap, it can be considered O(1) for small strings.", DocFlags: cmdspec.DocDeprecated, DeprecatedSince: "2.0.0", ReplacedBy: "`GETRANGE`",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "start", Type: cmdspec.ArgInteger},
+				{Name: "end", Type: cmdspec.ArgInteger},
+			}},
+	},
+	{
 		Name: "sunion", Arity: -2, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: -1, KeyStep: 1,
 		ACL:  cmdspec.ACLRead | cmdspec.ACLSet | cmdspec.ACLSlow,
 		Tips: []string{"nondeterministic_output_order"},
@@ -2440,6 +2958,16 @@ var commandSpecs = []*cmdspec.Command{
 		Name: "unwatch", Arity: 1, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale | cmdspec.Fast | cmdspec.AllowBusy,
 		ACL:  cmdspec.ACLFast | cmdspec.ACLTransaction,
 		Docs: cmdspec.Docs{Summary: "Forget about all watched keys", Since: "2.2.0", Group: "transactions", Complexity: "O(1)"},
+	},
+	{
+		Name: "wait", Arity: 3, Flags: cmdspec.NoScript,
+		ACL:  cmdspec.ACLSlow | cmdspec.ACLConnection,
+		Tips: []string{"request_policy:all_shards", "response_policy:agg_min"},
+		Docs: cmdspec.Docs{Summary: "Wait for the synchronous replication of all the write commands sent in the context of the current connection", Since: "3.0.0", Group: "generic", Complexity: "O(1)",
+			Args: []cmdspec.Arg{
+				{Name: "numreplicas", Type: cmdspec.ArgInteger},
+				{Name: "timeout", Type: cmdspec.ArgInteger},
+			}},
 	},
 	{
 		Name: "watch", Arity: -2, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale | cmdspec.Fast | cmdspec.AllowBusy, FirstKey: 1, LastKey: -1, KeyStep: 1,

@@ -86,7 +86,11 @@ func find(table map[string]*command, name []byte) *command {
 var (
 	// errDebugDisabled refuses DEBUG: enable-debug-command is "no", the
 	// default of Redis 7.0, and cannot be changed at run time.
-	errDebugDisabled   = resp.NewError(`DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`)
+	errDebugDisabled = resp.NewError(`DEBUG command not allowed. If the enable-debug-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`)
+	// errModuleDisabled refuses MODULE LOAD, LOADEX and UNLOAD as
+	// enable-module-command's default, "no", does; minilock loads no
+	// modules.
+	errModuleDisabled  = resp.NewError(`MODULE command not allowed. If the enable-module-command option is set to "local", you can run it from a local connection, otherwise you need to set this option in the configuration file, and then restart the server.`)
 	errNotInMulti      = resp.NewError("Command not allowed inside a transaction")
 	errReplicaKeyspace = resp.NewError("Replica can't interact with the keyspace")
 )
@@ -106,9 +110,9 @@ func (s *Server) execute(c *client, args [][]byte) {
 	}
 	switch {
 	case err != nil:
-	case protected(cmd):
+	case protected(cmd) != nil:
 		// Before authentication, as processCommand checks it.
-		err = errDebugDisabled
+		err = protected(cmd)
 	case !c.authed && cmd.flags&fNoAuth == 0:
 		err = resp.ErrNoAuth
 	case c.multi != nil && cmd.flags&fNoMulti != 0:
@@ -202,7 +206,15 @@ func (x *call) dropReply(start int) {
 // protected reports whether cmd is one of Redis's CMD_PROTECTED commands
 // (DEBUG; MODULE, which minilock lacks), refused while enable-debug-command
 // is "no", its only value here. COMMAND INFO does not show the flag.
-func protected(cmd *command) bool { return cmd.name == "debug" }
+func protected(cmd *command) error {
+	switch cmd.name {
+	case "debug":
+		return errDebugDisabled
+	case "module|load", "module|loadex", "module|unload":
+		return errModuleDisabled
+	}
+	return nil
+}
 
 // errRestartDelay is the error for a write refused during RestartDelay.
 // Its LOADING code is the one clients already treat as "retry later".

@@ -53,6 +53,8 @@ func cmdMemoryHelp(x *call, args [][]byte) error {
 	return writeHelp(x, "MEMORY",
 		"DOCTOR",
 		"    Return memory problems reports.",
+		"MALLOC-STATS",
+		"    Return internal statistics report from the memory allocator.",
 		"PURGE",
 		"    Attempt to purge dirty pages for reclamation by the allocator.",
 		"STATS",
