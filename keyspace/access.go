@@ -70,6 +70,9 @@ func (k *Keyspace) put(c *Ctx, i uint32, found bool, key, val []byte, keepTTL bo
 		i = d.insert(key, val)
 		k.notify(NotifyNew, "new", key, c.DB)
 	} else {
+		if d.slots[i].kindOf() == kindStream {
+			k.signalReady(c.DB, key, kindStream) // dbOverwrite
+		}
 		d.setVal(i, val)
 		if !keepTTL {
 			k.clearExpire(c.DB, &d.slots[i])
@@ -121,6 +124,9 @@ func (k *Keyspace) clearExpire(dbi int, e *entry) bool {
 func (k *Keyspace) remove(dbi int, i uint32) {
 	d := &k.dbs[dbi]
 	key := d.slots[i].key() // stays valid: the bytes outlive the slot
+	if d.slots[i].kindOf() == kindStream {
+		k.signalReady(dbi, []byte(key), kindStream) // dbGenericDelete
+	}
 	if d.slots[i].expireAt != 0 {
 		k.withTTL--
 	}
@@ -141,6 +147,11 @@ func (k *Keyspace) del(c *Ctx, key []byte) bool {
 // flush empties database dbi.
 func (k *Keyspace) flush(dbi int) {
 	d := &k.dbs[dbi]
+	for rk := range k.awaited { // scanDatabaseForDeletedStreams
+		if i, ok := d.lookupString(rk.Key); ok && rk.DB == dbi && d.slots[i].kindOf() == kindStream {
+			k.signalReady(dbi, []byte(rk.Key), kindStream)
+		}
+	}
 	k.touchFlushed(dbi)
 	k.withTTL -= d.expires
 	d.init(&k.mem)

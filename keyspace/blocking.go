@@ -44,10 +44,16 @@ func (k *Keyspace) TakeReady() []ReadyKey {
 	return r
 }
 
+// HasReady reports whether keys became ready since the last TakeReady.
+// Owner goroutine only.
+func (k *Keyspace) HasReady() bool { return len(k.ready) > 0 }
+
 // signalReady is told that key was added to database dbi as an object of
-// kind (Redis's signalKeyAsReady). Free when nobody waits.
+// kind (Redis's signalKeyAsReady), or, for a stream, that it grew, lost a
+// group, or was deleted or overwritten (parked XREADGROUPs then get an
+// error). Free when nobody waits.
 func (k *Keyspace) signalReady(dbi int, key []byte, kind Kind) {
-	if len(k.awaited) == 0 || (kind != kindList && kind != kindZSet) {
+	if len(k.awaited) == 0 || (kind != kindList && kind != kindZSet && kind != kindStream) {
 		return
 	}
 	rk := ReadyKey{dbi, string(key)}

@@ -90,3 +90,25 @@ func (k *Keyspace) Info() []DBInfo {
 	}
 	return out
 }
+
+// Peek reads key in database db as it stands at the instant now (Unix ms)
+// without touching anything: no lazy expiry, no statistics, no event, so
+// that an observer (the lock doctor) changes nothing by looking. val is
+// the first limit bytes of the value; str is false for a key that is not
+// a string (val is then empty); deadline is 0 for a key without a TTL.
+func (k *Keyspace) Peek(db int, key string, now int64, limit int) (val string, str, ok bool, deadline int64) {
+	d := &k.dbs[db]
+	i, found := d.lookupString(key)
+	if !found {
+		return "", false, false, 0
+	}
+	e := &d.slots[i]
+	if e.expired(now) {
+		return "", false, false, 0
+	}
+	if e.obj != nil {
+		return "", false, true, e.expireAt
+	}
+	v := e.val()
+	return string(v[:min(len(v), limit)]), true, true, e.expireAt
+}

@@ -15,6 +15,10 @@ type Encodings struct {
 	// ListMaxListpackSize is a list chunk's limit: negative for bytes
 	// (-1: 4 KiB, -2: 8 KiB ... -5: 64 KiB), positive for entries.
 	ListMaxListpackSize int
+	// StreamNodeMaxBytes and StreamNodeMaxEntries bound a stream's node
+	// (stream-node-max-bytes, stream-node-max-entries; 0: no bound).
+	StreamNodeMaxBytes   int
+	StreamNodeMaxEntries int
 }
 
 // DefaultEncodings are Redis 7.0's defaults.
@@ -26,6 +30,8 @@ func DefaultEncodings() Encodings {
 		ZSetMaxListpackValue:   64,
 		SetMaxIntsetEntries:    512,
 		ListMaxListpackSize:    -2,
+		StreamNodeMaxBytes:     4096,
+		StreamNodeMaxEntries:   100,
 	}
 }
 

@@ -128,6 +128,21 @@ func runKSCases(t *testing.T, cases []ksCase) {
 // table is the real one, with arities and flags; these tests call the
 // implementations directly, with arguments the table would accept.
 var ksCommands = map[string]func(*Keyspace, *Ctx, [][]byte) error{
+	"xadd":             CmdXAdd,
+	"xrange":           CmdXRange,
+	"xrevrange":        CmdXRevRange,
+	"xlen":             CmdXLen,
+	"xdel":             CmdXDel,
+	"xtrim":            CmdXTrim,
+	"xsetid":           CmdXSetID,
+	"xgroup":           CmdXGroup,
+	"xack":             CmdXAck,
+	"xpending":         CmdXPending,
+	"xclaim":           CmdXClaim,
+	"xautoclaim":       CmdXAutoClaim,
+	"xinfo":            CmdXInfo,
+	"xread":            xreadNoBlock,
+	"xreadgroup":       xreadNoBlock,
 	"set":              CmdSet,
 	"setnx":            CmdSetNX,
 	"setex":            CmdSetEX,
@@ -254,4 +269,10 @@ var ksCommands = map[string]func(*Keyspace, *Ctx, [][]byte) error{
 	"copy":             CmdCopy,
 	"move":             CmdMove,
 	"randomkey":        CmdRandomKey,
+}
+
+// xreadNoBlock is XREAD and XREADGROUP as MULTI runs them: never parked.
+func xreadNoBlock(k *Keyspace, c *Ctx, args [][]byte) error {
+	_, err := k.XRead(c, args, false, true)
+	return err
 }

@@ -28,7 +28,7 @@ const (
 	NotifyZSet     NotifyClass = 1 << 7  // z
 	NotifyExpired  NotifyClass = 1 << 8  // x: a key removed at its deadline
 	NotifyEvicted  NotifyClass = 1 << 9  // e: never sent (minilock does not evict)
-	NotifyStream   NotifyClass = 1 << 10 // t: never sent (no streams)
+	NotifyStream   NotifyClass = 1 << 10 // t: XADD, XTRIM, XDEL, XGROUP ...
 	NotifyKeyMiss  NotifyClass = 1 << 11 // m: a read of a missing key; not in A
 	NotifyModule   NotifyClass = 1 << 13 // d: never sent (no modules)
 	NotifyNew      NotifyClass = 1 << 14 // n: a key created; not in A

@@ -21,9 +21,10 @@ const (
 	kindSet
 	kindZSet
 	kindHash
+	kindStream
 )
 
-var kindNames = [...]string{kindString: "string", kindList: "list", kindSet: "set", kindZSet: "zset", kindHash: "hash"}
+var kindNames = [...]string{kindString: "string", kindList: "list", kindSet: "set", kindZSet: "zset", kindHash: "hash", kindStream: "stream"}
 
 func (t Kind) String() string { return kindNames[t] }
 

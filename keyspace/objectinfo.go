@@ -56,6 +56,8 @@ func (k *Keyspace) ObjectInfo(c *Ctx, key []byte) (ObjectInfo, bool) {
 			return ObjectInfo{Encoding: "hashtable"}, true
 		}
 		return ObjectInfo{Encoding: "intset"}, true
+	case *streamValue:
+		return ObjectInfo{Encoding: "stream"}, true
 	case *zsetValue:
 		if v.tree != nil {
 			return ObjectInfo{Encoding: "skiplist"}, true

@@ -21,6 +21,9 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/minilock/minilock/doctor"
+	"github.com/minilock/minilock/server"
 )
 
 // Scenario is one replayable interleaving of a lock recipe.
@@ -44,6 +47,11 @@ type Scenario struct {
 	Permits int
 	// Fenced makes the storage refuse writes with an old fencing token.
 	Fenced bool
+	// Group makes Key a stream used as a work queue and names its
+	// consumer group: the "lock" is then the group's pending entries (a
+	// job handed to a consumer and not yet acknowledged), and a holder a
+	// consumer that believes it is working on one.
+	Group string
 
 	run func(l *Lab)
 }
@@ -88,21 +96,37 @@ func (r *Result) AsExpected() bool { return r.Verdict.Outcome == r.Scenario.Expe
 // An error means the lab itself failed (the server did not start, a client
 // lost its connection), not that the recipe did.
 func Run(sc *Scenario) (*Result, error) {
-	l, err := newLab(sc)
+	r, _, err := runScenario(sc, nil)
+	return r, err
+}
+
+// RunWithDoctor is Run with the lock doctor watching the server, and what
+// it found (docs/doctor.md).
+func RunWithDoctor(sc *Scenario) (*Result, []doctor.Finding, error) {
+	return runScenario(sc, &server.DoctorConfig{})
+}
+
+func runScenario(sc *Scenario, dc *server.DoctorConfig) (*Result, []doctor.Finding, error) {
+	l, err := newLab(sc, dc)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer l.close()
 	sc.run(l)
 	if l.err != nil {
-		return nil, fmt.Errorf("lab %s: %w", sc.Name, l.err)
+		return nil, nil, fmt.Errorf("lab %s: %w", sc.Name, l.err)
 	}
 	r := &Result{Scenario: sc, Events: l.events}
 	for _, c := range l.clients {
 		r.Clients = append(r.Clients, c.Name)
 	}
 	r.Verdict = Judge(r.Events, sc.Permits)
-	return r, nil
+	if sc.Group != "" && r.Verdict.Outcome == NeverFreed {
+		// A pending entry nobody works on is a job that never finishes.
+		r.Verdict.Outcome = StuckJob
+	}
+	findings, _ := l.srv.DoctorFindings()
+	return r, findings, nil
 }
 
 // List writes one line per scenario.

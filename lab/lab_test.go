@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/minilock/minilock/internal/timeline"
 )
 
 // fact is a row the timeline must contain: who, what they sent (a prefix of
@@ -165,6 +167,20 @@ func TestScenarios(t *testing.T) {
 			{"A", "EVAL ", "(integer) 1"},
 			{"B", "EVAL ", "(integer) 1"},
 			{"C", "EVAL ", "(integer) 0"},
+		}},
+		{"stream-consumer-crash", 3660 * time.Second, []string{"A"}, "A", []fact{
+			{"P", "XADD jobs * ", `"1700000000000-0"`},
+			{"A", "XREADGROUP GROUP workers A COUNT 1 STREAMS jobs >", `{"jobs" => [1) [1) "1700000000000-0" 2) [1) "task" 2) "paint the fence"]]]}`},
+			{"A", "crashes", ""},
+			{"B", "XREADGROUP GROUP workers B COUNT 1 STREAMS jobs >", "(nil)"},
+			{"B", "XREADGROUP GROUP workers B COUNT 1 STREAMS jobs >", "(nil)"},
+		}},
+		{"stream-xautoclaim", 0, nil, "", []fact{
+			{"A", "XREADGROUP GROUP workers A COUNT 1 STREAMS jobs >", ""},
+			{"A", "crashes", ""},
+			{"B", "XREADGROUP GROUP workers B COUNT 1 STREAMS jobs >", "(nil)"},
+			{"B", "XAUTOCLAIM jobs workers B 30000 0 COUNT 1", `1) "0-0" 2) [1) [1) "1700000000000-0" 2) [1) "task" 2) "paint the fence"]]] 3) (empty array)`},
+			{"B", "XACK jobs workers 1700000000000-0", "(integer) 1"},
 		}},
 	}
 	if len(tests) != len(Scenarios()) {
@@ -332,11 +348,11 @@ func TestSVG(t *testing.T) {
 			}
 			s := string(pic)
 			for _, lane := range append(r.Clients, Server) {
-				if !strings.Contains(s, ">"+laneTitle(lane)+"<") {
+				if !strings.Contains(s, ">"+timeline.LaneTitle(lane)+"<") {
 					t.Errorf("no lane for %s", lane)
 				}
 			}
-			if !strings.Contains(s, "verdict: "+esc(r.Verdict.String())) {
+			if !strings.Contains(s, "verdict: "+timeline.Escape(r.Verdict.String())) {
 				t.Error("no verdict line")
 			}
 			if marked := strings.Contains(s, "✗ "); marked != sc.Broken() {

@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/internal/timeline"
 	"github.com/minilock/minilock/server"
 )
 
@@ -52,8 +53,8 @@ type lease struct {
 	why   string        // why it ends then, for the note
 }
 
-func newLab(sc *Scenario) (*Lab, error) {
-	srv, err := server.Start(server.Config{Clock: expiry.NewManual(epoch)})
+func newLab(sc *Scenario, dc *server.DoctorConfig) (*Lab, error) {
+	srv, err := server.Start(server.Config{Clock: expiry.NewManual(epoch), Doctor: dc})
 	if err != nil {
 		return nil, err
 	}
@@ -107,6 +108,9 @@ func (l *Lab) client(name string) *Client {
 		// Exactly the commands the scenario sends, each once: a retry
 		// would be a second command on the timeline.
 		MaxRetries: -1,
+		// The connection carries the client's name (CLIENT SETNAME), so
+		// that the lock doctor's report names A and B as the lab does.
+		ClientName: name,
 	})
 	c.rdb.AddHook(recorder{c})
 	l.clients = append(l.clients, c)
@@ -217,9 +221,9 @@ func (c *Client) released() {
 
 // Notes the picture recognises, to draw a crash or a paused lifeline.
 const (
-	crashNote  = "crashes"
-	pauseNote  = "pauses"
-	resumeNote = "resumes"
+	crashNote  = timeline.CrashNote
+	pauseNote  = timeline.PauseNote
+	resumeNote = timeline.ResumeNote
 )
 
 // Crash closes the client's connection; whatever it held, it no longer
@@ -378,6 +382,9 @@ func (l *Lab) observe() bool {
 	ttl := l.srv.TTL(l.sc.Key)
 	if l.sc.Permits > 1 {
 		val, held, ttl = l.observeSet()
+	}
+	if l.sc.Group != "" {
+		val, held, ttl = l.observePending()
 	}
 	deadline := forever
 	switch {

@@ -10,7 +10,7 @@ import (
 // The scenarios: each broken recipe, followed by the fixes that repair it.
 // A scenario scripts who sends what and when time passes; what a client
 // concludes from a reply is the recipe's own logic, in the helpers below.
-var scenarios = slices.Concat(lockScenarios, waitScenarios, semaphoreScenarios)
+var scenarios = slices.Concat(lockScenarios, waitScenarios, semaphoreScenarios, streamScenarios)
 
 // lockScenarios are the races of taking and releasing a lock.
 var lockScenarios = []*Scenario{

@@ -5,106 +5,46 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/minilock/minilock/internal/timeline"
 )
 
-// Kind says what an Event is.
-type Kind int
+// The timeline's rows and their parts are the timeline package's: the
+// doctor draws the same picture.
+type (
+	Kind      = timeline.Kind
+	Event     = timeline.Event
+	LockState = timeline.LockState
+)
 
+// What an Event is (timeline.Kind).
 const (
-	// Command is a client's command to minilock and the reply it got.
-	Command Kind = iota
-	// Write is a client's write to the protected storage and its answer.
-	Write
-	// Note is something that happens without a message: time passing, a
-	// pause, a crash, a lease running out, the lock key expiring.
-	Note
-	// Push is what the server sends a client unasked, at the instant it
-	// sends it: a pub/sub message, or the late reply to a blocking command
-	// (Text names the command, Reply is what it answered).
-	Push
+	Command = timeline.Command
+	Write   = timeline.Write
+	Note    = timeline.Note
+	Push    = timeline.Push
 )
 
 // Actors that are not clients.
 const (
-	Server  = "minilock"
-	Storage = "storage"
-	Nobody  = "" // time passing
+	Server  = timeline.Server
+	Storage = timeline.Storage
+	Nobody  = timeline.Nobody
 )
 
-// Event is one row of a timeline.
-type Event struct {
-	At    time.Duration // simulated time since the scenario started
-	Actor string        // a client's name, Server, Storage or Nobody
-	Kind  Kind
-	Text  string // the command as sent, the write, or the note
-	Reply string // the reply as received (Command, Write)
-	// Accepted is set on a Write the storage accepted.
-	Accepted bool
-
-	// The state right after the event, for the verdict and the picture.
-
-	// Holders are the clients that believe they hold the lock, sorted.
-	Holders []string
-	// Waiters are the clients waiting for the lock, sorted: parked in a
-	// blocking command, or listening for a release message.
-	Waiters []string
-	// Lock is the lock key on the server.
-	Lock LockState
-}
-
-// LockState is the lock key on the server, read directly (not through a
-// client, so reading it changes nothing).
-type LockState struct {
-	Held    bool
-	Value   string
-	Owner   string // the client whose command gave the key its value
-	Expires bool   // the key has a TTL
-}
-
 // Seconds formats a simulated time as the timeline shows it: t=+10.001s.
-func Seconds(d time.Duration) string {
-	return fmt.Sprintf("t=+%.3fs", d.Seconds())
-}
+func Seconds(d time.Duration) string { return timeline.Seconds(d) }
 
 // printTimeline writes the events as aligned columns: time, actor, command,
 // reply; the row where v happened is marked.
 func printTimeline(w io.Writer, events []Event, v Verdict) {
-	actorW, textW := len("client"), len("command")
-	for _, e := range events {
-		actorW = max(actorW, len(e.Actor))
-		switch {
-		case e.Kind == Push && len(e.Text)+3 <= 56:
-			textW = max(textW, len(e.Text)+3)
-		case e.Kind != Note && len(e.Text) <= 56:
-			textW = max(textW, len(e.Text))
-		}
-	}
-	timeW := len(Seconds(events[len(events)-1].At))
-	fmt.Fprintf(w, "  %-*s  %-*s  %-*s  %s\n", timeW, "time", actorW, "client", textW, "command", "reply")
-	for i, e := range events {
-		actor, text := e.Actor, e.Text
-		if actor == Nobody {
-			actor = "·"
-		}
-		line := fmt.Sprintf("  %-*s  %-*s  ", timeW, Seconds(e.At), actorW, actor)
-		switch e.Kind {
-		case Note:
-			line += "(" + text + ")"
-		case Push:
-			line += fmt.Sprintf("%-*s  %s", textW, "<- "+text, e.Reply)
-		default:
-			line += fmt.Sprintf("%-*s  %s", textW, text, e.Reply)
-		}
-		if i == v.Index {
-			line += "   <-- " + v.Short()
-		}
-		fmt.Fprintln(w, strings.TrimRight(line, " "))
-	}
+	timeline.Text(w, events, v.Index, v.Short())
 }
 
 // formatArgs writes a command as redis-cli would echo it: arguments
@@ -144,15 +84,35 @@ func formatReply(val any, err error) string {
 	case int64:
 		return "(integer) " + strconv.FormatInt(v, 10)
 	case []any:
+		if len(v) == 0 {
+			return "(empty array)"
+		}
 		parts := make([]string, len(v))
 		for i, x := range v {
-			parts[i] = fmt.Sprintf("%d) %s", i+1, formatReply(x, nil))
+			parts[i] = fmt.Sprintf("%d) %s", i+1, formatNested(x))
 		}
 		return strings.Join(parts, " ")
+	case map[any]any:
+		// A RESP3 map (XREAD's, XREADGROUP's), in key order.
+		var parts []string
+		for k, x := range v {
+			parts = append(parts, formatReply(k, nil)+" => "+formatNested(x))
+		}
+		slices.Sort(parts)
+		return "{" + strings.Join(parts, ", ") + "}"
 	case error:
 		return "(error) " + v.Error()
 	}
 	return fmt.Sprint(val)
+}
+
+// formatNested is formatReply for an element of an aggregate: a
+// non-empty array inside brackets, so that where it ends shows.
+func formatNested(x any) string {
+	if a, ok := x.([]any); ok && len(a) > 0 {
+		return "[" + formatReply(a, nil) + "]"
+	}
+	return formatReply(x, nil)
 }
 
 // recorder is a go-redis hook that puts each command a client sends, and

@@ -28,6 +28,9 @@ const (
 	// Overbooked: more clients believed they held a permit of a semaphore
 	// than it has permits.
 	Overbooked
+	// StuckJob: a stream's entry stayed pending for a consumer that no
+	// longer works on it, so the job never finishes.
+	StuckJob
 )
 
 func (o Outcome) String() string {
@@ -42,6 +45,8 @@ func (o Outcome) String() string {
 		return "idle wait"
 	case Overbooked:
 		return "overbooked"
+	case StuckJob:
+		return "stuck job"
 	}
 	return "safe"
 }
@@ -142,6 +147,8 @@ func (v Verdict) String() string {
 		return fmt.Sprintf("%s waited %.3fs for a free lock (free from %s, %s waited until %s)", v.Who[0], v.Idle.Seconds(), Seconds(v.Since), v.Who[0], Seconds(v.At))
 	case Overbooked:
 		return fmt.Sprintf("%d clients held the semaphore's %d permits at %s (%s)", len(v.Who), v.Permits, Seconds(v.At), names(v.Who))
+	case StuckJob:
+		return fmt.Sprintf("a job is stuck: it is still pending for %s at %s, and nobody works on it", v.Who[0], Seconds(v.At))
 	}
 	return "safe"
 }
@@ -159,6 +166,8 @@ func (v Verdict) Short() string {
 		return fmt.Sprintf("%s waited %.3fs on a free lock", v.Who[0], v.Idle.Seconds())
 	case Overbooked:
 		return fmt.Sprintf("%s hold %d permits of %d", names(v.Who), len(v.Who), v.Permits)
+	case StuckJob:
+		return "still pending, and nobody works on it"
 	}
 	return ""
 }

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/minilock/minilock/internal/timeline"
 )
 
 // Waiting clients. A blocking command or a subscription is answered by the
@@ -28,7 +30,7 @@ import (
 const realWait = 5 * time.Second
 
 // blocksReply is the reply column of a command the server parked.
-const blocksReply = "(blocks)"
+const blocksReply = timeline.BlocksReply
 
 // offTimeline marks a context whose command the recorder leaves alone: the
 // lab records a blocking command itself.
@@ -306,6 +308,21 @@ func (l *Lab) observeSet() (string, bool, time.Duration) {
 		l.fail(err)
 	}
 	return strings.Join(members, ","), len(members) > 0, max(time.Duration(ms)*time.Millisecond, 0)
+}
+
+// observePending reads a work queue's pending entries: which entry is
+// pending for which consumer ("1700000000000-0 A,..."); no TTL.
+func (l *Lab) observePending() (string, bool, time.Duration) {
+	ctx := context.Background()
+	pending, err := l.obs.XPendingExt(ctx, &redis.XPendingExtArgs{Stream: l.sc.Key, Group: l.sc.Group, Start: "-", End: "+", Count: 100}).Result()
+	if err != nil && !strings.Contains(err.Error(), "NOGROUP") {
+		l.fail(err)
+	}
+	var parts []string
+	for _, p := range pending {
+		parts = append(parts, p.ID+" "+p.Consumer)
+	}
+	return strings.Join(parts, ","), len(parts) > 0, 0
 }
 
 // fail records the lab's first failure.

@@ -48,6 +48,16 @@ if ! /usr/bin/python3 -c 'import redis' >/dev/null 2>&1; then
 		{ $sudo apt-get update >/dev/null && $sudo apt-get install -y python3-redis >/dev/null; }
 fi
 
+# RQ, a job queue whose results are streams (e2e/libraries/rq_test.go):
+# Debian's python3-rq.
+if ! /usr/bin/python3 -c 'import rq' >/dev/null 2>&1; then
+	sudo=""
+	if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+	echo "installing python3-rq (Debian package)"
+	$sudo apt-get install -y python3-rq >/dev/null ||
+		{ $sudo apt-get update >/dev/null && $sudo apt-get install -y python3-rq >/dev/null; }
+fi
+
 # redis_exporter, for the metric names it exports from minilock and from
 # redis-server (e2e/diff). Built from its Go module: the proxy serves
 # v1.74.0 but the checksum database does not answer for this module here,

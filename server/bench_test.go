@@ -117,6 +117,7 @@ type dispatchCase struct {
 	setup  []string   // run once per key (%s is the key), untimed
 	cmds   [][]string // run in order per op (%s is the key; $SHA the script)
 	want   string     // replies of an op, checked on the first and last
+	doctor bool       // with the lock doctor on (Config.Doctor)
 }
 
 // benchExpand builds the argument vectors of template for every key.
@@ -143,7 +144,11 @@ func benchExpand(template []string, sha string) [][][]byte {
 // benchDispatch runs b.N ops on the owner in one Do: the cost of
 // dispatch and the commands alone, without the hand-off.
 func benchDispatch(b *testing.B, dc dispatchCase) {
-	s, err := Start(Config{})
+	var cfg Config
+	if dc.doctor {
+		cfg.Doctor = &DoctorConfig{}
+	}
+	s, err := Start(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -227,6 +232,16 @@ func BenchmarkDispatch_EVALSHA_release_miss(b *testing.B) {
 // commands per op.
 func BenchmarkDispatch_LockCycle_EVALSHA(b *testing.B) {
 	benchDispatch(b, dispatchCase{cmds: [][]string{benchAcquire, benchRelease}, want: "+OK\r\n:1\r\n"})
+}
+
+// The same lock cycles with the lock doctor watching: what it costs when
+// on (off, it is one nil check per command).
+func BenchmarkDispatch_LockCycle_DEL_doctor(b *testing.B) {
+	benchDispatch(b, dispatchCase{cmds: [][]string{benchAcquire, benchDEL}, want: "+OK\r\n:1\r\n", doctor: true})
+}
+
+func BenchmarkDispatch_LockCycle_EVALSHA_doctor(b *testing.B) {
+	benchDispatch(b, dispatchCase{cmds: [][]string{benchAcquire, benchRelease}, want: "+OK\r\n:1\r\n", doctor: true})
 }
 
 // benchSemaphoreScript is bench/run.sh types' semaphore acquire: drop

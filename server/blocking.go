@@ -32,17 +32,18 @@ import (
 type parked struct {
 	c        *client
 	db       int
-	keys     [][]byte // copies: the request's bytes are reused
-	deadline int64    // Unix ms on the server's clock; 0: forever
-	name     string   // the command, lower case ("blmove")
-	zset     bool     // waits for a sorted set, not a list
-	front    bool     // pop at the head (or the minimum)
-	toFront  bool     // BLMOVE: push at the head
-	dst      []byte   // BLMOVE, BRPOPLPUSH
-	count    int64    // BLMPOP, BZMPOP
-	done     bool     // served, timed out or dropped
-	quiet    bool     // CLIENT REPLY OFF or SKIP: its answer is dropped
-	index    int      // in the deadline heap; -1 when not there
+	keys     [][]byte               // copies: the request's bytes are reused
+	deadline int64                  // Unix ms on the server's clock; 0: forever
+	name     string                 // the command, lower case ("blmove")
+	zset     bool                   // waits for a sorted set, not a list
+	front    bool                   // pop at the head (or the minimum)
+	toFront  bool                   // BLMOVE: push at the head
+	dst      []byte                 // BLMOVE, BRPOPLPUSH
+	count    int64                  // BLMPOP, BZMPOP
+	xread    *keyspace.XReadRequest // XREAD, XREADGROUP
+	done     bool                   // served, timed out or dropped
+	quiet    bool                   // CLIENT REPLY OFF or SKIP: its answer is dropped
+	index    int                    // in the deadline heap; -1 when not there
 }
 
 // blockingState is the owner's record of parked clients.
@@ -183,12 +184,17 @@ func (s *Server) serveReady() {
 			return
 		}
 		for _, rk := range ready {
+			popsDone := false
 			for _, p := range append([]*parked(nil), s.blocking.byKey[rk]...) {
-				if p.done {
-					continue
-				}
-				if !s.serveParked(p, []byte(rk.Key)) {
-					break // the key is gone (or of another type): the rest wait on
+				switch {
+				case p.done:
+				case p.xread != nil:
+					// Every reader is looked at, as Redis walks the whole
+					// queue of a stream key.
+					s.serveStreamParked(p, []byte(rk.Key))
+				case popsDone:
+				case !s.serveParked(p, []byte(rk.Key)):
+					popsDone = true // the key is gone (or of another type): the rest wait on
 				}
 			}
 		}

@@ -74,6 +74,35 @@ var commandTable = []*command{
 	{name: "pexpiretime", run: data(keyspace.CmdPExpireTime)},
 	{name: "persist", run: data(keyspace.CmdPersist)},
 
+	// Streams (keyspace/stream.go).
+	{name: "xadd", run: data(keyspace.CmdXAdd)},
+	{name: "xrange", run: data(keyspace.CmdXRange)},
+	{name: "xrevrange", run: data(keyspace.CmdXRevRange)},
+	{name: "xlen", run: data(keyspace.CmdXLen)},
+	{name: "xdel", run: data(keyspace.CmdXDel)},
+	{name: "xtrim", run: data(keyspace.CmdXTrim)},
+	{name: "xsetid", run: data(keyspace.CmdXSetID)},
+	{name: "xack", run: data(keyspace.CmdXAck)},
+	{name: "xpending", run: data(keyspace.CmdXPending)},
+	{name: "xclaim", run: data(keyspace.CmdXClaim)},
+	{name: "xautoclaim", run: data(keyspace.CmdXAutoClaim)},
+	{name: "xread", run: cmdXRead},
+	{name: "xreadgroup", run: cmdXRead},
+	{name: "xgroup", subs: []*command{
+		{name: "create", run: data(keyspace.CmdXGroup)},
+		{name: "setid", run: data(keyspace.CmdXGroup)},
+		{name: "destroy", run: data(keyspace.CmdXGroup)},
+		{name: "createconsumer", run: data(keyspace.CmdXGroup)},
+		{name: "delconsumer", run: data(keyspace.CmdXGroup)},
+		{name: "help", run: data(keyspace.CmdXGroup)},
+	}},
+	{name: "xinfo", subs: []*command{
+		{name: "stream", run: data(keyspace.CmdXInfo)},
+		{name: "groups", run: data(keyspace.CmdXInfo)},
+		{name: "consumers", run: data(keyspace.CmdXInfo)},
+		{name: "help", run: data(keyspace.CmdXInfo)},
+	}},
+
 	// Hashes (keyspace/hash.go).
 	{name: "hset", run: data(keyspace.CmdHSet)},
 	{name: "hmset", run: data(keyspace.CmdHSet)},

@@ -2981,6 +2981,408 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "xack", Arity: -4, Flags: cmdspec.Write | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Marks a pending message as correctly processed, effectively removing it from the pending entries list of the consumer group. Return value of the command is the number of messages successfully acknowledged, that is, the IDs we were actually able to resolve in the PEL.", Since: "5.0.0", Group: "stream", Complexity: "O(1) for each message ID processed.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "group", Type: cmdspec.ArgString},
+				{Name: "id", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "xadd", Arity: -5, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL:  cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLFast,
+		Tips: []string{"nondeterministic_output"},
+		KeySpecs: []cmdspec.KeySpec{
+			{Notes: "UPDATE instead of INSERT because of the optional trimming feature", Flags: cmdspec.KeyRW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Appends a new entry to a stream", Since: "5.0.0", Group: "stream", Complexity: "O(1) when adding a new entry, O(N) when trimming where N being the number of entries evicted.",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added the `NOMKSTREAM` option, `MINID` trimming strategy and the `LIMIT` option."},
+				{Since: "7.0.0", Changes: "Added support for the `<ms>-*` explicit ID form."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "nomkstream", Type: cmdspec.ArgPureToken, Token: "NOMKSTREAM", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+				{Name: "trim", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "strategy", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+						{Name: "maxlen", Type: cmdspec.ArgPureToken, Token: "MAXLEN"},
+						{Name: "minid", Type: cmdspec.ArgPureToken, Token: "MINID", Since: "6.2.0"},
+					}},
+					{Name: "operator", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+						{Name: "equal", Type: cmdspec.ArgPureToken, Token: "="},
+						{Name: "approximately", Type: cmdspec.ArgPureToken, Token: "~"},
+					}},
+					{Name: "threshold", Type: cmdspec.ArgString},
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "LIMIT", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+				}},
+				{Name: "id_or_auto", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "auto_id", Type: cmdspec.ArgPureToken, Token: "*"},
+					{Name: "id", Type: cmdspec.ArgString},
+				}},
+				{Name: "field_value", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgMultiple, Args: []cmdspec.Arg{
+					{Name: "field", Type: cmdspec.ArgString},
+					{Name: "value", Type: cmdspec.ArgString},
+				}},
+			}},
+	},
+	{
+		Name: "xautoclaim", Arity: -6, Flags: cmdspec.Write | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL:  cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLFast,
+		Tips: []string{"nondeterministic_output"},
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyDelete, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Changes (or acquires) ownership of messages in a consumer group, as if the messages were delivered to the specified consumer.", Since: "6.2.0", Group: "stream", Complexity: "O(1) if COUNT is small.",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added an element to the reply array, containing deleted entries the command cleared from the PEL"},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "group", Type: cmdspec.ArgString},
+				{Name: "consumer", Type: cmdspec.ArgString},
+				{Name: "min-idle-time", Type: cmdspec.ArgString},
+				{Name: "start", Type: cmdspec.ArgString},
+				{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT", Flags: cmdspec.ArgOptional},
+				{Name: "justid", Type: cmdspec.ArgPureToken, Token: "JUSTID", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "xclaim", Arity: -6, Flags: cmdspec.Write | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL:  cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLFast,
+		Tips: []string{"nondeterministic_output"},
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Changes (or acquires) ownership of a message in a consumer group, as if the message was delivered to the specified consumer.", Since: "5.0.0", Group: "stream", Complexity: "O(log N) with N being the number of messages in the PEL of the consumer group.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "group", Type: cmdspec.ArgString},
+				{Name: "consumer", Type: cmdspec.ArgString},
+				{Name: "min-idle-time", Type: cmdspec.ArgString},
+				{Name: "id", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+				{Name: "ms", Type: cmdspec.ArgInteger, Token: "IDLE", Flags: cmdspec.ArgOptional},
+				{Name: "unix-time-milliseconds", Type: cmdspec.ArgUnixTime, Token: "TIME", Flags: cmdspec.ArgOptional},
+				{Name: "count", Type: cmdspec.ArgInteger, Token: "RETRYCOUNT", Flags: cmdspec.ArgOptional},
+				{Name: "force", Type: cmdspec.ArgPureToken, Token: "FORCE", Flags: cmdspec.ArgOptional},
+				{Name: "justid", Type: cmdspec.ArgPureToken, Token: "JUSTID", Flags: cmdspec.ArgOptional},
+				{Name: "id", Type: cmdspec.ArgString, Token: "LASTID", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "xdel", Arity: -3, Flags: cmdspec.Write | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyDelete, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Removes the specified entries from the stream. Returns the number of items actually deleted, that may be different from the number of IDs passed in case certain IDs do not exist.", Since: "5.0.0", Group: "stream", Complexity: "O(1) for each single item to delete in the stream, regardless of the stream size.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "id", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "xgroup", Arity: -2,
+		ACL:  cmdspec.ACLSlow,
+		Docs: cmdspec.Docs{Summary: "A container for consumer groups commands", Since: "5.0.0", Group: "stream", Complexity: "Depends on subcommand."},
+		Subcommands: []*cmdspec.Command{
+			{
+				Name: "xgroup|create", Arity: -5, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 2, LastKey: 2, KeyStep: 1,
+				ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLSlow,
+				KeySpecs: []cmdspec.KeySpec{
+					{Flags: cmdspec.KeyRW | cmdspec.KeyInsert, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+				},
+				Docs: cmdspec.Docs{Summary: "Create a consumer group.", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+					History: []cmdspec.History{
+						{Since: "7.0.0", Changes: "Added the `entries_read` named argument."},
+					},
+					Args: []cmdspec.Arg{
+						{Name: "key", Type: cmdspec.ArgKey},
+						{Name: "groupname", Type: cmdspec.ArgString},
+						{Name: "id", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+							{Name: "id", Type: cmdspec.ArgString},
+							{Name: "new_id", Type: cmdspec.ArgPureToken, Token: "$"},
+						}},
+						{Name: "mkstream", Type: cmdspec.ArgPureToken, Token: "MKSTREAM", Flags: cmdspec.ArgOptional},
+						{Name: "entries_read", Type: cmdspec.ArgInteger, Token: "ENTRIESREAD", Flags: cmdspec.ArgOptional},
+					}},
+			},
+			{
+				Name: "xgroup|createconsumer", Arity: 5, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 2, LastKey: 2, KeyStep: 1,
+				ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLSlow,
+				KeySpecs: []cmdspec.KeySpec{
+					{Flags: cmdspec.KeyRW | cmdspec.KeyInsert, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+				},
+				Docs: cmdspec.Docs{Summary: "Create a consumer in a consumer group.", Since: "6.2.0", Group: "stream", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "key", Type: cmdspec.ArgKey},
+						{Name: "groupname", Type: cmdspec.ArgString},
+						{Name: "consumername", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "xgroup|delconsumer", Arity: 5, Flags: cmdspec.Write, FirstKey: 2, LastKey: 2, KeyStep: 1,
+				ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLSlow,
+				KeySpecs: []cmdspec.KeySpec{
+					{Flags: cmdspec.KeyRW | cmdspec.KeyDelete, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+				},
+				Docs: cmdspec.Docs{Summary: "Delete a consumer from a consumer group.", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "key", Type: cmdspec.ArgKey},
+						{Name: "groupname", Type: cmdspec.ArgString},
+						{Name: "consumername", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "xgroup|destroy", Arity: 4, Flags: cmdspec.Write, FirstKey: 2, LastKey: 2, KeyStep: 1,
+				ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLSlow,
+				KeySpecs: []cmdspec.KeySpec{
+					{Flags: cmdspec.KeyRW | cmdspec.KeyDelete, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+				},
+				Docs: cmdspec.Docs{Summary: "Destroy a consumer group.", Since: "5.0.0", Group: "stream", Complexity: "O(N) where N is the number of entries in the group's pending entries list (PEL).",
+					Args: []cmdspec.Arg{
+						{Name: "key", Type: cmdspec.ArgKey},
+						{Name: "groupname", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "xgroup|help", Arity: 2, Flags: cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLStream | cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Group: "stream", Complexity: "O(1)"},
+			},
+			{
+				Name: "xgroup|setid", Arity: -5, Flags: cmdspec.Write, FirstKey: 2, LastKey: 2, KeyStep: 1,
+				ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLSlow,
+				KeySpecs: []cmdspec.KeySpec{
+					{Flags: cmdspec.KeyRW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+				},
+				Docs: cmdspec.Docs{Summary: "Set a consumer group to an arbitrary last delivered ID value.", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+					History: []cmdspec.History{
+						{Since: "7.0.0", Changes: "Added the optional `entries_read` argument."},
+					},
+					Args: []cmdspec.Arg{
+						{Name: "key", Type: cmdspec.ArgKey},
+						{Name: "groupname", Type: cmdspec.ArgString},
+						{Name: "id", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+							{Name: "id", Type: cmdspec.ArgString},
+							{Name: "new_id", Type: cmdspec.ArgPureToken, Token: "$"},
+						}},
+						{Name: "entries_read", Type: cmdspec.ArgInteger, Token: "ENTRIESREAD", Flags: cmdspec.ArgOptional},
+					}},
+			},
+		},
+	},
+	{
+		Name: "xinfo", Arity: -2,
+		ACL:  cmdspec.ACLSlow,
+		Docs: cmdspec.Docs{Summary: "A container for stream introspection commands", Since: "5.0.0", Group: "stream", Complexity: "Depends on subcommand."},
+		Subcommands: []*cmdspec.Command{
+			{
+				Name: "xinfo|consumers", Arity: 4, Flags: cmdspec.ReadOnly, FirstKey: 2, LastKey: 2, KeyStep: 1,
+				ACL:  cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLSlow,
+				Tips: []string{"nondeterministic_output"},
+				KeySpecs: []cmdspec.KeySpec{
+					{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+				},
+				Docs: cmdspec.Docs{Summary: "List the consumers in a consumer group", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "key", Type: cmdspec.ArgKey},
+						{Name: "groupname", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "xinfo|groups", Arity: 3, Flags: cmdspec.ReadOnly, FirstKey: 2, LastKey: 2, KeyStep: 1,
+				ACL: cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLSlow,
+				KeySpecs: []cmdspec.KeySpec{
+					{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+				},
+				Docs: cmdspec.Docs{Summary: "List the consumer groups of a stream", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+					History: []cmdspec.History{
+						{Since: "7.0.0", Changes: "Added the `entries-read` and `lag` fields"},
+					},
+					Args: []cmdspec.Arg{
+						{Name: "key", Type: cmdspec.ArgKey},
+					}},
+			},
+			{
+				Name: "xinfo|help", Arity: 2, Flags: cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLStream | cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Show helpful text about the different subcommands", Since: "5.0.0", Group: "stream", Complexity: "O(1)"},
+			},
+			{
+				Name: "xinfo|stream", Arity: -3, Flags: cmdspec.ReadOnly, FirstKey: 2, LastKey: 2, KeyStep: 1,
+				ACL: cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLSlow,
+				KeySpecs: []cmdspec.KeySpec{
+					{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+				},
+				Docs: cmdspec.Docs{Summary: "Get information about a stream", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+					History: []cmdspec.History{
+						{Since: "6.0.0", Changes: "Added the `FULL` modifier."},
+						{Since: "7.0.0", Changes: "Added the `max-deleted-entry-id`, `entries-added`, `recorded-first-entry-id`, `entries-read` and `lag` fields"},
+					},
+					Args: []cmdspec.Arg{
+						{Name: "key", Type: cmdspec.ArgKey},
+						{Name: "full", Type: cmdspec.ArgBlock, Token: "FULL", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+							{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT", Flags: cmdspec.ArgOptional},
+						}},
+					}},
+			},
+		},
+	},
+	{
+		Name: "xlen", Arity: 2, Flags: cmdspec.ReadOnly | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return the number of entries in a stream", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+			}},
+	},
+	{
+		Name: "xpending", Arity: -3, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL:  cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLSlow,
+		Tips: []string{"nondeterministic_output"},
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return information and entries from a stream consumer group pending entries list, that are messages fetched but never acknowledged.", Since: "5.0.0", Group: "stream", Complexity: "O(N) with N being the number of elements returned, so asking for a small fixed number of entries per call is O(1). O(M), where M is the total number of entries scanned when used with the IDLE filter. When the command returns just the summary and the list of consumers is small, it runs in O(1) time; otherwise, an additional O(N) time for iterating every consumer.",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added the `IDLE` option and exclusive range intervals."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "group", Type: cmdspec.ArgString},
+				{Name: "filters", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "min-idle-time", Type: cmdspec.ArgInteger, Token: "IDLE", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+					{Name: "start", Type: cmdspec.ArgString},
+					{Name: "end", Type: cmdspec.ArgString},
+					{Name: "count", Type: cmdspec.ArgInteger},
+					{Name: "consumer", Type: cmdspec.ArgString, Flags: cmdspec.ArgOptional},
+				}},
+			}},
+	},
+	{
+		Name: "xrange", Arity: -4, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return a range of elements in a stream, with IDs matching the specified IDs interval", Since: "5.0.0", Group: "stream", Complexity: "O(N) with N being the number of elements being returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added exclusive ranges."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "start", Type: cmdspec.ArgString},
+				{Name: "end", Type: cmdspec.ArgString},
+				{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "xread", Arity: -4, Flags: cmdspec.ReadOnly | cmdspec.Blocking | cmdspec.MovableKeys,
+		ACL: cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLSlow | cmdspec.ACLBlocking,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginKeyword, Keyword: "STREAMS", StartFrom: 1, FindKeys: cmdspec.FindRange, LastKey: -1, KeyStep: 1, Limit: 2},
+		},
+		Docs: cmdspec.Docs{Summary: "Return never seen elements in multiple streams, with IDs greater than the ones reported by the caller for each stream. Can block.", Since: "5.0.0", Group: "stream", Complexity: "For each stream mentioned: O(N) with N being the number of elements being returned, it means that XREAD-ing with a fixed COUNT is O(1). Note that when the BLOCK option is used, XADD will pay O(M) time in order to serve the M clients blocked on the stream getting new data.",
+			Args: []cmdspec.Arg{
+				{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT", Flags: cmdspec.ArgOptional},
+				{Name: "milliseconds", Type: cmdspec.ArgInteger, Token: "BLOCK", Flags: cmdspec.ArgOptional},
+				{Name: "streams", Type: cmdspec.ArgBlock, Token: "STREAMS", Args: []cmdspec.Arg{
+					{Name: "key", Type: cmdspec.ArgKey, Flags: cmdspec.ArgMultiple},
+					{Name: "id", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+				}},
+			}},
+	},
+	{
+		Name: "xreadgroup", Arity: -7, Flags: cmdspec.Write | cmdspec.Blocking | cmdspec.MovableKeys,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLSlow | cmdspec.ACLBlocking,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginKeyword, Keyword: "STREAMS", StartFrom: 4, FindKeys: cmdspec.FindRange, LastKey: -1, KeyStep: 1, Limit: 2},
+		},
+		Docs: cmdspec.Docs{Summary: "Return new entries from a stream using a consumer group, or access the history of the pending entries for a given consumer. Can block.", Since: "5.0.0", Group: "stream", Complexity: "For each stream mentioned: O(M) with M being the number of elements returned. If M is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1). On the other side when XREADGROUP blocks, XADD will pay the O(N) time in order to serve the N clients blocked on the stream getting new data.",
+			Args: []cmdspec.Arg{
+				{Name: "group_consumer", Type: cmdspec.ArgBlock, Token: "GROUP", Args: []cmdspec.Arg{
+					{Name: "group", Type: cmdspec.ArgString},
+					{Name: "consumer", Type: cmdspec.ArgString},
+				}},
+				{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT", Flags: cmdspec.ArgOptional},
+				{Name: "milliseconds", Type: cmdspec.ArgInteger, Token: "BLOCK", Flags: cmdspec.ArgOptional},
+				{Name: "noack", Type: cmdspec.ArgPureToken, Token: "NOACK", Flags: cmdspec.ArgOptional},
+				{Name: "streams", Type: cmdspec.ArgBlock, Token: "STREAMS", Args: []cmdspec.Arg{
+					{Name: "key", Type: cmdspec.ArgKey, Flags: cmdspec.ArgMultiple},
+					{Name: "id", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+				}},
+			}},
+	},
+	{
+		Name: "xrevrange", Arity: -4, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLStream | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return a range of elements in a stream, with IDs matching the specified IDs interval, in reverse order (from greater to smaller IDs) compared to XRANGE", Since: "5.0.0", Group: "stream", Complexity: "O(N) with N being the number of elements returned. If N is constant (e.g. always asking for the first 10 elements with COUNT), you can consider it O(1).",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added exclusive ranges."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "end", Type: cmdspec.ArgString},
+				{Name: "start", Type: cmdspec.ArgString},
+				{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "xsetid", Arity: -3, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "An internal command for replicating stream values", Since: "5.0.0", Group: "stream", Complexity: "O(1)",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added the `entries_added` and `max_deleted_entry_id` arguments."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "last-id", Type: cmdspec.ArgString},
+				{Name: "entries_added", Type: cmdspec.ArgInteger, Token: "ENTRIESADDED", Since: "7.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "max_deleted_entry_id", Type: cmdspec.ArgString, Token: "MAXDELETEDID", Since: "7.0.0", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "xtrim", Arity: -4, Flags: cmdspec.Write, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL:  cmdspec.ACLWrite | cmdspec.ACLStream | cmdspec.ACLSlow,
+		Tips: []string{"nondeterministic_output"},
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyDelete, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Trims the stream to (approximately if '~' is passed) a certain size", Since: "5.0.0", Group: "stream", Complexity: "O(N), with N being the number of evicted entries. Constant times are very small however, since entries are organized in macro nodes containing multiple entries that can be released with a single deallocation.",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added the `MINID` trimming strategy and the `LIMIT` option."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "trim", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+					{Name: "strategy", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+						{Name: "maxlen", Type: cmdspec.ArgPureToken, Token: "MAXLEN"},
+						{Name: "minid", Type: cmdspec.ArgPureToken, Token: "MINID", Since: "6.2.0"},
+					}},
+					{Name: "operator", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+						{Name: "equal", Type: cmdspec.ArgPureToken, Token: "="},
+						{Name: "approximately", Type: cmdspec.ArgPureToken, Token: "~"},
+					}},
+					{Name: "threshold", Type: cmdspec.ArgString},
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "LIMIT", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+				}},
+			}},
+	},
+	{
 		Name: "zadd", Arity: -4, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL: cmdspec.ACLWrite | cmdspec.ACLSortedSet | cmdspec.ACLFast,
 		KeySpecs: []cmdspec.KeySpec{

@@ -210,6 +210,8 @@ var liveParams = map[string]liveParam{
 	"zset-max-listpack-value":   encodingParam(func(e *keyspace.Encodings) *int { return &e.ZSetMaxListpackValue }),
 	"set-max-intset-entries":    encodingParam(func(e *keyspace.Encodings) *int { return &e.SetMaxIntsetEntries }),
 	"list-max-listpack-size":    encodingParam(func(e *keyspace.Encodings) *int { return &e.ListMaxListpackSize }),
+	"stream-node-max-bytes":     encodingParam(func(e *keyspace.Encodings) *int { return &e.StreamNodeMaxBytes }),
+	"stream-node-max-entries":   encodingParam(func(e *keyspace.Encodings) *int { return &e.StreamNodeMaxEntries }),
 }
 
 // errFixed refuses to change a setting minilock reads only at startup.

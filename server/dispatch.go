@@ -101,6 +101,9 @@ var (
 func (s *Server) execute(c *client, args [][]byte) {
 	s.stats.commands.Add(1)
 	cmd, err := lookup(args)
+	if cmd == nil && s.doctor != nil && s.doctorCommand(c, args) {
+		return
+	}
 	// CLIENT LIST's cmd= is whatever the lookup found, even for a command
 	// that is then refused or queued ("NULL" for an unknown one), as
 	// processCommand sets c->lastcmd.
@@ -186,7 +189,13 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	if x.W == &x.c.W {
 		start = x.c.replyStart(start)
 	}
-	s.afterCommand(x, cmd, args, began, err, x.W.From(start))
+	reply := x.W.From(start)
+	s.afterCommand(x, cmd, args, began, err, reply)
+	if s.doctor != nil && !x.offOwner {
+		// offOwner: a command allowed while a script is busy runs on its
+		// connection's goroutine; none of them touches a key.
+		s.doctorSee(x, cmd, args, reply)
+	}
 	if cmd.flags&fSkipMonitor == 0 {
 		s.feedMonitors(x, args)
 	}

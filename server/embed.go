@@ -56,6 +56,10 @@ func RunT(t TB, cfg ...Config) *Server {
 		t.Fatalf("minilock: %v", err)
 	}
 	t.Cleanup(func() { s.Close() })
+	if c.Doctor != nil {
+		// Registered after Close, so it runs first, on a live server.
+		t.Cleanup(func() { s.checkDoctor(t) })
+	}
 	return s
 }
 
@@ -113,6 +117,7 @@ func (s *Server) moveClock(move func(mover)) {
 		move(m)
 		s.blocking.Fire(s.ks.Now())
 		s.ks.Sweep()
+		s.serveReady()
 	})
 }
 

@@ -135,6 +135,11 @@ type Config struct {
 	// classes of keyspace events published on the __keyspace@<db>__ and
 	// __keyevent@<db>__ channels ("KEA", "Ex" ...). Empty means none.
 	NotifyKeyspaceEvents string
+	// Doctor, when set, turns on the lock doctor (doctor.go,
+	// docs/doctor.md): every command is watched for unsafe lock recipes,
+	// and DOCTOR REPORT answers what it found. Nil (the default) means off,
+	// at no cost.
+	Doctor *DoctorConfig
 }
 
 // Server is a running minilock.
@@ -150,6 +155,8 @@ type Server struct {
 	done  chan struct{} // closed when the server has stopped
 
 	host scriptHost // the one script host; scripts never nest
+	// doctor watches the commands when Config.Doctor is set (doctor.go).
+	doctor *serverDoctor
 	// writableAt is when RestartDelay ends, in Unix ms on cfg.Clock.
 	writableAt int64
 	monitors   []*client // MONITOR clients; owner goroutine only
@@ -258,6 +265,7 @@ func Start(cfg Config) (*Server, error) {
 		lcfg.WhileBusy = s.loop.WhileBusy
 	}
 	s.lua = luaeval.New(lcfg)
+	s.startDoctor()
 	var perr error
 	s.owner.Do(func() {
 		s.setNotifyFlags(notifyFlags)
@@ -279,7 +287,11 @@ type dueWork struct{ s *Server }
 
 func (d dueWork) Tick(now int64) (more bool) {
 	d.s.blocking.Fire(now)
-	return d.s.ks.Tick(now)
+	more = d.s.ks.Tick(now)
+	// Active expiry may have deleted a stream that XREADGROUPs wait on:
+	// they hear of it now, not at the next command.
+	d.s.serveReady()
+	return more
 }
 
 func (d dueWork) Next() (int64, bool) {

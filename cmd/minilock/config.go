@@ -161,6 +161,21 @@ func (o *options) apply(name string, args []string) error {
 				err = errors.New("argument must be 'epoll' or 'goroutine'")
 			}
 		}
+	case "doctor": // minilock's own: the lock doctor (docs/doctor.md)
+		v := "yes" // "--doctor" alone turns it on
+		if len(args) > 0 {
+			v, err = one()
+		}
+		switch strings.ToLower(v) {
+		case "yes":
+			o.server.Doctor = &server.DoctorConfig{}
+		case "no":
+			o.server.Doctor = nil
+		default:
+			if err == nil {
+				err = errors.New("argument must be 'yes' or 'no'")
+			}
+		}
 	case "restart-delay":
 		var ms int
 		ms, err = num()

@@ -71,6 +71,8 @@ func TestParseConfigErrors(t *testing.T) {
 		"loglevel loud",
 		"bind",
 		"event-loop kqueue",
+		"doctor maybe",
+		"doctor yes no",
 		"no-such-directive 1",
 		`requirepass "unterminated`,
 		"hz abc",
@@ -81,6 +83,22 @@ func TestParseConfigErrors(t *testing.T) {
 		if err := o.parseConfig(strings.NewReader(bad)); err == nil {
 			t.Errorf("%q: no error", bad)
 		}
+	}
+}
+
+// --doctor alone, "doctor yes" and "doctor no": the lock doctor.
+func TestDoctorDirective(t *testing.T) {
+	for text, on := range map[string]bool{"": false, "doctor": true, "doctor yes": true, "doctor YES\ndoctor no": false} {
+		o := defaults()
+		if err := o.parseConfig(strings.NewReader(text)); err != nil {
+			t.Fatalf("%q: %v", text, err)
+		}
+		if got := o.server.Doctor != nil; got != on {
+			t.Errorf("%q: doctor on = %v, want %v", text, got, on)
+		}
+	}
+	if _, text := argsToConfig([]string{"--doctor", "--port", "0"}); text != "doctor\nport \"0\"" {
+		t.Errorf("--doctor --port 0 gives %q", text)
 	}
 }
 

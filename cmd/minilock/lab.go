@@ -7,13 +7,16 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/minilock/minilock/doctor"
 	"github.com/minilock/minilock/lab"
 )
 
-const labUsage = `usage: minilock lab [--svg DIR] list | all | <scenario> ...
+const labUsage = `usage: minilock lab [--svg DIR] [--doctor] list | all | <scenario> ...
 
 Replays lock races and their fixes against an embedded minilock, on a
 manual clock, and judges each run. --svg writes DIR/<scenario>.svg.
+--doctor runs the lock doctor on the server too and prints what it found
+(docs/doctor.md).
 `
 
 // runLab is `minilock lab`: see package lab. It exits 1 if a scenario's
@@ -21,6 +24,7 @@ manual clock, and judges each run. --svg writes DIR/<scenario>.svg.
 func runLab(args []string, stdout, stderr io.Writer) int {
 	var svgDir string
 	var names []string
+	withDoctor := false
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		switch {
@@ -33,6 +37,8 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 			svgDir = args[i]
 		case strings.HasPrefix(a, "--svg=") || strings.HasPrefix(a, "-svg="):
 			_, svgDir, _ = strings.Cut(a, "=")
+		case a == "--doctor" || a == "-doctor":
+			withDoctor = true
 		case a == "-h" || a == "--help" || a == "help":
 			fmt.Fprint(stdout, labUsage)
 			return 0
@@ -73,13 +79,24 @@ func runLab(args []string, stdout, stderr io.Writer) int {
 		if i > 0 {
 			fmt.Fprintln(stdout)
 		}
-		r, err := lab.Run(sc)
+		var r *lab.Result
+		var findings []doctor.Finding
+		var err error
+		if withDoctor {
+			r, findings, err = lab.RunWithDoctor(sc)
+		} else {
+			r, err = lab.Run(sc)
+		}
 		if err != nil {
 			fmt.Fprintf(stderr, "minilock lab: %v\n", err)
 			status = 1
 			continue
 		}
 		lab.Print(stdout, r)
+		if withDoctor {
+			fmt.Fprintln(stdout)
+			doctor.Report(stdout, findings, 0)
+		}
 		if !r.AsExpected() {
 			unexpected++
 			status = 1

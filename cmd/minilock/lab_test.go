@@ -19,13 +19,15 @@ func TestRunLab(t *testing.T) {
 	}{
 		{args: []string{"list"}, stdout: "paused-holder"},
 		{args: nil, stdout: "fencing"},
-		{args: []string{"all"}, stdout: "19 scenarios, 0 with an unexpected verdict"},
+		{args: []string{"all"}, stdout: "21 scenarios, 0 with an unexpected verdict"},
 		{args: []string{"subscribe-late"}, stdout: "verdict: B waited 24.999s for a free lock"},
 		{args: []string{"fencing"}, stdout: "verdict: safe (as expected)"},
 		{args: []string{"--svg", dir, "del-after-expiry"}, stdout: "two clients held the lock at t=+16.000s", svgWritten: "del-after-expiry.svg"},
 		{args: []string{"setnx-expire", "--svg=" + dir}, stdout: "never freed", svgWritten: "setnx-expire.svg"},
 		{args: []string{"no-such-race"}, status: 2, stderr: `no scenario "no-such-race"`},
 		{args: []string{"--svg"}, status: 2, stderr: "usage"},
+		{args: []string{"--doctor", "get-then-del"}, stdout: "1. get-then-del: check-then-delete release in two commands, without WATCH"},
+		{args: []string{"--doctor", "lua-release"}, stdout: "minilock doctor: no lock hazards"},
 		{args: []string{"--bogus", "all"}, status: 2, stderr: "unknown flag"},
 	}
 	for _, tt := range tests {

@@ -145,6 +145,8 @@ Options are redis.conf directives written as --name value:
                                serves the sockets; goroutine: one per connection
                                (env MINILOCK_EDGE=epoll|goroutine wins)
   --loglevel notice            debug, verbose, notice, warning, nothing
+  --doctor yes                 the lock doctor: log each unsafe lock recipe the
+                               clients use (docs/doctor.md); DOCTOR REPORT lists them
 
 Examples:
   minilock

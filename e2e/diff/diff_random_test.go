@@ -38,6 +38,8 @@ func TestDiffRandom(t *testing.T) {
 		{"set", randomVia(r, randomSetCases(r, 60))},
 		{"zset", randomVia(r, randomZSetCases(r, 60))},
 		{"list", randomVia(r, randomListCases(r, 60))},
+		{"stream", randomVia(r, randomStreamCases(r, 60))},
+		{"stream wake", randomStreamWakeCases(r, 30)},
 		{"functions", randomFunctionCases(r, 60)},
 	} {
 		t.Run(g.name, func(t *testing.T) {

@@ -126,6 +126,7 @@ func diffGroups() []caseGroup {
 		{"set", setCases},
 		{"zset", zsetCases},
 		{"list", listCases},
+		{"stream", streamCases},
 		{"keytypes", keyTypeCases},
 		{"config", configEncodingCases},
 		{"pubsub", pubsubCases},
@@ -149,6 +150,7 @@ func diffGroups() []caseGroup {
 		{"set via", allVia(setCases)},
 		{"zset via", allVia(zsetCases)},
 		{"list via", allVia(listCases)},
+		{"stream via", allVia(streamCases)},
 	}
 }
 

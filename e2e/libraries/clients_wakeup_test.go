@@ -65,7 +65,7 @@ func clientScriptMap(t *testing.T, addr string, env []string, name string, args 
 // the signal list's wake-ups on minilock: waiters waiters, woken in order.
 func compareClientRuns(t *testing.T, run func(addr string) map[string]any, waiters int) {
 	t.Helper()
-	s := server.RunT(t)
+	s := server.RunT(t, server.Doctor())
 	rs := redistest.Start(t)
 	mini, real := run(s.Addr()), run(rs.Addr)
 	mj, _ := json.Marshal(mini)

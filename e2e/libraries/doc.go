@@ -12,14 +12,17 @@
 //     and their wait paths woken by the release.
 //
 //   - npm and Python packages, unmodified (node_test.go, bullmq_test.go,
-//     clients_wakeup_test.go): redis-semaphore and BullMQ through ioredis,
-//     ioredis's and redis-py's pub/sub and blocking pops. scripts/test.sh
-//     installs them; MINILOCK_NODE_MODULES says where the npm packages are.
+//     rq_test.go, clients_wakeup_test.go): redis-semaphore and BullMQ
+//     (queue, worker, QueueEvents, retries, delayed jobs) through ioredis,
+//     RQ's burst workers, scheduler and stream-kept results through
+//     redis-py, ioredis's and redis-py's pub/sub and blocking pops.
+//     scripts/test.sh installs them; MINILOCK_NODE_MODULES says where the
+//     npm packages are.
 //
 // To run them:
 //
 //	go test -v ./e2e/libraries                                  # all of them
 //	go test -run 'TestLib' -v ./e2e/libraries                   # the Go libraries
 //	go test -run 'TestRedisson|TestPyRedisLock' -v ./e2e/libraries
-//	go test -run 'TestRedisSemaphore|TestBullMQ|Wakeups' -v ./e2e/libraries
+//	go test -run 'TestRedisSemaphore|TestBullMQ|TestRQ|Wakeups' -v ./e2e/libraries
 package libraries

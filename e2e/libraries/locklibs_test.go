@@ -71,7 +71,7 @@ func libClient(t *testing.T, s *server.Server) *redis.Client {
 // NOSCRIPT, EVALSHA alone once the script is cached; and again EVAL after
 // SCRIPT FLUSH.
 func TestLibGoRedisScriptRun(t *testing.T) {
-	s := server.RunT(t)
+	s := server.RunT(t, server.Doctor())
 	rdb := libClient(t, s)
 	var rec libCommands
 	rdb.AddHook(&rec)
@@ -138,7 +138,7 @@ func redsyncFor(servers ...*server.Server) *redsync.Redsync {
 }
 
 func TestLibRedsync(t *testing.T) {
-	s := server.RunT(t)
+	s := server.RunT(t, server.Doctor())
 	rs := redsyncFor(s)
 	m1 := rs.NewMutex("job", redsync.WithExpiry(8*time.Second), redsync.WithTries(1))
 	m2 := rs.NewMutex("job", redsync.WithExpiry(8*time.Second), redsync.WithTries(1))
@@ -233,7 +233,7 @@ func TestLibRedsync(t *testing.T) {
 // Redlock: redsync over three minilock servers. With one stopped the
 // quorum (2 of 3) still grants the lock; with two stopped it does not.
 func TestLibRedlock(t *testing.T) {
-	s1, s2, s3 := server.RunT(t), server.RunT(t), server.RunT(t)
+	s1, s2, s3 := server.RunT(t, server.Doctor()), server.RunT(t, server.Doctor()), server.RunT(t, server.Doctor())
 	rs := redsyncFor(s1, s2, s3)
 	opts := []redsync.Option{redsync.WithExpiry(10 * time.Second), redsync.WithTries(1)}
 
@@ -288,7 +288,7 @@ func TestLibRedlock(t *testing.T) {
 }
 
 func TestLibRedislock(t *testing.T) {
-	s := server.RunT(t)
+	s := server.RunT(t, server.Doctor())
 	locker := redislock.New(libClient(t, s))
 	other := redislock.New(libClient(t, s))
 
@@ -373,4 +373,12 @@ func TestLibRedislock(t *testing.T) {
 	if _, err := other.Obtain(ctx, "meta", 5*time.Second, &redislock.Options{Token: "tok-5"}); !errors.Is(err, redislock.ErrNotObtained) {
 		t.Errorf("Obtain with another token: %v", err)
 	}
+}
+
+// withDoctor turns the lock doctor on in cfg: every library here runs
+// under it, and a hazard it flags fails the test (false positives on real
+// lock libraries are tested to be zero this way).
+func withDoctor(cfg server.Config) server.Config {
+	cfg.Doctor = &server.DoctorConfig{}
+	return cfg
 }

@@ -37,7 +37,7 @@ func nodeModules(t *testing.T) string {
 // limit in, and every worker gets its turn.
 func TestRedisSemaphoreLibrary(t *testing.T) {
 	modules := nodeModules(t)
-	s := server.RunT(t)
+	s := server.RunT(t, server.Doctor())
 	var results []struct {
 		Kind                                      string
 		Limit, Workers, Rounds, Acquired, MaxHeld int

@@ -14,6 +14,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/minilock/minilock/internal/redistest"
 	"github.com/minilock/minilock/server"
 )
 
@@ -136,7 +137,16 @@ func eventually(t *testing.T, what string, cond func() bool) {
 // effects, the same on minilock and on redis-server.
 func TestPyRedisLockScripts(t *testing.T) {
 	got := map[string][]string{}
-	for name, addr := range rsnEndpoints(t) {
+	// The doctor watches, and its findings are checked below rather than
+	// failing the test: python-redis-lock's expire=None and reset() are
+	// unsafe by design, and it must say so, and say nothing else.
+	s, err := server.Start(server.Config{Doctor: &server.DoctorConfig{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ends := map[string]string{"minilock": s.Addr(), "redis-server": redistest.Start(t).Addr}
+	for name, addr := range ends {
 		rdb := redis.NewClient(&redis.Options{Addr: addr})
 		defer rdb.Close()
 		var lines []string
@@ -175,6 +185,17 @@ func TestPyRedisLockScripts(t *testing.T) {
 		t.Errorf("transcripts differ:\nminilock:\n%s\nredis-server:\n%s", strings.Join(m, "\n"), strings.Join(r, "\n"))
 	} else {
 		t.Logf("transcript:\n%s", strings.Join(m, "\n"))
+	}
+	// Lock c, taken without expire, lived with no TTL; a's reset() deleted
+	// it with a DEL that checks nothing. The acquire, extend and release
+	// scripts of locks with a TTL raise nothing.
+	findings, _ := s.DoctorFindings()
+	var hazards []string
+	for _, f := range findings {
+		hazards = append(hazards, string(f.Hazard)+" "+f.Key)
+	}
+	if want := []string{"no-ttl lock:job", "plain-del lock:job"}; !slices.Equal(hazards, want) {
+		t.Errorf("doctor found %q, want %q:\n%s", hazards, want, s.DoctorReport())
 	}
 }
 
@@ -291,7 +312,7 @@ func TestPyRedisLockFiveWaiters(t *testing.T) {
 // next. A waiter whose acquire has a timeout gives up when it passes.
 func TestPyRedisLockCrashedHolder(t *testing.T) {
 	const waiters, expire = 3, 10
-	s := server.RunT(t, server.Manual())
+	s := server.RunT(t, withDoctor(server.Manual()))
 	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), PoolSize: waiters + 6})
 	defer rdb.Close()
 	crashed := redis.NewClient(&redis.Options{Addr: s.Addr()})

@@ -303,7 +303,7 @@ func (s *rsnSubscriber) messages(t testing.TB, rdb *redis.Client) []string {
 // rsnEndpoints starts minilock and a real redis-server for one test.
 func rsnEndpoints(t *testing.T) map[string]string {
 	t.Helper()
-	s := server.RunT(t)
+	s := server.RunT(t, server.Doctor())
 	rs := redistest.Start(t)
 	return map[string]string{"minilock": s.Addr(), "redis-server": rs.Addr}
 }

@@ -35,6 +35,7 @@ var layers = map[string]int{
 	"server":                   2,
 	"luaeval":                  3,
 	"keyspace":                 3,
+	"doctor":                   3, // the lock doctor: plain command records in, findings out; nothing of the server
 	"server/internal/edge":     3, // the network edge and the owner loop: nothing of the commands or the data
 	"internal/cmdargs":         4, // arguments both keyspace and server parse
 	"internal/cmdspec":         4, // Redis's command metadata: types, COMMAND INFO/DOCS replies, key specs
@@ -46,6 +47,7 @@ var layers = map[string]int{
 	"internal/redisstr":        6,
 	"luaeval/internal/cmath":   6, // C's math as glibc computes it: lauxlib's pow uses it
 	"internal/lockscripts":     6,
+	"internal/timeline":        6, // the timeline picture the lab and the doctor draw
 	"internal/rdbfmt":          6, // RDB strings, LZF, CRC64: FUNCTION DUMP/RESTORE (luaeval) and the tests that build payloads
 }
 

@@ -109,7 +109,11 @@ func sideBySide(o *options) error {
 					}
 				}
 				var res []result
-				if w.cycle {
+				if w.consume {
+					var r result
+					r, err = streamConsumerCycles(p.addr, o.clients, o.cycles)
+					res = []result{r}
+				} else if w.cycle {
 					sha := ""
 					if release == "evalsha" {
 						sha = shas[i]

@@ -52,6 +52,10 @@ type workload struct {
 	// keep skips the FLUSHALL before the run: it reads what the previous
 	// workload wrote.
 	keep bool
+	// setup is a script EVAL runs before the run (after the FLUSHALL).
+	setup string
+	// consume is the go-redis stream consumer cycle (streamConsumerCycles).
+	consume bool
 }
 
 // workloads returns the side-by-side list; sha is filled in per server.
@@ -89,6 +93,17 @@ if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[2]) then
 end
 return 0`
 
+// streamGroupSetup fills the 100 streams redis-benchmark's -r 100 names
+// with 20 entries each, and gives each a group whose consumer c holds 10
+// of them pending.
+const streamGroupSetup = `for k = 0, 99 do
+  local key = string.format('stream:%012d', k)
+  for i = 1, 20 do redis.call('XADD', key, '*', 'a', '1', 'b', '22', 'c', '333') end
+  redis.call('XGROUP', 'CREATE', key, 'g', '0')
+  redis.call('XREADGROUP', 'GROUP', 'g', 'c', 'COUNT', 10, 'STREAMS', key, '>')
+end
+return 0`
+
 // typeWorkloads are the data-type commands coordination recipes use.
 func typeWorkloads() []workload {
 	var ws []workload
@@ -108,9 +123,93 @@ func typeWorkloads() []workload {
 				rb: []string{"-t", "lpush,rpop"}},
 			workload{rows: []string{"SADD" + ps}, pipeline: p,
 				rb: []string{"-r", "100000", "-t", "sadd"}},
+			workload{rows: []string{"XADD * (3 fields)" + ps}, pipeline: p,
+				rb: []string{"-r", "100", "XADD", "stream:__rand_int__", "*", "a", "1", "b", "22", "c", "333"}},
+			workload{rows: []string{"XRANGE - + COUNT 10 (after XADD)" + ps}, pipeline: p, keep: true,
+				rb: []string{"-r", "100", "XRANGE", "stream:__rand_int__", "-", "+", "COUNT", "10"}},
+			workload{rows: []string{"XREADGROUP COUNT 10, a consumer's 10 pending entries" + ps}, pipeline: p,
+				setup: streamGroupSetup,
+				rb:    []string{"-r", "100", "XREADGROUP", "GROUP", "g", "c", "COUNT", "10", "STREAMS", "stream:__rand_int__", "0"}},
 		)
 	}
+	ws = append(ws, workload{rows: []string{"stream consumer cycle: go-redis XREADGROUP COUNT 10 > + XACK of the 10"}, pipeline: 1, consume: true})
 	return ws
+}
+
+// fillQueue adds n entries to the stream queue, 10,000 per EVAL, and
+// creates its group.
+const fillQueue = `for i = 1, tonumber(ARGV[1]) do redis.call('XADD', KEYS[1], '*', 'job', 'paint', 'n', i) end return 0`
+
+// streamConsumerCycles runs conc go-redis consumers of one group on one
+// stream, filled first with 10 entries per cycle: each cycle reads 10 new
+// entries with XREADGROUP and acknowledges them with one XACK. A result
+// is a cycle.
+func streamConsumerCycles(addr string, conc, total int) (result, error) {
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: addr, PoolSize: conc, MinIdleConns: conc,
+		ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second})
+	defer rdb.Close()
+	per := total / conc
+	for left := per * conc * 10; left > 0; left -= 10000 {
+		if err := rdb.Eval(ctx, fillQueue, []string{"queue"}, min(left, 10000)).Err(); err != nil {
+			return result{}, fmt.Errorf("fill: %w", err)
+		}
+	}
+	if err := rdb.XGroupCreate(ctx, "queue", "workers", "0").Err(); err != nil {
+		return result{}, fmt.Errorf("XGROUP CREATE: %w", err)
+	}
+	var wg sync.WaitGroup
+	for range conc {
+		wg.Go(func() { rdb.Ping(ctx) })
+	}
+	wg.Wait()
+	lat := make([][]time.Duration, conc)
+	errs := make([]error, conc)
+	begin := time.Now()
+	for g := range conc {
+		wg.Go(func() {
+			name := "c" + strconv.Itoa(g)
+			l := make([]time.Duration, 0, per)
+			for range per {
+				t0 := time.Now()
+				res, err := rdb.XReadGroup(ctx, &redis.XReadGroupArgs{Group: "workers", Consumer: name, Streams: []string{"queue", ">"}, Count: 10, Block: -1}).Result()
+				if err != nil {
+					errs[g] = fmt.Errorf("XREADGROUP: %w", err)
+					return
+				}
+				var ids []string
+				for _, st := range res {
+					for _, m := range st.Messages {
+						ids = append(ids, m.ID)
+					}
+				}
+				if len(ids) != 10 {
+					errs[g] = fmt.Errorf("XREADGROUP gave %d entries, want 10", len(ids))
+					return
+				}
+				if err := rdb.XAck(ctx, "queue", "workers", ids...).Err(); err != nil {
+					errs[g] = fmt.Errorf("XACK: %w", err)
+					return
+				}
+				l = append(l, time.Since(t0))
+			}
+			lat[g] = l
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(begin)
+	if err := errors.Join(errs...); err != nil {
+		return result{}, err
+	}
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	ms := func(q float64) float64 {
+		if len(all) == 0 {
+			return 0
+		}
+		return float64(all[min(int(q*float64(len(all))), len(all)-1)]) / 1e6
+	}
+	return result{ops: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99), p999: ms(0.999)}, nil
 }
 
 // result is one measurement of one row.
@@ -140,6 +239,11 @@ func redisBenchmark(bin, addr string, clients, n int, w workload, sha string) ([
 	host, port, _ := strings.Cut(addr, ":")
 	args := []string{"-h", host, "-p", port, "-c", strconv.Itoa(clients), "-n", strconv.Itoa(n),
 		"-P", strconv.Itoa(w.pipeline), "--csv"}
+	if w.setup != "" {
+		if _, err := control(addr, "EVAL", w.setup, "0"); err != nil {
+			return nil, fmt.Errorf("setup: %w", err)
+		}
+	}
 	loaded := ""
 	if w.load != "" {
 		var err error
