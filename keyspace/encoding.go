@@ -19,6 +19,9 @@ type Encodings struct {
 	// (stream-node-max-bytes, stream-node-max-entries; 0: no bound).
 	StreamNodeMaxBytes   int
 	StreamNodeMaxEntries int
+	// HLLSparseMaxBytes is hll-sparse-max-bytes: a sparse HyperLogLog
+	// that would grow past it turns dense.
+	HLLSparseMaxBytes int
 }
 
 // DefaultEncodings are Redis 7.0's defaults.
@@ -32,6 +35,7 @@ func DefaultEncodings() Encodings {
 		ListMaxListpackSize:    -2,
 		StreamNodeMaxBytes:     4096,
 		StreamNodeMaxEntries:   100,
+		HLLSparseMaxBytes:      3000,
 	}
 }
 

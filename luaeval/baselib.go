@@ -62,7 +62,7 @@ func (sb *sandbox) ipairs(L *lua.LState) int {
 	}
 	L.Push(L.Get(lua.UpvalueIndex(1)))
 	L.Push(t)
-	L.Push(lua.LNumber(0))
+	L.Push(lauxlib.Number(L, 0))
 	return 3
 }
 
@@ -76,7 +76,7 @@ func (sb *sandbox) ipairsAux(L *lua.LState) int {
 	if v == lua.LNil {
 		return 0
 	}
-	L.Push(lua.LNumber(i))
+	L.Push(lauxlib.Number(L, i))
 	L.Push(v)
 	return 2
 }
@@ -237,7 +237,7 @@ func luaTonumberFn(L *lua.LState) int {
 			return 1
 		case lua.LString:
 			if f, ok := lauxlib.Str2Number(string(x)); ok {
-				L.Push(lua.LNumber(f))
+				L.Push(lauxlib.Number(L, f))
 				return 1
 			}
 		}
@@ -249,7 +249,7 @@ func luaTonumberFn(L *lua.LState) int {
 		lauxlib.ArgError(L, 2, "base out of range")
 	}
 	if n, ok := strtoul(s, base); ok {
-		L.Push(lua.LNumber(float64(n)))
+		L.Push(lauxlib.Number(L, float64(n)))
 		return 1
 	}
 	L.Push(lua.LNil)
@@ -490,13 +490,13 @@ func (sb *sandbox) collectgarbage(L *lua.LState) int {
 	opt := L.OptString(1, "collect")
 	switch opt {
 	case "collect", "stop", "restart":
-		L.Push(lua.LNumber(0))
+		L.Push(lauxlib.Number(L, 0))
 	case "count":
-		L.Push(lua.LNumber(sb.heapKB()))
+		L.Push(lauxlib.Number(L, sb.heapKB()))
 	case "step":
 		L.Push(lua.LFalse)
 	case "setpause", "setstepmul":
-		L.Push(lua.LNumber(200))
+		L.Push(lauxlib.Number(L, 200))
 	default:
 		lauxlib.ArgError(L, 1, "invalid option '"+opt+"'")
 	}
@@ -504,7 +504,7 @@ func (sb *sandbox) collectgarbage(L *lua.LState) int {
 }
 
 func (sb *sandbox) gcinfo(L *lua.LState) int {
-	L.Push(lua.LNumber(int64(sb.heapKB())))
+	L.Push(lauxlib.Number(L, int64(sb.heapKB())))
 	return 1
 }
 
@@ -676,7 +676,7 @@ func luaAssert(L *lua.LState) int {
 func luaSelect(L *lua.LState) int {
 	n := L.GetTop()
 	if s, ok := L.Get(1).(lua.LString); ok && len(s) > 0 && s[0] == '#' {
-		L.Push(lua.LNumber(n - 1))
+		L.Push(lauxlib.Number(L, n-1))
 		return 1
 	}
 	i := lauxlib.CheckInt(L, 1)

@@ -10,6 +10,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
 
@@ -78,15 +79,18 @@ type control struct {
 	// its count is first (of thread firstL), outside the map, and the last
 	// thread asked for is remembered, so a run costs no allocation and no
 	// map operation, and EnterC/LeaveC no lookup.
-	ccalls    map[*lua.LState]*lauxlib.CCount
-	firstL    *lua.LState
-	first     lauxlib.CCount
-	lastL     *lua.LState
-	lastN     *lauxlib.CCount
-	ticks     uint32 // instructions run, counted by Done; owner goroutine only
-	tick      time.Duration
-	threshold time.Duration
-	memLimit  int64
+	ccalls map[*lua.LState]*lauxlib.CCount
+	firstL *lua.LState
+	first  lauxlib.CCount
+	lastL  *lua.LState
+	lastN  *lauxlib.CCount
+	ticks  uint32 // polls of Done; owner goroutine only
+	// servePolls is how many polls of Done make busyServeEvery
+	// instructions.
+	servePolls uint32
+	tick       time.Duration
+	threshold  time.Duration
+	memLimit   int64
 }
 
 func (c *control) init(e *Engine) {
@@ -99,6 +103,7 @@ func (c *control) init(e *Engine) {
 	c.done = make(chan struct{})
 	c.stopped = make(chan struct{})
 	c.threshold = e.cfg.BusyThreshold
+	c.servePolls = uint32(max(busyServeEvery/seam.PollInterval(), 1))
 	c.memLimit = e.cfg.MemoryLimit
 	// Sampling every few ms keeps BUSY late by at most a tick and stops a
 	// runaway allocation after a few ms of growth.
@@ -405,13 +410,13 @@ func (r runCtx) Value(any) any               { return nil }
 // millisecond, as Redis's hook runs every 100,000 instructions.
 const busyServeEvery = 1 << 14
 
-// Done is polled before every instruction; once the script is busy it
-// also lets Config.WhileBusy serve other clients now and then, before the
-// kill channel is read, so a SCRIPT KILL it served stops the script at
-// this very instruction.
+// Done is polled every seam.PollInterval() instructions; once the script
+// is busy it also lets Config.WhileBusy serve other clients now and then,
+// before the kill channel is read, so a SCRIPT KILL it served stops the
+// script at this very poll.
 func (r runCtx) Done() <-chan struct{} {
 	c := r.c
-	if c.ticks++; c.ticks%busyServeEvery == 0 {
+	if c.ticks++; c.ticks%c.servePolls == 0 {
 		c.whileBusy()
 	}
 	return c.killCh

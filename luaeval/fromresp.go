@@ -5,6 +5,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
@@ -85,7 +86,7 @@ func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []b
 		if it.Int >= 0 && it.Int < int64(len(smallInts)) {
 			return smallInts[it.Int], rest, true
 		}
-		return lua.LNumber(it.Int), rest, true
+		return lauxlib.Number(L, it.Int), rest, true
 	case '$':
 		return e.internedBulk(it.Data), rest, true
 	case '_':

@@ -144,7 +144,16 @@ type functions struct {
 	// nlib and nfunc mirror set's sizes for FUNCTION STATS off the owner.
 	nlib, nfunc atomic.Int64
 	running     atomic.Pointer[RunningFunction]
+	// argStrs are the Lua strings of the last call's KEYS then ARGV
+	// (see argTable).
+	argStrs []lua.LValue
 }
+
+// maxArgStrs and maxArgStrBytes bound what argStrs keeps between calls.
+const (
+	maxArgStrs     = 16
+	maxArgStrBytes = 4096
+)
 
 // RunningFunction describes the function being run, for FUNCTION STATS.
 type RunningFunction struct {
@@ -618,7 +627,7 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 	keys, args := argv[3:3+n], argv[3+n:]
 	sb := e.funcSandbox()
 	L := sb.L
-	kt, at := argTable(L, keys), argTable(L, args)
+	kt, at := e.fn.argTable(L, keys, 0), e.fn.argTable(L, args, len(keys))
 	sb.cjson.Reset()
 	sb.sources = nil
 	e.interned = e.interned[:0]
@@ -662,13 +671,41 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 
 // argTable is luaCreateArray: a fresh table of the strings. Made with the
 // array part that filling an empty table one element at a time ends with
-// (arraySizeFor), so the layout is Lua's without its rehashes.
-func argTable(L *lua.LState, elems [][]byte) *lua.LTable {
+// (arraySizeFor), so the layout is Lua's without its rehashes. The tables
+// are new at every call, as Redis makes them (a function may keep one);
+// their strings are the last call's when the bytes are the same (Lua
+// strings are immutable values, so sharing one is invisible): a function
+// called again and again with the same keys then boxes none. from is the
+// first element's place among the call's KEYS and ARGV.
+func (fs *functions) argTable(L *lua.LState, elems [][]byte, from int) *lua.LTable {
 	t := seam.NewTable(L, arraySizeFor(len(elems)), 0)
 	for i, b := range elems {
-		seam.RawSetInt(L, t, i+1, lua.LString(b))
+		var v lua.LValue
+		if j := from + i; j < len(fs.argStrs) {
+			if s, ok := fs.argStrs[j].(lua.LString); ok && string(s) == string(b) {
+				v = fs.argStrs[j] // the boxed value itself: re-boxing s would allocate
+			} else {
+				v = lua.LString(b)
+				fs.argStrs[j] = argStr(v, len(b))
+			}
+		} else {
+			v = lua.LString(b)
+			if j == len(fs.argStrs) && j < maxArgStrs {
+				fs.argStrs = append(fs.argStrs, argStr(v, len(b)))
+			}
+		}
+		seam.RawSetInt(L, t, i+1, v)
 	}
 	return t
+}
+
+// argStr is what argStrs keeps of v, a string of n bytes: v, or nothing
+// for a long one, which is not kept alive past its call.
+func argStr(v lua.LValue, n int) lua.LValue {
+	if n > maxArgStrBytes {
+		return lua.LNil
+	}
+	return v
 }
 
 // KillFunction is FUNCTION KILL (any goroutine): as Kill, but it stops a

@@ -258,3 +258,41 @@ func BenchmarkFunctionRestore10000(b *testing.B) {
 		}
 	}
 }
+
+// TestFunctionArgStrings checks FCALL's reuse of the last call's argument
+// strings (functions.argTable): each call sees its own KEYS and ARGV
+// whether they repeat, change, shrink, grow or move between KEYS and
+// ARGV, a long one included; and a table a function kept from an earlier
+// call is not refilled by a later one.
+func TestFunctionArgStrings(t *testing.T) {
+	e := newTestEngine(t, Config{})
+	h := newFakeHost()
+	mustLoad(t, e, "#!lua name=l\n"+
+		"local kept\n"+
+		"redis.register_function('j', function(keys, args) return table.concat(keys, ',') .. '|' .. table.concat(args, ',') end)\n"+
+		"redis.register_function('keep', function(keys, args) if not kept then kept = args end return table.concat(kept, ',') end)", false)
+	long := strings.Repeat("x", maxArgStrBytes+1)
+	for _, c := range [][]string{
+		{"j", "1", "k", "a", "b"},
+		{"j", "1", "k", "a", "b"},
+		{"j", "1", "k", "a", "c"},
+		{"j", "2", "k", "a", "c"},
+		{"j", "0", "k", "a"},
+		{"j", "1", long, long},
+		{"j", "1", long, "y" + long[1:]},
+		{"j", "3", "1", "2", "3", "4", "5", "6", "7", "8", "9", "10", "11", "12", "13", "14", "15", "16", "17", "18"},
+		{"j", "0"},
+		{"j", "1", "k", "a", "b"},
+	} {
+		n, _ := strconv.Atoi(c[1])
+		want := strings.Join(c[2:2+n], ",") + "|" + strings.Join(c[2+n:], ",")
+		if got := fcallReply(e, h, 2, false, c...); got != "$"+strconv.Itoa(len(want))+"\r\n"+want+"\r\n" {
+			t.Fatalf("FCALL %.40q: %.60q, want %.60q", c, got, want)
+		}
+	}
+	for _, args := range [][]string{{"a", "b"}, {"c", "d"}, {"a", "b", "e"}} {
+		if got := fcallReply(e, h, 2, false, append([]string{"keep", "0"}, args...)...); got != "$3\r\na,b\r\n" {
+			t.Fatalf("FCALL keep %q: %q, want the first call's a,b", args, got)
+		}
+	}
+}

@@ -187,7 +187,7 @@ func newSandbox(e *Engine) *sandbox {
 	L.SetMetatable(lua.LString(""), strMT)
 	sb.strMeta = sb.proxy(strMT)
 
-	L.SetContext(runCtx{&e.ctl})
+	seam.SetContext(L, runCtx{&e.ctl})
 	return sb
 }
 

@@ -376,6 +376,25 @@ var commandTable = []*command{
 		{name: "help", run: cmdModuleHelp},
 	}},
 	{name: "lolwut", run: cmdLolwut},
+
+	// HyperLogLog (keyspace/hyperloglog.go).
+	{name: "pfadd", run: data(keyspace.CmdPFAdd)},
+	{name: "pfcount", run: data(keyspace.CmdPFCount)},
+	{name: "pfmerge", run: data(keyspace.CmdPFMerge)},
+	{name: "pfdebug", run: data(keyspace.CmdPFDebug)},
+	{name: "pfselftest", run: data(keyspace.CmdPFSelfTest)},
+
+	// Geo (keyspace/geo.go).
+	{name: "geoadd", run: data(keyspace.CmdGeoAdd)},
+	{name: "geohash", run: data(keyspace.CmdGeoHash)},
+	{name: "geopos", run: data(keyspace.CmdGeoPos)},
+	{name: "geodist", run: data(keyspace.CmdGeoDist)},
+	{name: "georadius", run: data(keyspace.CmdGeoRadius)},
+	{name: "georadius_ro", run: data(keyspace.CmdGeoRadiusRO)},
+	{name: "georadiusbymember", run: data(keyspace.CmdGeoRadiusByMember)},
+	{name: "georadiusbymember_ro", run: data(keyspace.CmdGeoRadiusByMemberRO)},
+	{name: "geosearch", run: data(keyspace.CmdGeoSearch)},
+	{name: "geosearchstore", run: data(keyspace.CmdGeoSearchStore)},
 }
 
 // commands indexes commandTable by lower-case name; each container's

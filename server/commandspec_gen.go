@@ -1179,6 +1179,319 @@ var commandSpecs = []*cmdspec.Command{
 		},
 	},
 	{
+		Name: "geoadd", Arity: -5, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Add one or more geospatial items in the geospatial index represented using a sorted set", Since: "3.2.0", Group: "geo", Complexity: "O(log(N)) for each item added, where N is the number of elements in the sorted set.",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added the `CH`, `NX` and `XX` options."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "condition", Type: cmdspec.ArgOneOf, Since: "6.2.0", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "nx", Type: cmdspec.ArgPureToken, Token: "NX"},
+					{Name: "xx", Type: cmdspec.ArgPureToken, Token: "XX"},
+				}},
+				{Name: "change", Type: cmdspec.ArgPureToken, Token: "CH", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+				{Name: "longitude_latitude_member", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgMultiple, Args: []cmdspec.Arg{
+					{Name: "longitude", Type: cmdspec.ArgDouble},
+					{Name: "latitude", Type: cmdspec.ArgDouble},
+					{Name: "member", Type: cmdspec.ArgString},
+				}},
+			}},
+	},
+	{
+		Name: "geodist", Arity: -4, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Returns the distance between two members of a geospatial index", Since: "3.2.0", Group: "geo", Complexity: "O(log(N))",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "member1", Type: cmdspec.ArgString},
+				{Name: "member2", Type: cmdspec.ArgString},
+				{Name: "unit", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "m", Type: cmdspec.ArgPureToken, Token: "M"},
+					{Name: "km", Type: cmdspec.ArgPureToken, Token: "KM"},
+					{Name: "ft", Type: cmdspec.ArgPureToken, Token: "FT"},
+					{Name: "mi", Type: cmdspec.ArgPureToken, Token: "MI"},
+				}},
+			}},
+	},
+	{
+		Name: "geohash", Arity: -2, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Returns members of a geospatial index as standard geohash strings", Since: "3.2.0", Group: "geo", Complexity: "O(log(N)) for each member requested, where N is the number of elements in the sorted set.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "member", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "geopos", Arity: -2, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Returns longitude and latitude of members of a geospatial index", Since: "3.2.0", Group: "geo", Complexity: "O(N) where N is the number of members requested.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "member", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "georadius", Arity: -6, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.MovableKeys, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginKeyword, Keyword: "STORE", StartFrom: 6, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginKeyword, Keyword: "STOREDIST", StartFrom: 6, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a point", Since: "3.2.0", Group: "geo", Complexity: "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.", DocFlags: cmdspec.DocDeprecated, DeprecatedSince: "6.2.0", ReplacedBy: "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` argument",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added the `ANY` option for `COUNT`."},
+				{Since: "7.0.0", Changes: "Added support for uppercase unit names."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "longitude", Type: cmdspec.ArgDouble},
+				{Name: "latitude", Type: cmdspec.ArgDouble},
+				{Name: "radius", Type: cmdspec.ArgDouble},
+				{Name: "unit", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "m", Type: cmdspec.ArgPureToken, Token: "M"},
+					{Name: "km", Type: cmdspec.ArgPureToken, Token: "KM"},
+					{Name: "ft", Type: cmdspec.ArgPureToken, Token: "FT"},
+					{Name: "mi", Type: cmdspec.ArgPureToken, Token: "MI"},
+				}},
+				{Name: "withcoord", Type: cmdspec.ArgPureToken, Token: "WITHCOORD", Flags: cmdspec.ArgOptional},
+				{Name: "withdist", Type: cmdspec.ArgPureToken, Token: "WITHDIST", Flags: cmdspec.ArgOptional},
+				{Name: "withhash", Type: cmdspec.ArgPureToken, Token: "WITHHASH", Flags: cmdspec.ArgOptional},
+				{Name: "count", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT"},
+					{Name: "any", Type: cmdspec.ArgPureToken, Token: "ANY", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+				}},
+				{Name: "order", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "asc", Type: cmdspec.ArgPureToken, Token: "ASC"},
+					{Name: "desc", Type: cmdspec.ArgPureToken, Token: "DESC"},
+				}},
+				{Name: "key", Type: cmdspec.ArgKey, KeySpec: 1, Token: "STORE", Flags: cmdspec.ArgOptional},
+				{Name: "key", Type: cmdspec.ArgKey, KeySpec: 2, Token: "STOREDIST", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "georadius_ro", Arity: -6, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "A read-only variant for GEORADIUS", Since: "3.2.10", Group: "geo", Complexity: "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.", DocFlags: cmdspec.DocDeprecated, DeprecatedSince: "6.2.0", ReplacedBy: "`GEOSEARCH` with the `BYRADIUS` argument",
+			History: []cmdspec.History{
+				{Since: "6.2.0", Changes: "Added the `ANY` option for `COUNT`."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "longitude", Type: cmdspec.ArgDouble},
+				{Name: "latitude", Type: cmdspec.ArgDouble},
+				{Name: "radius", Type: cmdspec.ArgDouble},
+				{Name: "unit", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "m", Type: cmdspec.ArgPureToken, Token: "M"},
+					{Name: "km", Type: cmdspec.ArgPureToken, Token: "KM"},
+					{Name: "ft", Type: cmdspec.ArgPureToken, Token: "FT"},
+					{Name: "mi", Type: cmdspec.ArgPureToken, Token: "MI"},
+				}},
+				{Name: "withcoord", Type: cmdspec.ArgPureToken, Token: "WITHCOORD", Flags: cmdspec.ArgOptional},
+				{Name: "withdist", Type: cmdspec.ArgPureToken, Token: "WITHDIST", Flags: cmdspec.ArgOptional},
+				{Name: "withhash", Type: cmdspec.ArgPureToken, Token: "WITHHASH", Flags: cmdspec.ArgOptional},
+				{Name: "count", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT"},
+					{Name: "any", Type: cmdspec.ArgPureToken, Token: "ANY", Since: "6.2.0", Flags: cmdspec.ArgOptional},
+				}},
+				{Name: "order", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "asc", Type: cmdspec.ArgPureToken, Token: "ASC"},
+					{Name: "desc", Type: cmdspec.ArgPureToken, Token: "DESC"},
+				}},
+			}},
+	},
+	{
+		Name: "georadiusbymember", Arity: -5, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.MovableKeys, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginKeyword, Keyword: "STORE", StartFrom: 5, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginKeyword, Keyword: "STOREDIST", StartFrom: 5, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Query a sorted set representing a geospatial index to fetch members matching a given maximum distance from a member", Since: "3.2.0", Group: "geo", Complexity: "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.", DocFlags: cmdspec.DocDeprecated, DeprecatedSince: "6.2.0", ReplacedBy: "`GEOSEARCH` and `GEOSEARCHSTORE` with the `BYRADIUS` and `FROMMEMBER` arguments",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added support for uppercase unit names."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "member", Type: cmdspec.ArgString},
+				{Name: "radius", Type: cmdspec.ArgDouble},
+				{Name: "unit", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "m", Type: cmdspec.ArgPureToken, Token: "M"},
+					{Name: "km", Type: cmdspec.ArgPureToken, Token: "KM"},
+					{Name: "ft", Type: cmdspec.ArgPureToken, Token: "FT"},
+					{Name: "mi", Type: cmdspec.ArgPureToken, Token: "MI"},
+				}},
+				{Name: "withcoord", Type: cmdspec.ArgPureToken, Token: "WITHCOORD", Flags: cmdspec.ArgOptional},
+				{Name: "withdist", Type: cmdspec.ArgPureToken, Token: "WITHDIST", Flags: cmdspec.ArgOptional},
+				{Name: "withhash", Type: cmdspec.ArgPureToken, Token: "WITHHASH", Flags: cmdspec.ArgOptional},
+				{Name: "count", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT"},
+					{Name: "any", Type: cmdspec.ArgPureToken, Token: "ANY", Flags: cmdspec.ArgOptional},
+				}},
+				{Name: "order", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "asc", Type: cmdspec.ArgPureToken, Token: "ASC"},
+					{Name: "desc", Type: cmdspec.ArgPureToken, Token: "DESC"},
+				}},
+				{Name: "key", Type: cmdspec.ArgKey, KeySpec: 1, Token: "STORE", Flags: cmdspec.ArgOptional},
+				{Name: "key", Type: cmdspec.ArgKey, KeySpec: 2, Token: "STOREDIST", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "georadiusbymember_ro", Arity: -5, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "A read-only variant for GEORADIUSBYMEMBER", Since: "3.2.10", Group: "geo", Complexity: "O(N+log(M)) where N is the number of elements inside the bounding box of the circular area delimited by center and radius and M is the number of items inside the index.", DocFlags: cmdspec.DocDeprecated, DeprecatedSince: "6.2.0", ReplacedBy: "`GEOSEARCH` with the `BYRADIUS` and `FROMMEMBER` arguments",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "member", Type: cmdspec.ArgString},
+				{Name: "radius", Type: cmdspec.ArgDouble},
+				{Name: "unit", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "m", Type: cmdspec.ArgPureToken, Token: "M"},
+					{Name: "km", Type: cmdspec.ArgPureToken, Token: "KM"},
+					{Name: "ft", Type: cmdspec.ArgPureToken, Token: "FT"},
+					{Name: "mi", Type: cmdspec.ArgPureToken, Token: "MI"},
+				}},
+				{Name: "withcoord", Type: cmdspec.ArgPureToken, Token: "WITHCOORD", Flags: cmdspec.ArgOptional},
+				{Name: "withdist", Type: cmdspec.ArgPureToken, Token: "WITHDIST", Flags: cmdspec.ArgOptional},
+				{Name: "withhash", Type: cmdspec.ArgPureToken, Token: "WITHHASH", Flags: cmdspec.ArgOptional},
+				{Name: "count", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT"},
+					{Name: "any", Type: cmdspec.ArgPureToken, Token: "ANY", Flags: cmdspec.ArgOptional},
+				}},
+				{Name: "order", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "asc", Type: cmdspec.ArgPureToken, Token: "ASC"},
+					{Name: "desc", Type: cmdspec.ArgPureToken, Token: "DESC"},
+				}},
+			}},
+	},
+	{
+		Name: "geosearch", Arity: -7, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle.", Since: "6.2.0", Group: "geo", Complexity: "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added support for uppercase unit names."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "from", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "member", Type: cmdspec.ArgString, Token: "FROMMEMBER"},
+					{Name: "longitude_latitude", Type: cmdspec.ArgBlock, Token: "FROMLONLAT", Args: []cmdspec.Arg{
+						{Name: "longitude", Type: cmdspec.ArgDouble},
+						{Name: "latitude", Type: cmdspec.ArgDouble},
+					}},
+				}},
+				{Name: "by", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "circle", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "radius", Type: cmdspec.ArgDouble, Token: "BYRADIUS"},
+						{Name: "unit", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+							{Name: "m", Type: cmdspec.ArgPureToken, Token: "M"},
+							{Name: "km", Type: cmdspec.ArgPureToken, Token: "KM"},
+							{Name: "ft", Type: cmdspec.ArgPureToken, Token: "FT"},
+							{Name: "mi", Type: cmdspec.ArgPureToken, Token: "MI"},
+						}},
+					}},
+					{Name: "box", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "width", Type: cmdspec.ArgDouble, Token: "BYBOX"},
+						{Name: "height", Type: cmdspec.ArgDouble},
+						{Name: "unit", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+							{Name: "m", Type: cmdspec.ArgPureToken, Token: "M"},
+							{Name: "km", Type: cmdspec.ArgPureToken, Token: "KM"},
+							{Name: "ft", Type: cmdspec.ArgPureToken, Token: "FT"},
+							{Name: "mi", Type: cmdspec.ArgPureToken, Token: "MI"},
+						}},
+					}},
+				}},
+				{Name: "order", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "asc", Type: cmdspec.ArgPureToken, Token: "ASC"},
+					{Name: "desc", Type: cmdspec.ArgPureToken, Token: "DESC"},
+				}},
+				{Name: "count", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT"},
+					{Name: "any", Type: cmdspec.ArgPureToken, Token: "ANY", Flags: cmdspec.ArgOptional},
+				}},
+				{Name: "withcoord", Type: cmdspec.ArgPureToken, Token: "WITHCOORD", Flags: cmdspec.ArgOptional},
+				{Name: "withdist", Type: cmdspec.ArgPureToken, Token: "WITHDIST", Flags: cmdspec.ArgOptional},
+				{Name: "withhash", Type: cmdspec.ArgPureToken, Token: "WITHHASH", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "geosearchstore", Arity: -8, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: 2, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLGeo | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Query a sorted set representing a geospatial index to fetch members inside an area of a box or a circle, and store the result in another key.", Since: "6.2.0", Group: "geo", Complexity: "O(N+log(M)) where N is the number of elements in the grid-aligned bounding box area around the shape provided as the filter and M is the number of items inside the shape",
+			History: []cmdspec.History{
+				{Since: "7.0.0", Changes: "Added support for uppercase unit names."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "destination", Type: cmdspec.ArgKey},
+				{Name: "source", Type: cmdspec.ArgKey, KeySpec: 1},
+				{Name: "from", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "member", Type: cmdspec.ArgString, Token: "FROMMEMBER"},
+					{Name: "longitude_latitude", Type: cmdspec.ArgBlock, Token: "FROMLONLAT", Args: []cmdspec.Arg{
+						{Name: "longitude", Type: cmdspec.ArgDouble},
+						{Name: "latitude", Type: cmdspec.ArgDouble},
+					}},
+				}},
+				{Name: "by", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "circle", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "radius", Type: cmdspec.ArgDouble, Token: "BYRADIUS"},
+						{Name: "unit", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+							{Name: "m", Type: cmdspec.ArgPureToken, Token: "M"},
+							{Name: "km", Type: cmdspec.ArgPureToken, Token: "KM"},
+							{Name: "ft", Type: cmdspec.ArgPureToken, Token: "FT"},
+							{Name: "mi", Type: cmdspec.ArgPureToken, Token: "MI"},
+						}},
+					}},
+					{Name: "box", Type: cmdspec.ArgBlock, Args: []cmdspec.Arg{
+						{Name: "width", Type: cmdspec.ArgDouble, Token: "BYBOX"},
+						{Name: "height", Type: cmdspec.ArgDouble},
+						{Name: "unit", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+							{Name: "m", Type: cmdspec.ArgPureToken, Token: "M"},
+							{Name: "km", Type: cmdspec.ArgPureToken, Token: "KM"},
+							{Name: "ft", Type: cmdspec.ArgPureToken, Token: "FT"},
+							{Name: "mi", Type: cmdspec.ArgPureToken, Token: "MI"},
+						}},
+					}},
+				}},
+				{Name: "order", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "asc", Type: cmdspec.ArgPureToken, Token: "ASC"},
+					{Name: "desc", Type: cmdspec.ArgPureToken, Token: "DESC"},
+				}},
+				{Name: "count", Type: cmdspec.ArgBlock, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "count", Type: cmdspec.ArgInteger, Token: "COUNT"},
+					{Name: "any", Type: cmdspec.ArgPureToken, Token: "ANY", Flags: cmdspec.ArgOptional},
+				}},
+				{Name: "storedist", Type: cmdspec.ArgPureToken, Token: "STOREDIST", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
 		Name: "get", Arity: 2, Flags: cmdspec.ReadOnly | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL: cmdspec.ACLRead | cmdspec.ACLString | cmdspec.ACLFast,
 		KeySpecs: []cmdspec.KeySpec{
@@ -2107,6 +2420,59 @@ var commandSpecs = []*cmdspec.Command{
 			Args: []cmdspec.Arg{
 				{Name: "key", Type: cmdspec.ArgKey},
 			}},
+	},
+	{
+		Name: "pfadd", Arity: -2, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLHyperLogLog | cmdspec.ACLFast,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyInsert, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Adds the specified elements to the specified HyperLogLog.", Since: "2.8.9", Group: "hyperloglog", Complexity: "O(1) to add every element.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "element", Type: cmdspec.ArgString, Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "pfcount", Arity: -2, Flags: cmdspec.ReadOnly | cmdspec.MayReplicate, FirstKey: 1, LastKey: -1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLHyperLogLog | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Notes: "RW because it may change the internal representation of the key, and propagate to replicas", Flags: cmdspec.KeyRW | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, LastKey: -1, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return the approximated cardinality of the set(s) observed by the HyperLogLog at key(s).", Since: "2.8.9", Group: "hyperloglog", Complexity: "O(1) with a very small average constant time when called with a single key. O(N) with N being the number of keys, and much bigger constant times, when called with multiple keys.",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "pfdebug", Arity: 3, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Admin, FirstKey: 2, LastKey: 2, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLHyperLogLog | cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Internal commands for debugging HyperLogLog values", Since: "2.8.9", Group: "hyperloglog", Complexity: "N/A", DocFlags: cmdspec.DocSyscmd,
+			Args: []cmdspec.Arg{
+				{Name: "subcommand", Type: cmdspec.ArgString},
+				{Name: "key", Type: cmdspec.ArgKey},
+			}},
+	},
+	{
+		Name: "pfmerge", Arity: -2, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: -1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLHyperLogLog | cmdspec.ACLSlow,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyInsert, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 2, FindKeys: cmdspec.FindRange, LastKey: -1, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Merge N different HyperLogLogs into a single one.", Since: "2.8.9", Group: "hyperloglog", Complexity: "O(N) to merge N HyperLogLogs, but with high constant times.",
+			Args: []cmdspec.Arg{
+				{Name: "destkey", Type: cmdspec.ArgKey},
+				{Name: "sourcekey", Type: cmdspec.ArgKey, KeySpec: 1, Flags: cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "pfselftest", Arity: 1, Flags: cmdspec.Admin,
+		ACL:  cmdspec.ACLHyperLogLog | cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "An internal command for testing HyperLogLog values", Since: "2.8.9", Group: "hyperloglog", Complexity: "N/A", DocFlags: cmdspec.DocSyscmd},
 	},
 	{
 		Name: "ping", Arity: -1, Flags: cmdspec.Fast,

@@ -212,6 +212,7 @@ var liveParams = map[string]liveParam{
 	"list-max-listpack-size":    encodingParam(func(e *keyspace.Encodings) *int { return &e.ListMaxListpackSize }),
 	"stream-node-max-bytes":     encodingParam(func(e *keyspace.Encodings) *int { return &e.StreamNodeMaxBytes }),
 	"stream-node-max-entries":   encodingParam(func(e *keyspace.Encodings) *int { return &e.StreamNodeMaxEntries }),
+	"hll-sparse-max-bytes":      encodingParam(func(e *keyspace.Encodings) *int { return &e.HLLSparseMaxBytes }),
 }
 
 // errFixed refuses to change a setting minilock reads only at startup.

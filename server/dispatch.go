@@ -100,6 +100,12 @@ var (
 // command itself. Owner goroutine only.
 func (s *Server) execute(c *client, args [][]byte) {
 	s.stats.commands.Add(1)
+	if msg, ok := s.forcedError(); ok {
+		// SetError: every command fails, before any other check, as a
+		// test of a client's error paths wants.
+		c.W.Error(msg)
+		return
+	}
 	cmd, err := lookup(args)
 	if cmd == nil && s.doctor != nil && s.doctorCommand(c, args) {
 		return

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"crypto/tls"
 	"errors"
 	"net"
 	"os"
@@ -124,35 +125,38 @@ func (s *Server) moveClock(move func(mover)) {
 // Now returns the time on the server's clock.
 func (s *Server) Now() time.Time { return s.cfg.Clock.Now() }
 
-// Get returns key's value in database 0, and whether it exists.
-func (s *Server) Get(key string) (string, bool) { return s.DB(0).Get(key) }
+// The Server's helpers below (and those of embed_types.go) work on the
+// database Select picked: 0 unless changed.
 
-// Set sets key to value in database 0, without a TTL.
-func (s *Server) Set(key, value string) { s.DB(0).Set(key, value, 0) }
+// Get returns key's value, and whether it exists.
+func (s *Server) Get(key string) (string, bool) { return s.sel().Get(key) }
 
-// SetTTL sets key to value in database 0 with a time to live.
-func (s *Server) SetTTL(key, value string, ttl time.Duration) { s.DB(0).Set(key, value, ttl) }
+// Set sets key to value, without a TTL.
+func (s *Server) Set(key, value string) { s.sel().Set(key, value, 0) }
 
-// TTL returns key's time to live in database 0: 0 for a key without one or
-// a missing key.
+// SetTTL sets key to value with a time to live.
+func (s *Server) SetTTL(key, value string, ttl time.Duration) { s.sel().Set(key, value, ttl) }
+
+// TTL returns key's time to live: 0 for a key without one or a missing
+// key.
 func (s *Server) TTL(key string) time.Duration {
-	ttl, _ := s.DB(0).TTL(key)
+	ttl, _ := s.sel().TTL(key)
 	return ttl
 }
 
-// Exists reports whether key exists in database 0.
-func (s *Server) Exists(key string) bool { return s.DB(0).Exists(key) }
+// Exists reports whether key exists.
+func (s *Server) Exists(key string) bool { return s.sel().Exists(key) }
 
-// Del deletes key from database 0 and reports whether it existed.
-func (s *Server) Del(key string) bool { return s.DB(0).Del(key) }
+// Del deletes key and reports whether it existed.
+func (s *Server) Del(key string) bool { return s.sel().Del(key) }
 
-// Keys returns the keys of database 0, sorted.
-func (s *Server) Keys() []string { return s.DB(0).Keys() }
+// Keys returns the keys, sorted.
+func (s *Server) Keys() []string { return s.sel().Keys() }
 
 // FlushAll empties every database.
 func (s *Server) FlushAll() { s.owner.Do(s.ks.FlushAll) }
 
-// CheckGet fails the test unless key holds want in database 0.
+// CheckGet fails the test unless key holds want.
 func (s *Server) CheckGet(t TB, key, want string) {
 	t.Helper()
 	got, ok := s.Get(key)
@@ -165,12 +169,12 @@ func (s *Server) CheckGet(t TB, key, want string) {
 	}
 }
 
-// CheckTTL fails the test unless key exists in database 0 with time to live
+// CheckTTL fails the test unless key exists with time to live
 // want (0: no TTL). It compares exactly, so it suits a server on a manual
 // clock (Manual), where a TTL does not run down between two reads.
 func (s *Server) CheckTTL(t TB, key string, want time.Duration) {
 	t.Helper()
-	got, ok := s.DB(0).TTL(key)
+	got, ok := s.sel().TTL(key)
 	switch {
 	case !ok:
 		t.Errorf("minilock: key %q does not exist, want TTL %v", key, want)
@@ -196,33 +200,82 @@ const restartWait = 5 * time.Second
 //
 // Restart must not run concurrently with Close or another Restart.
 func (s *Server) Restart() error {
-	if s.net.Closing.Load() {
-		return ErrClosed
-	}
-	old := s.lns
-	for _, ln := range old {
+	return s.relisten(nil, nil, func() {
+		s.owner.Do(func() {
+			s.lua.Flush()
+			s.writableAt = s.ks.Now() + s.cfg.RestartDelay.Milliseconds()
+		})
+	})
+}
+
+// Unlisten stops accepting connections and closes every open one, as a
+// server going down would, but keeps the data, the clock and the owner:
+// direct access goes on working, and Listen serves again. Addr still
+// returns the address it listened on.
+//
+// Unlisten and Listen must not run concurrently with each other, Close or
+// Restart.
+func (s *Server) Unlisten() {
+	for _, ln := range s.lns {
 		ln.StopAccepting()
 	}
 	s.closeConns()
 	// Wait until every old connection's goroutine has finished (forget
-	// removes its client), so no command from before the restart runs
-	// after it.
+	// removes its client), so no command from before runs after.
 	for deadline := time.Now().Add(restartWait); s.clients.count() > 0 && time.Now().Before(deadline); {
 		time.Sleep(time.Millisecond)
 	}
+}
+
+// Listen closes the connections and listeners the server has (Unlisten)
+// and listens on addrs, or, with none, again on the addresses it listened
+// on (the ports they were given, for a ":0" address). The data is kept.
+func (s *Server) Listen(addrs ...string) error { return s.relisten(addrs, nil, nil) }
+
+// errTLSEpoll refuses TLS on the epoll edge, which reads the sockets'
+// descriptors itself.
+var errTLSEpoll = errors.New("server: TLS is served on the goroutine edge only (Config.EventLoop off, MINILOCK_EDGE not epoll)")
+
+// ListenTLS is Listen serving TLS with cfg on every address: for a test of
+// a client's TLS set-up. The goroutine edge only.
+func (s *Server) ListenTLS(cfg *tls.Config, addrs ...string) error {
+	if s.loop != nil {
+		return errTLSEpoll
+	}
+	return s.relisten(addrs, cfg, nil)
+}
+
+// relisten is Listen, with TLS when tlsCfg is set, running between (if not
+// nil) once the new addresses are bound and before any client is
+// accepted.
+func (s *Server) relisten(addrs []string, tlsCfg *tls.Config, between func()) error {
+	if s.net.Closing.Load() {
+		return ErrClosed
+	}
+	s.Unlisten()
+	if len(addrs) == 0 {
+		addrs = s.Addrs()
+	}
+	old := s.lns
 	s.lns = nil
-	for _, ln := range old {
-		nl, err := net.Listen("tcp", ln.Addr().String())
+	for i, addr := range addrs {
+		lim := edge.Limits{MaxBulkLen: s.cfg.MaxBulkLen, MaxQueryLen: s.cfg.QueryBufferLimit}
+		if i < len(old) {
+			lim = old[i].Limits
+		}
+		nl, err := net.Listen("tcp", addr)
 		if err != nil {
 			s.closeListeners()
 			return err
 		}
-		s.lns = append(s.lns, edge.NewListener(nl, ln.Limits))
+		if tlsCfg != nil {
+			nl = tls.NewListener(nl, tlsCfg)
+		}
+		s.lns = append(s.lns, edge.NewListener(nl, lim))
 	}
-	s.owner.Do(func() {
-		s.lua.Flush()
-		s.writableAt = s.ks.Now() + s.cfg.RestartDelay.Milliseconds()
-	})
+	if between != nil {
+		between()
+	}
 	for _, ln := range s.lns {
 		s.serve(ln)
 	}

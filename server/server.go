@@ -172,6 +172,8 @@ type Server struct {
 	notify notifyState // keyspace notifications (notify.go)
 	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
 
+	embed embedState // what the embedding API set (embed_types.go)
+
 	closeOnce sync.Once
 }
 

@@ -32,6 +32,7 @@ var layers = map[string]int{
 	"internal/genconfig":       0,
 	"lab":                      1, // drives an embedded server
 	"internal/redistest":       1,
+	"miniredis":                1, // miniredis's API over server's embedding API
 	"server":                   2,
 	"luaeval":                  3,
 	"keyspace":                 3,
@@ -200,16 +201,20 @@ func TestOnlyTheSeamReachesIntoGopherLua(t *testing.T) {
 
 // The binary must not link the testing package: the embedding API's
 // helpers take server.TB, an interface of their own, for that reason.
+// The miniredis package neither: a suite's non-test helpers import it, as
+// they import miniredis's.
 func TestBinaryLinksNoTesting(t *testing.T) {
-	cmd := exec.Command("go", "list", "-deps", module+"/cmd/minilock")
-	cmd.Dir = filepath.Join("..", "..")
-	out, err := cmd.Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	for _, dep := range strings.Fields(string(out)) {
-		if dep == "testing" || strings.HasPrefix(dep, "testing/") {
-			t.Errorf("cmd/minilock links %s", dep)
+	for _, pkg := range []string{"cmd/minilock", "miniredis"} {
+		cmd := exec.Command("go", "list", "-deps", module+"/"+pkg)
+		cmd.Dir = filepath.Join("..", "..")
+		out, err := cmd.Output()
+		if err != nil {
+			t.Fatalf("go list -deps: %v", err)
+		}
+		for _, dep := range strings.Fields(string(out)) {
+			if dep == "testing" || strings.HasPrefix(dep, "testing/") {
+				t.Errorf("%s links %s", pkg, dep)
+			}
 		}
 	}
 }

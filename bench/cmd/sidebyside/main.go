@@ -12,6 +12,9 @@
 //	manyclients  10,000 idle connections while 100 clients run lock cycles
 //	types        the sidebyside table for data-type commands: a semaphore
 //	             script, HINCRBY, ZADD, ZRANGEBYSCORE, LPUSH/RPOP, SADD
+//	lua          the sidebyside table for the Lua benchmark set
+//	             (bench/luashapes): every shape as EVALSHA and as FCALL,
+//	             its reply checked against Want on every server first
 //	wakeups      release-to-acquire latency with 100 BLPOP waiters, PUBLISH
 //	             to 1 and 1,000 subscribers, RSS per idle subscriber
 //	audit        the cost audit: every command that walks a collection or
@@ -53,6 +56,7 @@ type options struct {
 	release     string
 	memory      bool
 	types       bool // the data-type workloads instead of the lock ones
+	lua         bool // the Lua benchmark set instead of the lock workloads
 	embedded    bool
 	// ratioTo names the server the ratio columns divide by; empty: the
 	// first server divided by each of the others.
@@ -104,7 +108,7 @@ func main() {
 	fs.DurationVar(&o.settle, "settle", 500*time.Millisecond, "audit: rest before each row, so the row before's garbage is not counted against it")
 	fs.StringVar(&o.only, "only", "", "audit: only the groups whose name contains this (keyspace, list, hash, set, sorted, functions; memory: none, the reply memory only)")
 	fs.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|types|manyclients|wakeups|profile|audit] [flags]\n")
+		fmt.Fprintf(os.Stderr, "usage: sidebyside [sidebyside|ceiling|types|lua|manyclients|wakeups|profile|audit] [flags]\n")
 		fs.PrintDefaults()
 	}
 	fs.Parse(args)
@@ -143,7 +147,7 @@ func main() {
 		o.ratioTo = "redis"
 		mode = "sidebyside"
 	}
-	if mode == "types" {
+	if mode == "types" || mode == "lua" {
 		set := map[string]bool{}
 		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
 		if !set["memory"] {
@@ -152,7 +156,21 @@ func main() {
 		if !set["embedded"] {
 			o.embedded = false
 		}
-		o.types = true
+		o.types = mode == "types"
+		o.lua = mode == "lua"
+		if o.lua {
+			// miniredis has no FCALL; scripts are a quarter of -n
+			// already (requests), and some shapes take 100 µs.
+			if !set["servers"] {
+				o.servers = "minilock,redis"
+			}
+			if !set["n"] && !o.quick {
+				o.n = 40000
+			}
+			if !set["rounds"] && !o.quick {
+				o.rounds = 3
+			}
+		}
 		mode = "sidebyside"
 	}
 	if o.servers == "" {

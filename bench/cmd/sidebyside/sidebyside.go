@@ -84,6 +84,14 @@ func sideBySide(o *options) error {
 	if o.types {
 		ws = typeWorkloads()
 	}
+	if o.lua {
+		ws = luaWorkloads()
+		for i, p := range procs {
+			if err := checkShapes(p.addr); err != nil {
+				return fmt.Errorf("%s: %w", ks[i].name, err)
+			}
+		}
+	}
 	// data[row][server]
 	data := map[string][]samples{}
 	var rows []string
@@ -145,6 +153,8 @@ func sideBySide(o *options) error {
 	var rep report
 	if o.types {
 		rep.line("## minilock side by side: data types")
+	} else if o.lua {
+		rep.line("## minilock side by side: Lua scripts (bench/luashapes)")
 	} else {
 		rep.line("## minilock side by side")
 	}

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/minilock/minilock/bench/luashapes"
 )
 
 // releaseScript is the compare-and-delete of the single-instance Redis lock
@@ -49,6 +51,8 @@ type workload struct {
 	// load is a script the run loads first (SCRIPT LOAD), its SHA put
 	// where rb says $LOADED.
 	load string
+	// fload is a library the run loads first (FUNCTION LOAD REPLACE).
+	fload string
 	// keep skips the FLUSHALL before the run: it reads what the previous
 	// workload wrote.
 	keep bool
@@ -212,6 +216,49 @@ func streamConsumerCycles(addr string, conc, total int) (result, error) {
 	return result{ops: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99), p999: ms(0.999)}, nil
 }
 
+// luaWorkloads is the Lua benchmark set: every shape as EVALSHA and as
+// FCALL of the same body, at -P 1 and -P 16.
+func luaWorkloads() []workload {
+	var ws []workload
+	for _, p := range []int{1, 16} {
+		ps := fmt.Sprintf(" -P %d", p)
+		for _, s := range luashapes.Shapes {
+			rest := append([]string{strconv.Itoa(len(s.Keys))}, append(slices.Clone(s.Keys), s.Args...)...)
+			ws = append(ws,
+				workload{rows: []string{"lua " + s.Name + ": EVALSHA" + ps}, pipeline: p, script: true,
+					load: s.Body, rb: append([]string{"EVALSHA", "$LOADED"}, rest...)},
+				workload{rows: []string{"lua " + s.Name + ": FCALL" + ps}, pipeline: p, script: true,
+					fload: s.Library(), rb: append([]string{"FCALL", s.FuncName()}, rest...)})
+		}
+	}
+	return ws
+}
+
+// checkShapes runs every shape once as EVAL and as FCALL on addr and
+// compares the reply with redis-server's (Shape.Want): a server that
+// answers otherwise is not measured.
+func checkShapes(addr string) error {
+	for _, s := range luashapes.Shapes {
+		if _, err := control(addr, "FLUSHALL"); err != nil {
+			return err
+		}
+		rest := append([]string{strconv.Itoa(len(s.Keys))}, append(slices.Clone(s.Keys), s.Args...)...)
+		if _, err := control(addr, "FUNCTION", "LOAD", "REPLACE", s.Library()); err != nil {
+			return fmt.Errorf("shape %s: FUNCTION LOAD: %w", s.Name, err)
+		}
+		for _, cmd := range [][]string{append([]string{"EVAL", s.Body}, rest...), append([]string{"FCALL", s.FuncName()}, rest...)} {
+			got, err := control(addr, cmd...)
+			if err != nil {
+				return fmt.Errorf("shape %s: %s: %w", s.Name, cmd[0], err)
+			}
+			if got != s.Want {
+				return fmt.Errorf("shape %s: %s answered %q, want %q", s.Name, cmd[0], got, s.Want)
+			}
+		}
+	}
+	return nil
+}
+
 // result is one measurement of one row.
 type result struct {
 	ops      float64 // operations per second
@@ -245,6 +292,11 @@ func redisBenchmark(bin, addr string, clients, n int, w workload, sha string) ([
 		}
 	}
 	loaded := ""
+	if w.fload != "" {
+		if _, err := control(addr, "FUNCTION", "LOAD", "REPLACE", w.fload); err != nil {
+			return nil, fmt.Errorf("FUNCTION LOAD: %w", err)
+		}
+	}
 	if w.load != "" {
 		var err error
 		if loaded, err = control(addr, "SCRIPT", "LOAD", w.load); err != nil {
@@ -274,18 +326,23 @@ func redisBenchmark(bin, addr string, clients, n int, w workload, sha string) ([
 	if strings.Contains(out.String()+errOut.String(), "Error from server") {
 		return nil, fmt.Errorf("redis-benchmark: %s", strings.TrimSpace(out.String()+errOut.String()))
 	}
-	recs, err := csv.NewReader(&out).ReadAll()
+	// The test's name is the command, unescaped: a JSON argument's
+	// quotes break the first field, so the figures are read from the end.
+	cr := csv.NewReader(&out)
+	cr.LazyQuotes, cr.FieldsPerRecord = true, -1
+	recs, err := cr.ReadAll()
 	if err != nil {
 		return nil, fmt.Errorf("redis-benchmark csv: %v: %q", err, out.String())
 	}
 	var res []result
 	for _, r := range recs {
-		if len(r) < 7 || r[0] == "test" {
+		if len(r) < 8 || r[0] == "test" {
 			continue
 		}
-		ops, err1 := strconv.ParseFloat(r[1], 64)
-		p50, err2 := strconv.ParseFloat(r[4], 64)
-		p99, err3 := strconv.ParseFloat(r[6], 64)
+		n := len(r)
+		ops, err1 := strconv.ParseFloat(r[n-7], 64)
+		p50, err2 := strconv.ParseFloat(r[n-4], 64)
+		p99, err3 := strconv.ParseFloat(r[n-2], 64)
 		if err := errors.Join(err1, err2, err3); err != nil {
 			return nil, fmt.Errorf("redis-benchmark csv row %q: %v", r, err)
 		}

@@ -143,3 +143,10 @@ func (x Float) Human() string {
 	}
 	return s
 }
+
+// FromFloat64 is (long double)f; f must not be NaN.
+func FromFloat64(f float64) Float {
+	var r Float
+	r.f.SetPrec(prec).SetFloat64(f)
+	return r
+}

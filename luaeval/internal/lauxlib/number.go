@@ -5,9 +5,24 @@ import (
 	"strconv"
 	"strings"
 
+	lua "github.com/yuin/gopher-lua"
+
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/luaeval/internal/cmath"
 )
+
+// NumberBox boxes a number of L's script as an lua.LValue. The seam sets
+// it to its boxing that allocates nothing for small integers
+// (seam.NumberIn); without the hooks it is the plain conversion.
+var NumberBox = func(L *lua.LState, f float64) lua.LValue { return lua.LNumber(f) }
+
+type numeric interface {
+	~int | ~int8 | ~int16 | ~int32 | ~int64 | ~uint | ~uint8 | ~uint16 | ~uint32 | ~uint64 | ~float32 | ~float64
+}
+
+// Number is lua.LNumber(x) as an lua.LValue, boxed by NumberBox: what
+// the library functions push.
+func Number[T numeric](L *lua.LState, x T) lua.LValue { return NumberBox(L, float64(x)) }
 
 // FormatNumber is Lua 5.1's number to string conversion (LUAI_NUMFFORMAT
 // "%.14g"), with glibc's spelling of infinities and NaN.
@@ -19,6 +34,17 @@ func FormatNumber(f float64) string {
 		return strconv.FormatInt(int64(f), 10)
 	}
 	return strconv.FormatFloat(f, 'g', 14, 64)
+}
+
+// AppendNumber appends FormatNumber(f) to dst.
+func AppendNumber(dst []byte, f float64) []byte {
+	if s, ok := NonFinite(f); ok {
+		return append(dst, s...)
+	}
+	if f == math.Trunc(f) && math.Abs(f) < 1e14 {
+		return strconv.AppendInt(dst, int64(f), 10)
+	}
+	return strconv.AppendFloat(dst, f, 'g', 14, 64)
 }
 
 // NonFinite spells infinities and NaN as glibc's printf does; a NaN with its

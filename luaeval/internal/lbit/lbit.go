@@ -53,7 +53,7 @@ func barg(L *lua.LState, n int) uint32 {
 }
 
 func bret(L *lua.LState, b uint32) int {
-	L.Push(lua.LNumber(int32(b)))
+	L.Push(lauxlib.Number(L, int32(b)))
 	return 1
 }
 

@@ -135,7 +135,7 @@ func intOption(L *lua.LState, i int, p *int, lo, hi int) {
 		}
 		*p = v
 	}
-	L.Push(lua.LNumber(*p))
+	L.Push(lauxlib.Number(L, *p))
 }
 
 // enumOption is json_enum_option (every caller's bool_true is 1): a
@@ -659,7 +659,7 @@ func (d *jsonDecoder) value(t jsonToken, slots int) lua.LValue {
 	case jString:
 		return lua.LString(t.str)
 	case jNumber:
-		return lua.LNumber(t.num)
+		return lauxlib.Number(d.L, t.num)
 	case jBoolean:
 		return lua.LBool(t.b)
 	case jNull:

@@ -340,44 +340,44 @@ func (d *mpDecoder) decode(depth int) (lua.LValue, bool) {
 			return nil, false
 		}
 		d.pos += 2
-		return lua.LNumber(p[1]), true
+		return lauxlib.Number(d.L, p[1]), true
 	case 0xd0:
 		if !d.need(2) {
 			return nil, false
 		}
 		d.pos += 2
-		return lua.LNumber(int8(p[1])), true
+		return lauxlib.Number(d.L, int8(p[1])), true
 	case 0xcd:
 		if !d.need(3) {
 			return nil, false
 		}
 		d.pos += 3
-		return lua.LNumber(mpU16(p)), true
+		return lauxlib.Number(d.L, mpU16(p)), true
 	case 0xd1:
 		if !d.need(3) {
 			return nil, false
 		}
 		d.pos += 3
-		return lua.LNumber(int16(mpU16(p))), true
+		return lauxlib.Number(d.L, int16(mpU16(p))), true
 	case 0xce:
 		if !d.need(5) {
 			return nil, false
 		}
 		d.pos += 5
-		return lua.LNumber(mpU32(p)), true
+		return lauxlib.Number(d.L, mpU32(p)), true
 	case 0xd2:
 		if !d.need(5) {
 			return nil, false
 		}
 		d.pos += 5
-		return lua.LNumber(int32(mpU32(p))), true
+		return lauxlib.Number(d.L, int32(mpU32(p))), true
 	case 0xcf, 0xd3:
 		// uint64 goes through lua_pushinteger too: past 2^63 it is negative.
 		if !d.need(9) {
 			return nil, false
 		}
 		d.pos += 9
-		return lua.LNumber(int64(mpU64(p))), true
+		return lauxlib.Number(d.L, int64(mpU64(p))), true
 	case 0xc0:
 		d.pos++
 		return lua.LNil, true
@@ -392,13 +392,13 @@ func (d *mpDecoder) decode(depth int) (lua.LValue, bool) {
 			return nil, false
 		}
 		d.pos += 5
-		return lua.LNumber(math.Float32frombits(mpU32(p))), true
+		return lauxlib.Number(d.L, math.Float32frombits(mpU32(p))), true
 	case 0xcb:
 		if !d.need(9) {
 			return nil, false
 		}
 		d.pos += 9
-		return lua.LNumber(math.Float64frombits(mpU64(p))), true
+		return lauxlib.Number(d.L, math.Float64frombits(mpU64(p))), true
 	case 0xd9:
 		if !d.need(2) {
 			return nil, false
@@ -430,10 +430,10 @@ func (d *mpDecoder) decode(depth int) (lua.LValue, bool) {
 	switch c := p[0]; {
 	case c&0x80 == 0: // positive fixnum
 		d.pos++
-		return lua.LNumber(c), true
+		return lauxlib.Number(d.L, c), true
 	case c&0xe0 == 0xe0: // negative fixnum
 		d.pos++
-		return lua.LNumber(int8(c)), true
+		return lauxlib.Number(d.L, int8(c)), true
 	case c&0xe0 == 0xa0: // fix raw
 		return d.bytes(1, uint64(c&0x1f))
 	case c&0xf0 == 0x90, c&0xf0 == 0x80: // fix array, fix map

@@ -67,7 +67,7 @@ func mathMinMax(isMax bool) lua.LGFunction {
 				best = v
 			}
 		}
-		L.Push(lua.LNumber(best))
+		L.Push(lauxlib.Number(L, best))
 		return 1
 	}
 }
@@ -98,20 +98,20 @@ func (r *Rand) random(L *lua.LState) int {
 	x := float64(r.next()%lrandMax) / float64(lrandMax)
 	switch L.GetTop() {
 	case 0:
-		L.Push(lua.LNumber(x))
+		L.Push(lauxlib.Number(L, x))
 	case 1:
 		u := lauxlib.CheckInt(L, 1)
 		if u < 1 {
 			lauxlib.ArgError(L, 1, "interval is empty")
 		}
-		L.Push(lua.LNumber(math.Floor(x*float64(u)) + 1))
+		L.Push(lauxlib.Number(L, math.Floor(x*float64(u))+1))
 	case 2:
 		l := lauxlib.CheckInt(L, 1)
 		u := lauxlib.CheckInt(L, 2)
 		if l > u {
 			lauxlib.ArgError(L, 2, "interval is empty")
 		}
-		L.Push(lua.LNumber(math.Floor(x*float64(u-l+1)) + float64(l)))
+		L.Push(lauxlib.Number(L, math.Floor(x*float64(u-l+1))+float64(l)))
 	default:
 		lauxlib.Error(L, "wrong number of arguments")
 	}
@@ -125,7 +125,7 @@ func (r *Rand) randomseed(L *lua.LState) int {
 
 func mathFmod(L *lua.LState) int {
 	x, y := lauxlib.CheckNumber(L, 1), lauxlib.CheckNumber(L, 2)
-	L.Push(lua.LNumber(lauxlib.CNaN(math.Mod(x, y), x, y)))
+	L.Push(lauxlib.Number(L, lauxlib.CNaN(math.Mod(x, y), x, y)))
 	return 1
 }
 
@@ -133,7 +133,7 @@ func mathFmod(L *lua.LState) int {
 // then the C function.
 func math1(f func(float64) float64) lua.LGFunction {
 	return func(L *lua.LState) int {
-		L.Push(lua.LNumber(f(lauxlib.CheckNumber(L, 1))))
+		L.Push(lauxlib.Number(L, f(lauxlib.CheckNumber(L, 1))))
 		return 1
 	}
 }
@@ -141,7 +141,7 @@ func math1(f func(float64) float64) lua.LGFunction {
 // math2 is one of lmathlib.c's functions of two numbers.
 func math2(f func(float64, float64) float64) lua.LGFunction {
 	return func(L *lua.LState) int {
-		L.Push(lua.LNumber(f(lauxlib.CheckNumber(L, 1), lauxlib.CheckNumber(L, 2))))
+		L.Push(lauxlib.Number(L, f(lauxlib.CheckNumber(L, 1), lauxlib.CheckNumber(L, 2))))
 		return 1
 	}
 }
@@ -170,20 +170,20 @@ func mathModf(L *lua.LState) int {
 	if math.IsInf(x, 0) {
 		fp = math.Copysign(0, x)
 	}
-	L.Push(lua.LNumber(ip))
-	L.Push(lua.LNumber(lauxlib.CNaN(fp, x, x)))
+	L.Push(lauxlib.Number(L, ip))
+	L.Push(lauxlib.Number(L, lauxlib.CNaN(fp, x, x)))
 	return 2
 }
 
 func mathFrexp(L *lua.LState) int {
 	m, e := math.Frexp(lauxlib.CheckNumber(L, 1))
-	L.Push(lua.LNumber(m))
-	L.Push(lua.LNumber(e))
+	L.Push(lauxlib.Number(L, m))
+	L.Push(lauxlib.Number(L, e))
 	return 2
 }
 
 func mathLdexp(L *lua.LState) int {
 	x := lauxlib.CheckNumber(L, 1)
-	L.Push(lua.LNumber(math.Ldexp(x, lauxlib.CheckInt(L, 2))))
+	L.Push(lauxlib.Number(L, math.Ldexp(x, lauxlib.CheckInt(L, 2))))
 	return 1
 }

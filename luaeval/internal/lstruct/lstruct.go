@@ -289,7 +289,7 @@ func structUnpack(L *lua.LState) int {
 	for _, v := range out {
 		L.Push(v)
 	}
-	L.Push(lua.LNumber(pos + 1))
+	L.Push(lauxlib.Number(L, pos+1))
 	return len(out) + 1
 }
 
@@ -311,7 +311,7 @@ func structSize(L *lua.LState) int {
 		}
 		pos += size
 	}
-	L.Push(lua.LNumber(pos))
+	L.Push(lauxlib.Number(L, pos))
 	return 1
 }
 

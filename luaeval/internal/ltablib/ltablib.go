@@ -125,13 +125,13 @@ func maxn(L *lua.LState) int {
 		}
 		k = nk
 	}
-	L.Push(lua.LNumber(m))
+	L.Push(lauxlib.Number(L, m))
 	return 1
 }
 
 func getn(L *lua.LState) int {
 	_, n := auxGetn(L, 1)
-	L.Push(lua.LNumber(n))
+	L.Push(lauxlib.Number(L, n))
 	return 1
 }
 

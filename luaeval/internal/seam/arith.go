@@ -28,7 +28,7 @@ func installArith() {
 				x, ok1 := toNumber(lhs)
 				y, ok2 := toNumber(rhs)
 				if ok1 && ok2 {
-					f.set(OpA(inst), lua.LNumber(arith(op, x, y)))
+					f.set(OpA(inst), NumberIn(L, arith(op, x, y)))
 					return 0
 				}
 				if L.GetMetaField(lhs, ev[0]) == lua.LNil && L.GetMetaField(rhs, ev[0]) == lua.LNil {
@@ -51,7 +51,7 @@ func installArith() {
 			f := frameOf(L)
 			v := f.get(OpB(inst))
 			if x, ok := toNumber(v); ok {
-				f.set(OpA(inst), lua.LNumber(-x))
+				f.set(OpA(inst), NumberIn(L, -x))
 				return 0
 			}
 			if metaFunc(L, v, "__unm") {

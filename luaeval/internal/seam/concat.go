@@ -71,7 +71,39 @@ func concat(L *lua.LState, inst uint32) {
 	total, last := OpC(inst)-b+1, OpC(inst)
 	for total > 1 {
 		n := 2
-		if !f.toString(last-1) || !f.toString(last) {
+		if f.strOrNumber(last-1) && f.strOrNumber(last) {
+			// The run of strings and numbers ending at last, built in
+			// one allocation, the numbers formatted straight into it:
+			// the operands are the concatenation's own temporaries, so
+			// converting them in place first, as lvm.c does, could not
+			// be seen.
+			var tmp [32]byte
+			size := 0
+			for n = 0; n < total && f.strOrNumber(last-n); n++ {
+				switch v := f.get(last - n).(type) {
+				case lua.LString:
+					size += len(v)
+				case lua.LNumber:
+					size += len(lauxlib.AppendNumber(tmp[:0], float64(v)))
+				}
+			}
+			lauxlib.Alloc(L, size)
+			v, buf := newString(size)
+			buf = buf[:0]
+			for i := last - n + 1; i <= last; i++ {
+				switch x := f.get(i).(type) {
+				case lua.LString:
+					buf = append(buf, x...)
+				case lua.LNumber:
+					buf = lauxlib.AppendNumber(buf, float64(x))
+				}
+			}
+			f.set(last-n+1, v)
+		} else {
+			// Not both strings or numbers: lvm.c calls the
+			// metamethod with the operands as they are (its tostring
+			// of the right one fails, and the left one is only
+			// tested: 5 .. t reaches __concat with the number 5).
 			lhs, rhs := f.get(last-1), f.get(last)
 			tm := L.GetMetaField(lhs, "__concat")
 			if tm == lua.LNil {
@@ -90,17 +122,6 @@ func concat(L *lua.LState, inst uint32) {
 			L.Pop(1)
 			f = frameOf(L) // the call may have grown the value stack
 			f.set(last-1, r)
-		} else {
-			size := len(f.get(last).(lua.LString))
-			for n = 1; n < total && f.toString(last-n); n++ {
-				size += len(f.get(last - n).(lua.LString))
-			}
-			lauxlib.Alloc(L, size)
-			buf := make([]byte, 0, size)
-			for i := last - n + 1; i <= last; i++ {
-				buf = append(buf, f.get(i).(lua.LString)...)
-			}
-			f.set(last-n+1, lua.LString(buf))
 		}
 		total -= n - 1
 		last -= n - 1
@@ -108,14 +129,10 @@ func concat(L *lua.LState, inst uint32) {
 	f.set(OpA(inst), f.get(b))
 }
 
-// toString is lvm.c's tostring: a number in register r becomes its "%.14g"
-// text there; it reports whether r now holds a string.
-func (f frame) toString(r int) bool {
-	switch v := f.get(r).(type) {
-	case lua.LString:
-		return true
-	case lua.LNumber:
-		f.set(r, lua.LString(lauxlib.FormatNumber(float64(v))))
+// strOrNumber reports whether register r holds a string or a number.
+func (f frame) strOrNumber(r int) bool {
+	switch f.get(r).(type) {
+	case lua.LString, lua.LNumber:
 		return true
 	}
 	return false

@@ -71,6 +71,7 @@ func checkGrowStack() string {
 	handlerTab = (*ifaceWords)(unsafe.Pointer(&stateOf(probe).reg.handler)).tab
 	panicFn = probe.Panic
 	mainLoopFn = stateOf(probe).mainLoop
+	readCtxLoop(probe)
 	return ""
 }
 
@@ -120,6 +121,7 @@ func NewThread(L *lua.LState, fn *lua.LFunction, opts lua.Options) *lua.LState {
 	s.mainLoop = mainLoopFn
 	if ctx := L.Context(); ctx != nil {
 		th.SetContext(ctx)
+		s.mainLoop = pollLoop
 	}
 	return th
 }

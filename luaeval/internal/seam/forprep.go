@@ -35,7 +35,7 @@ func forPrep(L *lua.LState, inst uint32) {
 			if !ok {
 				L.RaiseError("'for' %s must be a number", what)
 			}
-			f.set(a+i, lua.LNumber(n))
+			f.set(a+i, NumberIn(L, n))
 		default:
 			L.RaiseError("'for' %s must be a number", what)
 		}

@@ -32,7 +32,7 @@ type lState struct {
 	stop         int32
 	reg          *registry
 	stack        any // callFrameStack, an interface
-	alloc        *struct{}
+	alloc        *allocator
 	currentFrame *callFrame
 	wrapped      bool
 	uvcache      *lua.Upvalue
@@ -48,8 +48,18 @@ type registry struct {
 	top     int
 	growBy  int
 	maxSize int
-	alloc   *struct{}
+	alloc   *allocator
 	handler any // registryHandler, an interface
+}
+
+// allocator mirrors gopher-lua's allocator (alloc.go): the blocks of
+// floats a state's numbers are boxed in.
+type allocator struct {
+	size          int
+	fptrs         []float64
+	fheader       *reflect.SliceHeader
+	scratchValue  lua.LValue
+	scratchValueP *ifaceWords
 }
 
 // callFrame mirrors gopher-lua's callFrame (state.go).
@@ -109,8 +119,9 @@ func checkLayout() string {
 	stateT := reflect.TypeOf(lua.LState{})
 	regT := fieldType(stateT, "reg")
 	frameT := fieldType(stateT, "currentFrame")
-	if regT == nil || frameT == nil {
-		return "gopher-lua's LState has no reg or currentFrame field"
+	allocT := fieldType(stateT, "alloc")
+	if regT == nil || frameT == nil || allocT == nil {
+		return "gopher-lua's LState has no reg, currentFrame or alloc field"
 	}
 	for _, p := range []struct {
 		real, mirror reflect.Type
@@ -119,6 +130,7 @@ func checkLayout() string {
 		{stateT, reflect.TypeOf(lState{})},
 		{regT.Elem(), reflect.TypeOf(registry{})},
 		{frameT.Elem(), reflect.TypeOf(callFrame{})},
+		{allocT.Elem(), reflect.TypeOf(allocator{})},
 		{reflect.TypeOf(lua.Debug{}), reflect.TypeOf(debugInfo{})},
 		{reflect.TypeOf(lua.FunctionProto{}), reflect.TypeOf(functionProto{})},
 	} {

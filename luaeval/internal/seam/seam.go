@@ -84,6 +84,8 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // Version is the gopher-lua release the hooks were written for.
@@ -141,6 +143,7 @@ func check() string {
 
 // install puts every VM hook in place (see the package doc).
 func install() {
+	lauxlib.NumberBox = NumberIn
 	installConcat()
 	installForPrep()
 	installArith()

@@ -105,6 +105,19 @@ func arrayIndex(k lua.LValue) (int, bool) {
 func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 	narr, nrec = max(narr, 0), max(nrec, 0)
 	lauxlib.Alloc(L, narr*slotBytes+nodeBytes*nrec)
+	if narr > 0 && narr <= len(smallTable{}.a) {
+		// The table and its few slots in one allocation (KEYS and
+		// ARGV of a call, small constructors, decoded JSON arrays).
+		st := &smallTable{}
+		st.t.Metatable = lua.LNil // as L.CreateTable makes it
+		a := st.a[:narr:narr]
+		for i := range a {
+			a[i] = lua.LNil
+		}
+		tableOf(&st.t).array = a
+		setNodeVector(L, tableOf(&st.t), nrec)
+		return &st.t
+	}
 	t := L.CreateTable(0, 0)
 	tb := tableOf(t)
 	if narr > 0 {
@@ -112,6 +125,12 @@ func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 	}
 	setNodeVector(L, tb, nrec)
 	return t
+}
+
+// smallTable is a table with room for a small array part.
+type smallTable struct {
+	t lua.LTable
+	a [4]lua.LValue
 }
 
 func nilSlots(n int) []lua.LValue {
@@ -280,7 +299,7 @@ func Next(t *lua.LTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	}
 	for i++; i < size; i++ {
 		if v := tb.array[i]; v != lua.LNil {
-			return lua.LNumber(i + 1), v, true
+			return Number(float64(i + 1)), v, true
 		}
 	}
 	nodes := len(tb.keys) - 1
@@ -418,15 +437,61 @@ func setNodeVector(L *lua.LState, t *lTable, size int) {
 		L.RaiseError("table overflow")
 	}
 	size = 1 << lsize
-	keys := make([]lua.LValue, size+1)
-	m := &tabMeta{next: make([]int32, size), lastfree: size}
+	var keys []lua.LValue
+	var m *tabMeta
+	var ud *lua.LUserData
+	// A small hash part's nodes and bookkeeping in one allocation (a
+	// table grown key by key is rehashed at 1, 2, 4 and 8 nodes), sized
+	// to the part so a small table takes no more memory than before.
+	switch {
+	case size <= 2:
+		sn := &nodes2{}
+		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
+		m.next = sn.next[:size:size]
+	case size <= 4:
+		sn := &nodes4{}
+		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
+		m.next = sn.next[:size:size]
+	case size <= 8:
+		sn := &nodes8{}
+		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
+		m.next = sn.next[:size:size]
+	default:
+		keys, m, ud = make([]lua.LValue, size+1), &tabMeta{next: make([]int32, size)}, &lua.LUserData{}
+	}
+	m.lastfree = size
 	for i := range size {
 		keys[i] = lua.LNil
 		m.next[i] = -1
 	}
-	keys[size] = &lua.LUserData{Value: m, Metatable: lua.LNil}
+	ud.Value, ud.Metatable = m, lua.LNil
+	keys[size] = ud
 	t.keys = keys
 	t.k2i = make(map[lua.LValue]int, size)
+}
+
+// nodes2, nodes4 and nodes8 are hash parts of up to 2, 4 and 8 nodes:
+// the keys with the bookkeeping's userdata after them, the userdata, the
+// bookkeeping and its chain links.
+type nodes2 struct {
+	keys [3]lua.LValue
+	ud   lua.LUserData
+	m    tabMeta
+	next [2]int32
+}
+
+type nodes4 struct {
+	keys [5]lua.LValue
+	ud   lua.LUserData
+	m    tabMeta
+	next [4]int32
+}
+
+type nodes8 struct {
+	keys [9]lua.LValue
+	ud   lua.LUserData
+	m    tabMeta
+	next [8]int32
 }
 
 // getFreePos is ltable.c's getfreepos (-1: none).
@@ -679,7 +744,7 @@ func foreignNext(t *lTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	}
 	for i++; i < size; i++ {
 		if v := t.array[i]; v != lua.LNil {
-			return lua.LNumber(i + 1), v, true
+			return Number(float64(i + 1)), v, true
 		}
 	}
 	for i -= size; i < len(t.keys); i++ {

@@ -72,9 +72,9 @@ func installTables() {
 			f := frameOf(L)
 			switch x := f.get(OpB(inst)).(type) {
 			case *lua.LTable:
-				f.set(OpA(inst), lua.LNumber(Len(x)))
+				f.set(OpA(inst), Number(float64(Len(x))))
 			case lua.LString:
-				f.set(OpA(inst), lua.LNumber(len(x)))
+				f.set(OpA(inst), Number(float64(len(x))))
 			default:
 				return orig(L, inst, baseframe)
 			}

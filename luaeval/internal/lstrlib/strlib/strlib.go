@@ -31,7 +31,7 @@ func Open(L *lua.LState, t *lua.LTable) {
 		"find":    func(L *lua.LState) int { return strFindAux(L, true) },
 		"format":  strFormat,
 		"gsub":    strGsub,
-		"len":     func(L *lua.LState) int { L.Push(lua.LNumber(len(lauxlib.CheckString(L, 1)))); return 1 },
+		"len":     func(L *lua.LState) int { L.Push(lauxlib.Number(L, len(lauxlib.CheckString(L, 1)))); return 1 },
 		"lower":   func(L *lua.LState) int { return strMap(L, lstrlib.ToLower) },
 		"match":   func(L *lua.LState) int { return strFindAux(L, false) },
 		"rep":     strRep,
@@ -159,7 +159,7 @@ func strByte(L *lua.LState) int {
 	}
 	lauxlib.CheckStack(L, n, "string slice too long")
 	for i := 0; i < n; i++ {
-		L.Push(lua.LNumber(s[posi-1+int64(i)]))
+		L.Push(lauxlib.Number(L, s[posi-1+int64(i)]))
 	}
 	return n
 }
@@ -211,8 +211,8 @@ func strFindAux(L *lua.LState, find bool) int {
 	}
 	if find && (lua.LVAsBool(L.Get(4)) || noSpecials(p)) {
 		if k := strings.Index(s[init:], p); k >= 0 {
-			L.Push(lua.LNumber(init + int64(k) + 1))
-			L.Push(lua.LNumber(init + int64(k+len(p))))
+			L.Push(lauxlib.Number(L, init+int64(k)+1))
+			L.Push(lauxlib.Number(L, init+int64(k+len(p))))
 			return 2
 		}
 	} else {
@@ -224,8 +224,8 @@ func strFindAux(L *lua.LState, find bool) int {
 		}
 		if start >= 0 {
 			if find {
-				L.Push(lua.LNumber(start + 1))
-				L.Push(lua.LNumber(end))
+				L.Push(lauxlib.Number(L, start+1))
+				L.Push(lauxlib.Number(L, end))
 				return pushCaptures(L, m, -1, -1, false) + 2
 			}
 			return pushCaptures(L, m, start, end, true)
@@ -318,7 +318,7 @@ func strGsub(L *lua.LState) int {
 		raiseStr(L, err)
 	}
 	L.Push(lua.LString(res))
-	L.Push(lua.LNumber(n))
+	L.Push(lauxlib.Number(L, n))
 	return 2
 }
 
