@@ -12,6 +12,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/tidwall/redcon"
+
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // Benchmarks of the server: embedded start and close, one command through
@@ -75,8 +77,10 @@ func benchArgs(w ...string) [][]byte {
 // benchClient is a connection's state without a connection: what execute
 // and serveBatch need.
 func benchClient(s *Server) *client {
-	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), done: make(chan struct{}, 1)}
-	c.w.Proto = 2
+	// A guard with no socket: runBatch asks it for commands it holds
+	// past the batch (takeHeld), and it has none.
+	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), Conn: &edge.Conn{Done: make(chan struct{}, 1), Guard: edge.NewGuard(nil, edge.Limits{})}}
+	c.W.Proto = 2
 	return c
 }
 
@@ -84,10 +88,10 @@ func benchClient(s *Server) *client {
 func onOwner(s *Server, c *client, f func()) string {
 	var out string
 	s.owner.Do(func() {
-		c.w.B = c.w.B[:0]
+		c.W.B = c.W.B[:0]
 		f()
-		out = string(c.w.B)
-		c.w.B = c.w.B[:0]
+		out = string(c.W.B)
+		c.W.B = c.W.B[:0]
 	})
 	return out
 }
@@ -173,15 +177,15 @@ func benchDispatch(b *testing.B, dc dispatchCase) {
 	s.owner.Do(func() {
 		for i := 0; i < b.N; i++ {
 			j := i % benchKeys
-			c.w.B = c.w.B[:0]
+			c.W.B = c.W.B[:0]
 			for _, cmd := range cmds {
 				s.execute(c, cmd[j])
 			}
 			if i == 0 {
-				first = string(c.w.B)
+				first = string(c.W.B)
 			}
 		}
-		last = string(c.w.B)
+		last = string(c.W.B)
 	})
 	b.StopTimer()
 	if first != dc.want || last != dc.want {
@@ -283,15 +287,15 @@ func benchBatch(b *testing.B, template []string, setup []string, pipeline, clien
 	wantAll := bytes.Repeat([]byte(want), pipeline)
 	run := func(c *client, n func() bool) bool {
 		for i := 0; n(); i++ {
-			c.batch = c.batch[:0]
+			c.Batch = c.Batch[:0]
 			for p := range pipeline {
-				c.batch = append(c.batch, redcon.Command{Args: args[(i*pipeline+p)%benchKeys]})
+				c.Batch = append(c.Batch, redcon.Command{Args: args[(i*pipeline+p)%benchKeys]})
 			}
-			c.w.B = c.w.B[:0]
-			c.next = 0
+			c.W.B = c.W.B[:0]
+			c.Next = 0
 			s.serveBatch(c)
-			if !bytes.Equal(c.w.B, wantAll) {
-				b.Errorf("replies %q, want %q", c.w.B, wantAll)
+			if !bytes.Equal(c.W.B, wantAll) {
+				b.Errorf("replies %q, want %q", c.W.B, wantAll)
 				return false
 			}
 		}

@@ -6,7 +6,6 @@ import (
 	"math/big"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/minilock/minilock/internal/cmdargs"
 	"github.com/minilock/minilock/keyspace"
@@ -158,20 +157,21 @@ func (b *blockingState) unpark(p *parked) {
 func (b *blockingState) wake(p *parked, reply func(w *resp.Writer)) {
 	c := p.c
 	c.parked = nil
-	c.bw.Proto = c.w.Proto
+	c.bw.Proto = c.W.Proto
 	reply(&c.bw)
 	if p.quiet {
 		c.bw.B = c.bw.B[:0]
 	}
-	if c.feed != nil {
-		c.feed.push(c.bw.B)
+	if c.Feed != nil {
+		c.Feed.Push(c.bw.B)
 		c.bw.B = c.bw.B[:0]
 	}
-	if c.lc != nil {
-		c.lc.unparked() // the event loop resumes c's pipeline
+	if c.OnLoop() {
+		c.takeParked()
+		c.Unparked() // the event loop resumes c's pipeline
 		return
 	}
-	c.wake <- struct{}{}
+	c.Wake <- struct{}{}
 }
 
 // serveReady serves the clients parked on keys that became ready, as
@@ -205,7 +205,7 @@ func (s *Server) serveReady() {
 // and reports whether it did.
 func (s *Server) serveParked(p *parked, key []byte) bool {
 	ctx := keyspace.Ctx{W: &p.c.bw, DB: p.db, Now: s.ks.Now()}
-	p.c.bw.Proto = p.c.w.Proto
+	p.c.bw.Proto = p.c.W.Proto
 	if i, err := s.ks.Awaitable(&ctx, [][]byte{key}, p.zset); err != nil || i < 0 {
 		return false
 	}
@@ -459,64 +459,14 @@ func parseTimeout(b []byte) (int64, error) {
 	return ms, nil
 }
 
-// waitUnparked waits, on the connection's goroutine, until the owner
-// answers c's parked command, and appends the answer to c's replies. A
-// read stays open meanwhile so that a client that disconnects is noticed
-// and forgotten; commands it pipelines meanwhile wait for their turn. It
-// reports false when the connection is gone.
-func (s *Server) waitUnparked(c *client) bool {
-	c.ownRest()
-	if c.read == nil && c.pendingRead == nil {
-		c.conn.SetReadDeadline(time.Time{}) // a parked client is not idle
-		c.read = make(chan readResult, 1)
-		go func(ch chan readResult) {
-			cmds, err := c.conn.Commands()
-			ch <- readResult{cmds, err}
-		}(c.read)
-	}
-	// A parked client is not a batch in flight: Close need not wait for it
-	// (closing its connection ends the read below).
-	s.inflight.Add(-1)
-	defer s.inflight.Add(1)
-	select {
-	case <-c.wake:
-	case r := <-c.read:
-		c.read = nil
-		if r.err != nil {
-			gone := false
-			if s.owner.Do(func() { gone = s.dropParked(c) }) != nil || gone {
-				return false
-			}
-			<-c.wake // the owner answered just before
-			return false
-		}
-		c.pendingRead = &r
-		<-c.wake
-	}
-	if c.feed == nil {
-		c.w.B = append(c.w.B, c.bw.B...)
+// takeParked moves the answer of c's parked command to its replies,
+// unless the feed has it already. On the owner (the event loop) or on c's
+// goroutine once woken (netHandler.Answered).
+func (c *client) takeParked() {
+	if c.Feed == nil {
+		c.W.B = append(c.W.B, c.bw.B...)
 	}
 	c.bw.B = c.bw.B[:0]
-	return true
-}
-
-// readResult is one guard read made while the client was parked.
-type readResult struct {
-	cmds requests
-	err  error
-}
-
-// ownRest copies the arguments of the commands after the parked one: they
-// point into the guard's buffer, which the next read reuses.
-func (c *client) ownRest() {
-	for j := c.next; j < len(c.batch); j++ {
-		args := c.batch[j].Args
-		own := make([][]byte, len(args))
-		for i, a := range args {
-			own[i] = append([]byte(nil), a...)
-		}
-		c.batch[j].Args = own
-	}
 }
 
 // parseMPop parses BLMPOP's (LEFT|RIGHT) or BZMPOP's (MIN|MAX, when zset)

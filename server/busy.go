@@ -12,8 +12,8 @@ import (
 // is inside a script and touches no client state meanwhile (no command a
 // script may call reads it), so nothing races here.
 func (s *Server) serveWhileBusy(c *client) {
-	for ; c.next < len(c.batch); c.next++ {
-		args := c.batch[c.next].Args
+	for ; c.Next < len(c.Batch); c.Next++ {
+		args := c.Batch[c.Next].Args
 		cmd, err := lookup(args)
 		switch {
 		case err != nil:
@@ -24,30 +24,30 @@ func (s *Server) serveWhileBusy(c *client) {
 		case !runsWhileBusy(cmd):
 			err = s.busyError()
 		}
-		start := len(c.w.B)
+		start := len(c.W.B)
 		if err != nil {
 			if c.multi != nil {
 				c.multi.aborted = true
 			}
-			c.w.Err(err)
+			c.W.Err(err)
 			s.ops.deferStat(pendingStat{cmd: cmd, err: resp.Text(err), rejected: true})
 		} else {
 			x := call{s: s, c: c, offOwner: true}
-			x.W = &c.w
+			x.W = &c.W
 			x.DB = c.db
 			s.run(&x, cmd, args)
 		}
 		if c.replyOff {
 			// CLIENT REPLY OFF drops the BUSY errors too (no command that
 			// could switch replies on runs while busy).
-			c.w.B = c.w.B[:start]
+			c.W.B = c.W.B[:start]
 		}
-		if c.closeNow {
-			c.next = len(c.batch)
+		if c.CloseNow {
+			c.Next = len(c.Batch)
 			break
 		}
 	}
-	c.flushToFeed() // the feed's lock orders this with the script's PUBLISHes
+	c.FlushToFeed() // the feed's lock orders this with the script's PUBLISHes
 }
 
 // runsWhileBusy says whether cmd is answered without the owner: an

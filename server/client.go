@@ -3,33 +3,30 @@ package server
 import (
 	"net"
 	"sort"
-	"sync/atomic"
 	"syscall"
 	"time"
-	"unsafe"
-
-	"github.com/tidwall/redcon"
 
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
 	"github.com/minilock/minilock/server/internal/edge"
 )
 
-// client is one connection's state. Its fields are read and written on the
-// keyspace owner goroutine while a batch of its commands runs there (its own
-// goroutine waits meanwhile), so they need no locks; the few exceptions say
-// so.
+// client is one connection's session: what a Redis client is on the
+// server (its database, authentication, name, MULTI queue, WATCH set,
+// subscriptions, the command it is blocked in, CLIENT REPLY and NO-EVICT),
+// beside its socket, the edge.Conn it embeds (the guard, the reply
+// buffer, the batch being served). Its fields are read and written on the
+// keyspace owner goroutine while a batch of its commands runs there (its
+// own goroutine waits meanwhile), so they need no locks; the few
+// exceptions say so.
 type client struct {
-	call  call // the command being executed; see execute
-	srv   *Server
-	id    int64
-	conn  *guardConn
-	addr  string
-	laddr string
-	born  time.Time
+	*edge.Conn
+	call call // the command being executed; see execute
+	srv  *Server
+	id   int64
+	born time.Time
 
 	db      int
-	w       resp.Writer // replies of the batch being served; w.Proto is the protocol
 	name    string
 	authed  bool
 	lastCmd string
@@ -38,56 +35,30 @@ type client struct {
 	multi   *multiState // non-nil between MULTI and EXEC/DISCARD
 	watch   keyspace.Watch
 	monitor bool
-	// feed, once set, carries all of the connection's output (feed.go):
-	// MONITOR, pub/sub and replies alike. Set on the owner; the
-	// connection's goroutine reads it after its batch.
-	feed   *feed
-	pubsub subscriptions // channels and patterns (pubsub.go)
-	// pushed are the pub/sub frames in w.B that the running command did
+	pubsub  subscriptions // channels and patterns (pubsub.go)
+	// pushed are the pub/sub frames in W.B that the running command did
 	// not write as its reply: messages it published to c itself (directly,
 	// from a script or in EXEC) and its (un)subscribe confirmations. They
 	// are Redis's CLIENT_PUSHING output: a reply dropped after them (an
 	// error, CLIENT REPLY OFF or SKIP) leaves them in place (dropReply).
-	// Offsets into w.B, in order; only for the command running on the
+	// Offsets into W.B, in order; only for the command running on the
 	// owner (runBatch empties it around each one).
-	pushed   []span
-	closeNow bool // QUIT or SHUTDOWN: close once the replies are out
+	pushed []span
 
 	// parked is the blocking command c waits to finish (blocking.go);
-	// owner goroutine only. mustWait tells c's goroutine, after a batch,
-	// that it stopped at such a command; bw receives its reply and wake
-	// signals it. pendingRead and read are c's goroutine's: a read made
-	// while parked.
-	parked      *parked
-	onOwner     bool // c's batch is running on the owner (owner goroutine only)
-	mustWait    bool
-	bw          resp.Writer
-	wake        chan struct{}
-	read        chan readResult
-	pendingRead *readResult
+	// owner goroutine only. bw receives its reply (the socket's
+	// MustWait and Wake tell c's goroutine to wait for it).
+	parked  *parked
+	onOwner bool // c's batch is running on the owner (owner goroutine only)
+	bw      resp.Writer
 
-	// The batch handed to the owner, and the channel it signals when done.
-	// Reused from batch to batch so a round trip allocates nothing. The
-	// arguments are windows on the guard's buffer until the next read.
-	batch []redcon.Command
-	args  [][]byte // every argument of the batch; batch[i].Args are windows on it
-	done  chan struct{}
-	// next is the index in batch of the first command not run yet: the
-	// owner stops early when the replies pass replyChunk.
-	next int
-	// writeBy is the write deadline last set on the connection; zero when
-	// none is set. Connection goroutine only.
-	writeBy time.Time
-
-	fd      int   // the socket's descriptor, for CLIENT LIST
-	inBytes int64 // the size of the batch being served
 	// CLIENT NO-EVICT and CLIENT REPLY state (clientcmds.go). replySkip
 	// is set while the command that SKIP drops runs, and until it does
 	// (Redis's CLIENT_REPLY_SKIP: it drops MONITOR lines meanwhile too).
 	noEvict                            bool
 	replyOff, replySkipNext, replySkip bool
 	// While replies are dropped (CLIENT REPLY OFF or SKIP), quietFrom is
-	// where the dropped part of w.B began; quieted are the stretches of
+	// where the dropped part of W.B began; quieted are the stretches of
 	// the running command's output that CLIENT REPLY ON ended already (an
 	// EXEC may switch replies off and on). They go when the command ends
 	// (cutQuiet), all but their pub/sub frames: Redis drops a reply at the
@@ -96,49 +67,34 @@ type client struct {
 	quiet     bool
 	quietFrom int
 	quieted   []span
-	// pauseOver and pauseUntil: the batch stopped at a command that must
-	// wait for CLIENT PAUSE to end (see Run).
-	pauseOver  chan struct{}
-	pauseUntil time.Time
-	// What the connection holds between batches, for CLIENT LIST and
-	// INFO, written by its own goroutine: the reply buffer's capacity and
-	// its peak, and all its buffers together.
-	replyCap, replyPeak, heldMem atomic.Int64
-	// killed is set by CLIENT KILL: the connection is closed, and what it
-	// had sent but not run yet does not run.
-	killed atomic.Bool
-	// lc is the connection's state on the event loop (eventloop_linux.go);
-	// nil on the goroutine edge. There w is the output buffer, and the
-	// first sent bytes of its first piece (w.Spilled[0], or w.B when
-	// nothing spilled) are written already.
-	lc   *loopConn
-	sent int
 }
 
-func newClient(s *Server, conn *guardConn) *client {
+func newClient(s *Server, conn *edge.Guard) *client {
 	c := &client{
+		Conn: &edge.Conn{
+			Guard: conn,
+			Addr:  conn.RemoteAddr().String(),
+			Done:  make(chan struct{}, 1),
+			Wake:  make(chan struct{}, 1),
+		},
 		srv:    s,
 		id:     s.nextID.Add(1) - 1,
-		conn:   conn,
-		addr:   conn.RemoteAddr().String(),
 		born:   time.Now(),
 		authed: s.password() == "",
-		done:   make(chan struct{}, 1),
-		wake:   make(chan struct{}, 1),
 	}
 	c.lastAt = c.born
-	c.w.Proto = 2
-	// A big reply is held in pieces of replyChunk (resp.Writer.SpillAt).
-	c.w.SpillAt = replyChunk
-	c.fd = -1
+	c.W.Proto = 2
+	// A big reply is held in pieces of edge.ReplyChunk (resp.Writer.SpillAt).
+	c.W.SpillAt = edge.ReplyChunk
+	c.FD = -1
 	if sc, ok := conn.Conn.(interface {
 		SyscallConn() (syscall.RawConn, error)
 	}); ok {
-		c.fd = connFD(sc)
+		c.FD = connFD(sc)
 	}
 	conn.SetAuthPending(!c.authed)
 	if a := conn.LocalAddr(); a != nil {
-		c.laddr = a.String()
+		c.LAddr = a.String()
 	}
 	return c
 }
@@ -147,208 +103,10 @@ func newClient(s *Server, conn *guardConn) *client {
 // frame guard whether Redis's tighter unauthenticated limits still apply.
 func (c *client) setAuthed(ok bool) {
 	c.authed = ok
-	c.conn.SetAuthPending(!ok)
+	c.Guard.SetAuthPending(!ok)
 }
 
-// maxIdleBuffer is the reply buffer a connection keeps between batches;
-// a larger one (a big GET) is dropped rather than held while idle.
-const maxIdleBuffer = 64 << 10
-
-// maxIdleArgs is the most arguments' room a connection keeps between
-// batches (24 bytes each); after a bigger pipeline it is dropped.
-const maxIdleArgs = 4096
-
-// replyChunk bounds the replies one batch accumulates before they are
-// written: past it, the owner stops running the batch, the connection
-// writes what it has and then hands the owner the rest. A client that
-// pipelines thousands of GETs of a big value and never reads therefore
-// holds at most this much plus one command's reply in server memory, and
-// blocks only its own goroutine; WriteTimeout then disconnects it.
-const replyChunk = 64 << 10
-
-// defaultWriteTimeout is Config.WriteTimeout's zero value.
-const defaultWriteTimeout = 60 * time.Second
-
-// serveConn serves one connection until it closes: the guard reads complete
-// commands, and handle runs each read's commands as one batch.
-func (s *Server) serveConn(ln *serverListener, conn *guardConn) {
-	c := s.admit(ln, conn)
-	if c == nil {
-		return
-	}
-	defer s.forget(c)
-	deadline := false // a read deadline is set on conn
-	for {
-		// timeout may change at any time (CONFIG SET).
-		if t := s.idleTimeout(); t > 0 {
-			conn.SetReadDeadline(time.Now().Add(t))
-			deadline = true
-		} else if deadline {
-			conn.SetReadDeadline(time.Time{})
-			deadline = false
-		}
-		cmds, err := c.nextRead()
-		if err != nil {
-			if c.feed != nil && c.conn.ProtocolError() != nil {
-				// The replies before the bad frame, and its error, are
-				// in the feed: they go out before the close.
-				c.feed.drain(s.drainTimeout())
-			}
-			return
-		}
-		if !s.handle(c, cmds) {
-			return
-		}
-	}
-}
-
-// nextRead returns the connection's next commands: those read while it
-// was parked, the read then still running, or a new read.
-func (c *client) nextRead() (requests, error) {
-	if r := c.pendingRead; r != nil {
-		c.pendingRead = nil
-		return r.cmds, r.err
-	}
-	if c.read != nil {
-		r := <-c.read
-		c.read = nil
-		return r.cmds, r.err
-	}
-	return c.conn.Commands()
-}
-
-// handle serves one read's worth of commands: the whole batch goes to the
-// owner in one hand-off (several, when its replies pass replyChunk), and
-// the replies go out in one write. It reports whether the connection stays
-// open.
-func (s *Server) handle(c *client, cmds requests) bool {
-	s.inflight.Add(1)
-	defer s.inflight.Add(-1)
-	if s.closing.Load() {
-		return false
-	}
-	s.ops.reads.Add(1)
-	s.ops.netIn.Add(int64(cmds.n))
-	c.inBytes = int64(cmds.n)
-	c.batch, c.args = cmds.args(c.batch[:0], c.args[:0])
-	if len(c.batch) == 0 {
-		return true // only *0 frames, which Redis ignores
-	}
-	c.next = 0
-	for {
-		s.serveBatch(c)
-		if c.mustWait {
-			c.mustWait = false
-			if !s.write(c) || !s.waitUnparked(c) {
-				c.closeNow = true
-				break
-			}
-			if c.next == len(c.batch) {
-				break
-			}
-			continue
-		}
-		if c.next == len(c.batch) || c.closeNow {
-			break
-		}
-		// The rest waits until this part's replies are on their way.
-		if !s.write(c) {
-			c.closeNow = true // the client stopped reading or went away
-			break
-		}
-		if c.pauseOver != nil && !s.waitPause(c) {
-			return false
-		}
-	}
-	if c.feed != nil {
-		// The owner handed the replies to the feed. A feed may be quiet
-		// for hours: its connection gets no write deadline (the feed has
-		// its own limits).
-		if !c.writeBy.IsZero() {
-			c.conn.SetWriteDeadline(time.Time{})
-			c.writeBy = time.Time{}
-		}
-		if c.closeNow {
-			c.feed.drain(s.drainTimeout())
-		}
-	} else if !s.write(c) {
-		c.closeNow = true
-	}
-	c.endBatch()
-	return !c.closeNow && !s.closing.Load()
-}
-
-// endBatch records what the connection holds once a batch is done, and
-// drops buffers too big to keep while idle.
-func (c *client) endBatch() {
-	rbs := int64(cap(c.w.B))
-	if rbs > c.replyPeak.Load() {
-		c.replyPeak.Store(rbs)
-	}
-	if cap(c.w.B) > maxIdleBuffer && len(c.w.B) == 0 {
-		c.w.B = nil // the event loop may still have replies to write
-	}
-	clear(c.batch)
-	clear(c.args)
-	if cap(c.args) > maxIdleArgs {
-		c.batch, c.args = nil, nil
-	}
-	// What a big reply spilled and the socket has not taken yet is
-	// held too.
-	spilled := int64(c.w.Len() - len(c.w.B))
-	c.replyCap.Store(int64(cap(c.w.B)))
-	c.heldMem.Store(int64(cap(c.w.B)) + spilled + int64(cap(c.args))*int64(unsafe.Sizeof([]byte(nil))) + int64(cap(c.batch))*int64(unsafe.Sizeof(redcon.Command{})))
-}
-
-// drainTimeout bounds how long a closing connection's feed may take to
-// write what it holds.
-func (s *Server) drainTimeout() time.Duration {
-	if s.cfg.WriteTimeout > 0 {
-		return s.cfg.WriteTimeout
-	}
-	return defaultWriteTimeout
-}
-
-// write sends the replies gathered so far, under the write deadline.
-func (s *Server) write(c *client) bool {
-	if c.w.Len() == 0 {
-		return true
-	}
-	s.armWriteDeadline(c)
-	var n int64
-	var err error
-	if len(c.w.Spilled) == 0 {
-		var m int
-		m, err = c.conn.Write(c.w.B)
-		n = int64(m)
-	} else {
-		bufs := net.Buffers(append(c.w.Spilled, c.w.B))
-		n, err = bufs.WriteTo(c.conn)
-	}
-	s.ops.writes.Add(1)
-	s.ops.netOut.Add(n)
-	c.w.Reset()
-	return err == nil
-}
-
-// armWriteDeadline bounds the write of the replies about to be flushed by
-// Config.WriteTimeout. To spare a timer update per batch it re-arms only
-// when less than half the timeout is left, so a client that stops reading
-// is disconnected between WriteTimeout/2 and WriteTimeout after its last
-// completed write.
-func (s *Server) armWriteDeadline(c *client) {
-	if s.cfg.WriteTimeout < 0 {
-		return
-	}
-	now := time.Now()
-	if !c.writeBy.IsZero() && c.writeBy.Sub(now) > s.cfg.WriteTimeout/2 {
-		return
-	}
-	c.writeBy = now.Add(s.cfg.WriteTimeout)
-	c.conn.SetWriteDeadline(c.writeBy)
-}
-
-// serveBatch runs c.batch on the owner and waits for it. When a script has
+// serveBatch runs c.Batch on the owner and waits for it. When a script has
 // been running past busy-reply-threshold, the owner cannot take the batch:
 // the connection then answers it itself (BUSY for most commands), as Redis
 // keeps answering other clients during a long script.
@@ -357,7 +115,7 @@ func (s *Server) serveBatch(c *client) {
 		busy := s.lua.BusyChan()
 		switch err := s.owner.Submit(c, busy); err {
 		case nil:
-			<-c.done
+			<-c.Done
 			return
 		case edge.ErrBusy:
 			select {
@@ -368,44 +126,44 @@ func (s *Server) serveBatch(c *client) {
 				// The script ended just now: try the owner again.
 			}
 		default: // keyspace closed: the server is shutting down
-			c.closeNow = true
+			c.CloseNow = true
 			return
 		}
 	}
 }
 
-// Run executes the batch, from c.next on, on the owner goroutine
+// Run executes the batch, from c.Next on, on the owner goroutine
 // (edge.Job), and signals c's goroutine.
 func (c *client) Run() {
 	c.runBatch()
-	c.done <- struct{}{}
+	c.Done <- struct{}{}
 }
 
-// runBatch executes the batch from c.next on: the goroutine edge's Run, and
+// runBatch executes the batch from c.Next on: the goroutine edge's Run, and
 // what the event loop calls directly. It stops after QUIT, at a blocking
 // command that parks c, at CLIENT PAUSE, and once the replies pass
-// replyChunk, leaving c.next at the first command not run. Owner goroutine
+// edge.ReplyChunk, leaving c.Next at the first command not run. Owner goroutine
 // only.
 func (c *client) runBatch() {
 	c.onOwner = true
 	defer func() { c.onOwner = false }() // only the owner reads it
 	c.lastAt = time.Now()
 	c.srv.batchStart()
-	if c.killed.Load() {
-		c.closeNow = true
+	if c.Killed.Load() {
+		c.CloseNow = true
 		return
 	}
-	for c.next < len(c.batch) {
-		args := c.batch[c.next].Args
+	for c.Next < len(c.Batch) {
+		args := c.Batch[c.Next].Args
 		if paused, over, until := c.srv.pausedFor(c, args); paused {
 			// CLIENT PAUSE: the connection waits, then runs the rest.
-			c.pauseOver, c.pauseUntil = over, until
+			c.PauseOver, c.PauseUntil = over, until
 			break
 		}
 		// CLIENT REPLY OFF or SKIP: the command runs, its reply is
 		// dropped (not the pub/sub frames among it).
 		c.pushed, c.quieted = c.pushed[:0], c.quieted[:0]
-		c.w.SpillAt = replyChunk // see pin
+		c.W.SpillAt = edge.ReplyChunk // see pin
 		if c.replyOff || c.replySkip {
 			c.quietStart()
 		}
@@ -420,24 +178,24 @@ func (c *client) runBatch() {
 		if c.replySkipNext {
 			c.replySkipNext, c.replySkip = false, true
 		}
-		c.next++
+		c.Next++
 		if c.parked != nil {
-			c.mustWait = true // the rest waits until it is answered
+			c.MustWait = true // the rest waits until it is answered
 			break
 		}
-		if c.closeNow {
+		if c.CloseNow {
 			break // QUIT: what was pipelined after it is not executed
 		}
-		if c.w.Len()-c.sent >= replyChunk {
+		if c.W.Len()-c.Sent >= edge.ReplyChunk {
 			break
 		}
-		if c.next == len(c.batch) && c.lc == nil && c.read == nil && c.pendingRead == nil && c.takeHeld() {
+		if c.Next == len(c.Batch) && !c.OnLoop() && c.Reads == nil && c.PendingRead == nil && c.takeHeld() {
 			continue
 		}
 	}
 	c.pushed = c.pushed[:0]
-	c.flushToFeed()
-	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.inBytes, int64(c.w.Len()))
+	c.FlushToFeed()
+	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.InBytes, int64(c.W.Len()))
 }
 
 // takeHeld makes the batch the commands the guard already holds beyond it
@@ -450,28 +208,28 @@ func (c *client) runBatch() {
 // read made while parked is in flight: the connection's goroutine is
 // waiting for this batch, so the guard is the owner's now.
 func (c *client) takeHeld() bool {
-	r, ok := c.conn.Held()
+	r, ok := c.Guard.Held()
 	if !ok {
 		return false
 	}
-	c.batch, c.args = r.args(c.batch[:0], c.args[:0])
-	c.next = 0
-	c.inBytes += int64(r.n)
-	return len(c.batch) > 0
+	c.Batch, c.Args = r.Args(c.Batch[:0], c.Args[:0])
+	c.Next = 0
+	c.InBytes += int64(r.N)
+	return len(c.Batch) > 0
 }
 
 // span is [from, to) in a buffer.
 type span struct{ from, to int }
 
 // dropReply drops what the running command wrote from start (an offset
-// in c.w.Len's count) on, except the pub/sub frames (c.pushed), which move
+// in c.W.Len's count) on, except the pub/sub frames (c.pushed), which move
 // down to start in their order. Owner goroutine, while c's command runs.
 func (c *client) dropReply(start int) {
 	start -= c.spilled()
 	if start < 0 {
 		// The reply spilled since start, so nothing after start is
 		// pinned (see pin): there are no frames to keep.
-		c.w.Truncate(start + c.spilled())
+		c.W.Truncate(start + c.spilled())
 		return
 	}
 	n := start
@@ -479,11 +237,11 @@ func (c *client) dropReply(start int) {
 		if p.from < start {
 			continue
 		}
-		m := copy(c.w.B[n:], c.w.B[p.from:p.to]) // n <= p.from: a move down
+		m := copy(c.W.B[n:], c.W.B[p.from:p.to]) // n <= p.from: a move down
 		c.pushed[i] = span{n, n + m}
 		n += m
 	}
-	c.w.B = c.w.B[:n]
+	c.W.B = c.W.B[:n]
 	// What is left of the stretches to drop: the frames, kept anyway.
 	c.quietFrom = min(c.quietFrom, n)
 	for i := range c.quieted {
@@ -491,31 +249,31 @@ func (c *client) dropReply(start int) {
 	}
 }
 
-// quietStart and quietStop mark where in c.w.B replies stop and start
+// quietStart and quietStop mark where in c.W.B replies stop and start
 // being sent again (CLIENT REPLY OFF, SKIP, ON, RESET). Owner goroutine,
 // while c's command runs.
 func (c *client) quietStart() {
 	if !c.quiet {
-		c.quiet, c.quietFrom = true, len(c.w.B)
+		c.quiet, c.quietFrom = true, len(c.W.B)
 		c.pin()
 	}
 }
 
 func (c *client) quietStop() {
 	if c.quiet {
-		c.quieted = append(c.quieted, span{c.quietFrom, len(c.w.B)})
+		c.quieted = append(c.quieted, span{c.quietFrom, len(c.W.B)})
 		c.quiet = false
 	}
 }
 
-// cutQuiet removes the stretches of c.w.B marked quieted, all but the
+// cutQuiet removes the stretches of c.W.B marked quieted, all but the
 // pub/sub frames in them, once the command that wrote them has ended (no
 // offset into the buffer is held any more).
 func (c *client) cutQuiet() {
 	if len(c.quieted) == 0 {
 		return
 	}
-	b := c.w.B
+	b := c.W.B
 	n := c.quieted[0].from // where the kept bytes go
 	r := n                 // the first byte not looked at
 	p := 0
@@ -529,12 +287,12 @@ func (c *client) cutQuiet() {
 		r = q.to
 	}
 	n += copy(b[n:], b[r:])
-	c.w.B = b[:n]
+	c.W.B = b[:n]
 	c.quieted = c.quieted[:0]
 }
 
 // replyStart is where the running command's own reply begins when it
-// began writing at start (both in c.w.Len's count): past the pub/sub
+// began writing at start (both in c.W.Len's count): past the pub/sub
 // frames delivered to c before it wrote anything (a PUBLISH to itself, a
 // script's).
 func (c *client) replyStart(start int) int {
@@ -551,24 +309,24 @@ func (c *client) replyStart(start int) int {
 	return start + off
 }
 
-// spilled is how much of the reply c.w has moved out of c.w.B
+// spilled is how much of the reply c.W has moved out of c.W.B
 // (resp.Writer.SpillAt).
-func (c *client) spilled() int { return c.w.Len() - len(c.w.B) }
+func (c *client) spilled() int { return c.W.Len() - len(c.W.B) }
 
-// pin stops c.w from spilling for the rest of the running command: the
+// pin stops c.W from spilling for the rest of the running command: the
 // pub/sub frames and quiet stretches recorded in c.pushed and c.quieted
-// are offsets into c.w.B, which a spill would move. runBatch lets it spill
+// are offsets into c.W.B, which a spill would move. runBatch lets it spill
 // again at the next command. A big reply is held whole only in a command
 // that published to its own client or switched its replies off.
-func (c *client) pin() { c.w.SpillAt = 0 }
+func (c *client) pin() { c.W.SpillAt = 0 }
 
-// pinned reports whether the running command has pinned c.w.
+// pinned reports whether the running command has pinned c.W.
 func (c *client) pinned() bool { return len(c.pushed) > 0 || c.quiet || len(c.quieted) > 0 }
 
-// pushStart pins c.w (see pin) before a pub/sub frame is written to w, so
+// pushStart pins c.W (see pin) before a pub/sub frame is written to w, so
 // that the frame stays in w.B, and returns where it begins there.
 func (c *client) pushStart(w *resp.Writer) int {
-	if w == &c.w && c.onOwner {
+	if w == &c.W && c.onOwner {
 		c.pin()
 	}
 	return len(w.B)
@@ -578,68 +336,15 @@ func (c *client) pushStart(w *resp.Writer) int {
 // buffer (see c.pushed). Frames written to another writer (none are:
 // (UN)SUBSCRIBE are refused in scripts) need no record.
 func (c *client) markPush(w *resp.Writer, from int) {
-	if w == &c.w && c.onOwner {
+	if w == &c.W && c.onOwner {
 		c.pushed = append(c.pushed, span{from, len(w.B)})
 		c.pin()
 	}
 }
 
-// startFeed gives c a feed with the given limits, unless it has one.
-// Owner goroutine only.
-func (c *client) startFeed(hard, soft int, softFor time.Duration) {
-	if c.feed == nil && c.lc != nil {
-		c.feed = newLoopFeed(c.conn, hard, soft, softFor, c.lc.outputQueued)
-	} else if c.feed == nil {
-		c.feed = newFeed(c.conn, hard, soft, softFor)
-		c.conn.errOut = c.feed.push
-	}
-}
-
-// flushToFeed moves the replies gathered so far into c's feed, if it has
-// one, so they keep their place among the messages the owner queues for c.
-// Owner goroutine only.
-func (c *client) flushToFeed() {
-	if c.feed == nil {
-		return
-	}
-	for _, p := range c.w.Spilled {
-		c.feed.push(p[c.sent:])
-		c.sent = 0
-	}
-	if len(c.w.B) > c.sent {
-		c.feed.push(c.w.B[c.sent:])
-	}
-	c.w.Reset()
-	c.sent = 0
-}
-
-// waitPause waits, on the connection's goroutine, for the CLIENT PAUSE
-// that stopped c's batch to end; false if the server closes meanwhile.
-func (s *Server) waitPause(c *client) bool {
-	over, until := c.pauseOver, c.pauseUntil
-	c.pauseOver = nil
-	// Close waits for batches in flight: look at closing now and then
-	// rather than hold it up.
-	const poll = 50 * time.Millisecond
-	for !s.closing.Load() && !c.killed.Load() {
-		left := time.Until(until)
-		if left <= 0 {
-			return true
-		}
-		t := time.NewTimer(min(left, poll))
-		select {
-		case <-over:
-			t.Stop()
-			return true
-		case <-t.C:
-		}
-	}
-	return false
-}
-
 // needsCleanup reports whether a closed client left state on the owner.
 func (c *client) needsCleanup() bool {
-	return c.watch.Watching() || c.monitor || c.pubsub.count() > 0 || c.feed != nil
+	return c.watch.Watching() || c.monitor || c.pubsub.count() > 0 || c.Feed != nil
 }
 
 // cleanup forgets a closed client's owner-side state. Owner goroutine only.
@@ -649,8 +354,8 @@ func (s *Server) cleanup(c *client) {
 		s.removeMonitor(c)
 	}
 	s.unsubscribeAll(c)
-	if c.feed != nil {
-		c.feed.stop()
+	if c.Feed != nil {
+		c.Feed.Stop()
 	}
 }
 
@@ -667,3 +372,38 @@ func remoteHostIsLoopback(conn net.Conn) bool {
 	a, ok := conn.RemoteAddr().(*net.TCPAddr)
 	return ok && (a.IP.Equal(net.IPv4(127, 0, 0, 1)) || a.IP.Equal(net.IPv6loopback))
 }
+
+// Socket is c's connection (edge.Session).
+func (c *client) Socket() *edge.Conn { return c.Conn }
+
+// netHandler is the server as both edges see it (edge.Handler,
+// edge.LoopHandler); a type of its own so that the handler's methods stay
+// out of Server's API.
+type netHandler Server
+
+func (h *netHandler) Admit(ln *edge.Listener, g *edge.Guard) edge.Session {
+	if c := (*Server)(h).admit(ln, g); c != nil {
+		return c
+	}
+	return nil // not a nil *client in an interface
+}
+
+func (h *netHandler) Forget(sess edge.Session) { (*Server)(h).forget(sess.(*client)) }
+
+func (h *netHandler) IdleTimeout() time.Duration { return (*Server)(h).idleTimeout() }
+
+func (h *netHandler) Serve(sess edge.Session) { (*Server)(h).serveBatch(sess.(*client)) }
+
+func (h *netHandler) Gone(sess edge.Session) bool {
+	s, c := (*Server)(h), sess.(*client)
+	gone := false
+	return s.owner.Do(func() { gone = s.dropParked(c) }) != nil || gone
+}
+
+func (h *netHandler) Answered(sess edge.Session) { sess.(*client).takeParked() }
+
+func (h *netHandler) RunBatch(sess edge.Session) { sess.(*client).runBatch() }
+
+func (h *netHandler) ServeWhileBusy(sess edge.Session) { (*Server)(h).serveWhileBusy(sess.(*client)) }
+
+func (h *netHandler) Parked(sess edge.Session) bool { return sess.(*client).parked != nil }

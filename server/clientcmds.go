@@ -9,6 +9,7 @@ import (
 
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // CLIENT subcommands for operators (networking.c:clientCommand): LIST,
@@ -130,7 +131,7 @@ func (c *client) flags() string {
 	if c.parked != nil {
 		f = append(f, 'b')
 	}
-	if c.closeNow {
+	if c.CloseNow {
 		f = append(f, 'c')
 	}
 	if c.noEvict {
@@ -142,8 +143,9 @@ func (c *client) flags() string {
 	return string(f)
 }
 
-// clientStructSize is what a client costs before its buffers.
-const clientStructSize = int64(unsafe.Sizeof(client{}))
+// clientStructSize is what a client and its socket cost before their
+// buffers.
+const clientStructSize = int64(unsafe.Sizeof(client{}) + unsafe.Sizeof(edge.Conn{}))
 
 // clientLine formats c as a CLIENT LIST line, with Redis 7.0's fields in
 // its order. Sizes are minilock's own: the reply buffer a connection keeps
@@ -172,15 +174,15 @@ func (s *Server) clientLine(c *client, x *call) string {
 		}
 	}
 	var argvMem int64
-	if c == x.c && c.next < len(c.batch) {
-		for _, a := range c.batch[c.next].Args {
+	if c == x.c && c.Next < len(c.Batch) {
+		for _, a := range c.Batch[c.Next].Args {
 			argvMem += int64(len(a))
 		}
 	}
-	rbs, held := c.replyCap.Load(), c.heldMem.Load()
+	rbs, held := c.ReplyCap.Load(), c.HeldMem.Load()
 	if c == x.c {
 		// Its buffers are the owner's while its command runs.
-		rbs = int64(cap(c.w.B))
+		rbs = int64(cap(c.W.B))
 	}
 	totMem := clientStructSize + held + argvMem + multiMem
 	var b strings.Builder
@@ -195,9 +197,9 @@ func (s *Server) clientLine(c *client, x *call) string {
 	}
 	i := func(n int64) string { return strconv.FormatInt(n, 10) }
 	field("id", i(c.id))
-	field("addr", c.addr)
-	field("laddr", c.laddr)
-	field("fd", i(int64(c.fd)))
+	field("addr", c.Addr)
+	field("laddr", c.LAddr)
+	field("fd", i(int64(c.FD)))
 	field("name", c.name)
 	field("age", i(int64(now.Sub(c.born).Seconds())))
 	field("idle", i(int64(now.Sub(c.lastAt).Seconds())))
@@ -212,7 +214,7 @@ func (s *Server) clientLine(c *client, x *call) string {
 	field("argv-mem", i(argvMem))
 	field("multi-mem", i(multiMem))
 	field("rbs", i(rbs))
-	field("rbp", i(c.replyPeak.Load()))
+	field("rbp", i(c.ReplyPeak.Load()))
 	field("obl", "0")
 	field("oll", "0")
 	field("omem", "0")
@@ -221,7 +223,7 @@ func (s *Server) clientLine(c *client, x *call) string {
 	field("cmd", cmd)
 	field("user", "default")
 	field("redir", "-1")
-	field("resp", i(int64(c.w.Proto)))
+	field("resp", i(int64(c.W.Proto)))
 	return b.String()
 }
 
@@ -229,7 +231,7 @@ func (s *Server) clientLine(c *client, x *call) string {
 func (s *Server) clientsMemory() int64 {
 	var n int64
 	for _, c := range s.clients.snapshot() {
-		n += clientStructSize + c.heldMem.Load()
+		n += clientStructSize + c.HeldMem.Load()
 	}
 	return n
 }
@@ -334,19 +336,19 @@ func cmdClientKill(x *call, args [][]byte) error {
 		switch {
 		case idSet && c.id != id,
 			typSet && c.typeOf() != typ,
-			addrSet && c.addr != addr,
-			laddrSet && c.laddr != laddr,
+			addrSet && c.Addr != addr,
+			laddrSet && c.LAddr != laddr,
 			skipMe && c == x.c:
 			continue
 		}
 		killed++
 		if c == x.c {
 			// Closed once this reply is out (CLIENT_CLOSE_AFTER_REPLY).
-			c.closeNow = true
+			c.CloseNow = true
 			continue
 		}
-		c.killed.Store(true)
-		c.conn.Close()
+		c.Killed.Store(true)
+		c.Guard.Close()
 	}
 	if oldForm {
 		if killed == 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // CONFIG GET and CONFIG SET (config.c). Every parameter redis-server 7.0
@@ -140,8 +141,8 @@ var liveParams = map[string]liveParam{
 	// connection's frame guard its limits when it connects: minilock
 	// reports these and refuses to change them while running (errFixed).
 	"busy-reply-threshold":      {get: func(s *Server) string { return itoa(s.cfg.BusyThreshold.Milliseconds()) }},
-	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, defaultMaxBulkLen)) }},
-	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, defaultMaxQueryLen)) }},
+	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, edge.DefaultMaxBulkLen)) }},
+	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, edge.DefaultMaxQueryLen)) }},
 	"restart-delay":             {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
 	"maxmemory":                 maxMemoryParam,
 	"notify-keyspace-events": {
@@ -229,9 +230,9 @@ func (s *Server) setIdleTimeout(sec int64) {
 	s.ops.live.idleTimeout.Store(int64(d))
 	for _, c := range s.clients.snapshot() {
 		if d > 0 {
-			c.conn.SetReadDeadline(c.lastAt.Add(d))
+			c.Guard.SetReadDeadline(c.lastAt.Add(d))
 		} else {
-			c.conn.SetReadDeadline(time.Time{})
+			c.Guard.SetReadDeadline(time.Time{})
 		}
 	}
 }
@@ -263,6 +264,16 @@ func checkParam(name, value, cur string) (*configDef, string, error) {
 	v, err := d.check(value)
 	return d, v, err
 }
+
+// Output buffer limits (Redis's client-output-buffer-limit classes). A
+// monitor is a normal client to Redis, which has no limit for those; ours
+// keeps a hard one so a stalled monitor cannot grow memory without bound.
+const (
+	monitorLimit      = 64 << 20
+	pubsubHardLimit   = 32 << 20
+	pubsubSoftLimit   = 8 << 20
+	pubsubSoftSeconds = 60 * time.Second
+)
 
 // pubsubLimits reads client-output-buffer-limit's pubsub class: the hard
 // and soft limits, in bytes, and how long the soft one may be exceeded. A

@@ -129,7 +129,7 @@ func cmdHello(x *call, args [][]byte) error {
 		x.c.name = string(name)
 	}
 	if proto != 0 {
-		x.c.w.Proto = int(proto)
+		x.c.W.Proto = int(proto)
 	}
 	w := x.W
 	w.Map(7)
@@ -138,7 +138,7 @@ func cmdHello(x *call, args [][]byte) error {
 	w.BulkString("version")
 	w.BulkString(Version)
 	w.BulkString("proto")
-	w.Int(int64(x.c.w.Proto))
+	w.Int(int64(x.c.W.Proto))
 	w.BulkString("id")
 	w.Int(x.c.id)
 	w.BulkString("mode")
@@ -191,7 +191,7 @@ func cmdSelect(x *call, args [][]byte) error {
 
 // QUIT: +OK, then the connection closes once the reply is out.
 func cmdQuit(x *call, args [][]byte) error {
-	x.c.closeNow = true
+	x.c.CloseNow = true
 	x.W.OK()
 	return nil
 }
@@ -207,7 +207,7 @@ func cmdReset(x *call, args [][]byte) error {
 	x.s.unsubscribeAll(c)
 	x.discard()
 	x.DB = 0
-	c.w.Proto = 2
+	c.W.Proto = 2
 	c.name = ""
 	c.setAuthed(x.s.password() == "")
 	// clearClientConnectionState clears CLIENT REPLY OFF and a pending

@@ -103,7 +103,7 @@ func (s *Server) execute(c *client, args [][]byte) {
 	if msg, ok := s.forcedError(); ok {
 		// SetError: every command fails, before any other check, as a
 		// test of a client's error paths wants.
-		c.w.Error(msg)
+		c.W.Error(msg)
 		return
 	}
 	cmd, err := lookup(args)
@@ -132,7 +132,7 @@ func (s *Server) execute(c *client, args [][]byte) {
 		// A MONITOR client is a replica to Redis, and a replica may not
 		// touch the keyspace (processCommand).
 		err = errReplicaKeyspace
-	case !c.w.RESP3() && c.inSubscribedMode() && !allowedWhileSubscribed(cmd):
+	case !c.W.RESP3() && c.inSubscribedMode() && !allowedWhileSubscribed(cmd):
 		err = errPubsubContext(cmd.name)
 	}
 	if err != nil {
@@ -141,26 +141,26 @@ func (s *Server) execute(c *client, args [][]byte) {
 		}
 		s.rejectCommand(cmd, err)
 		if cmd != nil && cmd.name == "exec" {
-			c.w.Err(err)
+			c.W.Err(err)
 			return
 		}
 		if c.multi != nil {
 			c.multi.aborted = true // EXEC will answer EXECABORT
 		}
-		c.w.Err(err)
+		c.W.Err(err)
 		return
 	}
 	if c.multi != nil && !controlsMulti(cmd) {
 		c.multi.queue(cmd, args)
-		c.w.Status("QUEUED")
+		c.W.Status("QUEUED")
 		return
 	}
 	// The call lives in the client: a local would escape to the heap
 	// through cmd.run and cost an allocation per command.
 	x := &c.call
-	*x = call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.w, DB: c.db, Now: s.ks.Now()}}
+	*x = call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.W, DB: c.db, Now: s.ks.Now()}}
 	if cmd.flags&fWrite != 0 && x.Now < s.writableAt {
-		c.w.Err(s.errRestartDelay(x.Now))
+		c.W.Err(s.errRestartDelay(x.Now))
 		return
 	}
 	s.run(x, cmd, args)
@@ -192,7 +192,7 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 			err = nil
 		}
 	}
-	if x.W == &x.c.w {
+	if x.W == &x.c.W {
 		start = x.c.replyStart(start)
 	}
 	reply := x.W.From(start)
@@ -211,7 +211,7 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 // client's own reply buffer, the pub/sub frames delivered to it meanwhile
 // stay: they were sent, as in Redis, whatever becomes of the reply.
 func (x *call) dropReply(start int) {
-	if x.W == &x.c.w {
+	if x.W == &x.c.W {
 		x.c.dropReply(start)
 		return
 	}

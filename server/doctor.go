@@ -70,7 +70,7 @@ func (s *Server) doctorSee(x *call, cmd *command, args [][]byte, reply []byte) {
 	}
 	r := doctor.Record{
 		At: x.Now, Mono: time.Since(s.doctor.start),
-		Client: x.c.id, Name: x.c.name, Addr: x.c.addr, DB: x.DB,
+		Client: x.c.id, Name: x.c.name, Addr: x.c.Addr, DB: x.DB,
 		Args: args, Keys: keys, Reply: reply,
 		Inner: x.script != nil || x.inExec,
 		Write: cmd.flags&fWrite != 0,
@@ -140,26 +140,26 @@ func (s *Server) doctorCommand(c *client, args [][]byte) bool {
 	}
 	switch {
 	case !c.authed:
-		c.w.Err(resp.ErrNoAuth)
+		c.W.Err(resp.ErrNoAuth)
 	case c.multi != nil:
-		c.w.Err(errNotInMulti)
+		c.W.Err(errNotInMulti)
 	case len(args) != 2:
-		c.w.Err(resp.ErrWrongArgs("doctor"))
+		c.W.Err(resp.ErrWrongArgs("doctor"))
 	case equalFold(string(args[1]), "report"):
 		var b bytes.Buffer
 		doctor.Report(&b, s.doctor.Findings(), s.doctor.Dropped())
-		c.w.Bulk(b.Bytes())
+		c.W.Bulk(b.Bytes())
 	case equalFold(string(args[1]), "reset"):
 		s.doctor.Reset()
-		c.w.OK()
+		c.W.OK()
 	case equalFold(string(args[1]), "help"):
-		writeHelp(&call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.w}}, "DOCTOR",
+		writeHelp(&call{s: s, c: c, Ctx: keyspace.Ctx{W: &c.W}}, "DOCTOR",
 			"REPORT",
 			"    The lock hazards the doctor found, each with its evidence (docs/doctor.md).",
 			"RESET",
 			"    Forget every finding and what the doctor knows of the locks.")
 	default:
-		c.w.Err(resp.ErrUnknownSubcommand(args[0], args[1]))
+		c.W.Err(resp.ErrUnknownSubcommand(args[0], args[1]))
 	}
 	return true
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/minilock/minilock/expiry"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // The embedding API: what a Go test uses to run minilock as a fixture.
@@ -216,7 +217,7 @@ func (s *Server) Restart() error {
 // Restart.
 func (s *Server) Unlisten() {
 	for _, ln := range s.lns {
-		ln.stopAccepting()
+		ln.StopAccepting()
 	}
 	s.closeConns()
 	// Wait until every old connection's goroutine has finished (forget
@@ -248,7 +249,7 @@ func (s *Server) ListenTLS(cfg *tls.Config, addrs ...string) error {
 // nil) once the new addresses are bound and before any client is
 // accepted.
 func (s *Server) relisten(addrs []string, tlsCfg *tls.Config, between func()) error {
-	if s.closing.Load() {
+	if s.net.Closing.Load() {
 		return ErrClosed
 	}
 	s.Unlisten()
@@ -258,9 +259,9 @@ func (s *Server) relisten(addrs []string, tlsCfg *tls.Config, between func()) er
 	old := s.lns
 	s.lns = nil
 	for i, addr := range addrs {
-		lim := guardLimits{MaxBulkLen: s.cfg.MaxBulkLen, MaxQueryLen: s.cfg.QueryBufferLimit}
+		lim := edge.Limits{MaxBulkLen: s.cfg.MaxBulkLen, MaxQueryLen: s.cfg.QueryBufferLimit}
 		if i < len(old) {
-			lim = old[i].limits
+			lim = old[i].Limits
 		}
 		nl, err := net.Listen("tcp", addr)
 		if err != nil {
@@ -270,7 +271,7 @@ func (s *Server) relisten(addrs []string, tlsCfg *tls.Config, between func()) er
 		if tlsCfg != nil {
 			nl = tls.NewListener(nl, tlsCfg)
 		}
-		s.lns = append(s.lns, newServerListener(nl, lim))
+		s.lns = append(s.lns, edge.NewListener(nl, lim))
 	}
 	if between != nil {
 		between()

@@ -285,6 +285,11 @@ func TestEmbedSetError(t *testing.T) {
 func TestEmbedRequireAuth(t *testing.T) {
 	s := server.RunT(t, server.Manual())
 	open := redistest.Dial(t, s.Addr()) // connected before: stays authenticated
+	// The server registers a connection once it has accepted it (on the
+	// epoll edge, when the loop gets to it): a round trip makes sure it has.
+	if got, _ := open.Do("PING"); string(got) != "+PONG\r\n" {
+		t.Fatalf("PING: %q", got)
+	}
 	s.RequireAuth("sesame")
 	c := redistest.Dial(t, s.Addr())
 	if got, _ := c.Do("GET", "k"); string(got) != "-NOAUTH Authentication required.\r\n" {

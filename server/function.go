@@ -32,8 +32,8 @@ func (x *call) fcall(args [][]byte, readOnly bool) error {
 	err := x.s.lua.FCall(x.W, args, readOnly, h)
 	x.restoreSpill(spill)
 	h.caller, h.x = nil, call{}
-	if err != nil && x.s.closing.Load() {
-		x.c.closeNow = true
+	if err != nil && x.s.net.Closing.Load() {
+		x.c.CloseNow = true
 		return errNoReply
 	}
 	return err

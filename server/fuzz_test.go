@@ -15,6 +15,7 @@ import (
 	"github.com/tidwall/redcon"
 
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // Fuzzers of the whole server, through real connections: the frame guard
@@ -86,7 +87,7 @@ func (fs *fuzzServer) get(t testing.TB) *Server {
 			t.Fatal(err)
 		}
 		// As Start serves its TCP listeners; Close stops this one too.
-		sl := newServerListener(ln, guardLimits{MaxBulkLen: fs.cfg.MaxBulkLen, MaxQueryLen: fs.cfg.QueryBufferLimit})
+		sl := edge.NewListener(ln, edge.Limits{MaxBulkLen: fs.cfg.MaxBulkLen, MaxQueryLen: fs.cfg.QueryBufferLimit})
 		s.lns = append(s.lns, sl)
 		s.serve(sl)
 		fs.s = s
@@ -160,7 +161,7 @@ func (c *fuzzConn) Write(p []byte) (int, error) { return c.written.Write(p) }
 // guardCommands runs the frame guard offline over data and returns the
 // commands it hands on and the protocol error it ends with, if any.
 func guardCommands(data []byte, pending bool) ([][][]byte, error) {
-	g := newGuardConn(&fuzzConn{data: data}, guardLimits{})
+	g := edge.NewGuard(&fuzzConn{data: data}, edge.Limits{})
 	g.SetAuthPending(pending)
 	var out []byte
 	buf := make([]byte, 4096)
@@ -318,7 +319,7 @@ func FuzzServerFrames(f *testing.F) {
 		if int64(len(cmds)) != ran {
 			t.Fatalf("the server ran %d commands, the guard finds %d: %q", ran, len(cmds), cmds)
 		}
-		var pe *protocolError
+		var pe *edge.ProtocolError
 		if errors.As(perr, &pe) != protoErr {
 			t.Fatalf("offline guard error %v, protocol error reply: %v", perr, protoErr)
 		}

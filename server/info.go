@@ -341,8 +341,8 @@ func infoStats(x *call) [][2]string {
 		{"total_connections_received", itoa(s.stats.connections.Load())},
 		{"total_commands_processed", itoa(o.processed.Load())},
 		{"instantaneous_ops_per_sec", itoa(o.inst[instOps].rate())},
-		{"total_net_input_bytes", itoa(o.netIn.Load())},
-		{"total_net_output_bytes", itoa(o.netOut.Load())},
+		{"total_net_input_bytes", itoa(o.NetIn.Load())},
+		{"total_net_output_bytes", itoa(o.NetOut.Load())},
 		{"total_net_repl_input_bytes", "0"},
 		{"total_net_repl_output_bytes", "0"},
 		{"instantaneous_input_kbps", kbps(o.inst[instIn].rate())},
@@ -382,8 +382,8 @@ func infoStats(x *call) [][2]string {
 		{"unexpected_error_replies", "0"},
 		{"total_error_replies", itoa(c.totalErrors)},
 		{"dump_payload_sanitizations", "0"},
-		{"total_reads_processed", itoa(o.reads.Load())},
-		{"total_writes_processed", itoa(o.writes.Load())},
+		{"total_reads_processed", itoa(o.Reads.Load())},
+		{"total_writes_processed", itoa(o.Writes.Load())},
 		{"io_threaded_reads_processed", "0"},
 		{"io_threaded_writes_processed", "0"},
 		{"reply_buffer_shrinks", "0"},
@@ -535,8 +535,8 @@ func (s *Server) sampleLoop() {
 			d := now.Sub(last)
 			last = now
 			o.inst[instOps].sample(o.processed.Load(), d)
-			o.inst[instIn].sample(o.netIn.Load(), d)
-			o.inst[instOut].sample(o.netOut.Load(), d)
+			o.inst[instIn].sample(o.NetIn.Load(), d)
+			o.inst[instOut].sample(o.NetOut.Load(), d)
 			o.notePeak(usedMemory())
 		}
 	}

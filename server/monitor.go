@@ -29,7 +29,7 @@ func cmdMonitor(x *call, args [][]byte) error {
 		return errNoReply // Redis ignores a repeated MONITOR without a reply
 	}
 	c.monitor = true
-	c.startFeed(monitorLimit, 0, 0)
+	c.StartFeed(monitorLimit, 0, 0)
 	x.s.monitors = append(x.s.monitors, c)
 	x.W.OK()
 	return nil
@@ -67,7 +67,7 @@ func (s *Server) feedMonitors(x *call, args [][]byte) {
 	if x.script != nil {
 		line = append(line, "lua"...)
 	} else {
-		line = append(line, x.c.addr...)
+		line = append(line, x.c.Addr...)
 	}
 	line = append(line, "] "...)
 	redact := redacted(args)

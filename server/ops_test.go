@@ -175,6 +175,9 @@ func TestClientKill(t *testing.T) {
 	if _, err := b.ReadReply(); err == nil {
 		t.Fatal("killed client still open")
 	}
+	// c's connection is registered once the server has accepted it:
+	// a round trip makes sure it has.
+	do(t, c, "PING")
 	caddr := c.NetConn().LocalAddr().String()
 	if got := do(t, a, "CLIENT", "KILL", caddr); got != "+OK\r\n" {
 		t.Fatalf("old form: %q", got)

@@ -14,7 +14,7 @@ import (
 // How a message travels: PUBLISH runs on the owner like every command; it
 // finds the subscribers in the server's tables (owner-only state, so no
 // locks) and appends the message frame to each subscriber's feed
-// (feed.go), which its own goroutine writes to the socket; a publisher
+// (edge/feed.go), which its own goroutine writes to the socket; a publisher
 // subscribed itself gets its frame in its reply buffer, among its replies
 // (deliver). The publisher
 // never waits for a subscriber: one that reads too slowly passes its feed's
@@ -131,8 +131,8 @@ func frame(w *resp.Writer, n int) {
 
 func (s *Server) subscribe(x *call, k kind, names [][]byte) {
 	c := x.c
-	if c.feed == nil {
-		c.startFeed(s.pubsubLimits()) // parsed once per subscriber
+	if c.Feed == nil {
+		c.StartFeed(s.pubsubLimits()) // parsed once per subscriber
 	}
 	table, mine := s.table(k), c.mine(k)
 	for _, name := range names {
@@ -197,8 +197,8 @@ func (s *Server) drop(table map[string][]*client, name string, c *client) {
 
 func (s *Server) psubscribe(x *call, names [][]byte) {
 	c := x.c
-	if c.feed == nil {
-		c.startFeed(s.pubsubLimits()) // parsed once per subscriber
+	if c.Feed == nil {
+		c.StartFeed(s.pubsubLimits()) // parsed once per subscriber
 	}
 	for _, name := range names {
 		pat := string(name)
@@ -286,7 +286,7 @@ func (s *Server) publishKind(k kind, channel, message []byte) int {
 	n := 0
 	w := &s.pubsub.scratch
 	for _, c := range s.table(k)[string(channel)] {
-		w.B, w.Proto = w.B[:0], c.w.Proto
+		w.B, w.Proto = w.B[:0], c.W.Proto
 		frame(w, 3)
 		w.BulkString(k.message)
 		w.Bulk(channel)
@@ -304,7 +304,7 @@ func (s *Server) publishKind(k kind, channel, message []byte) int {
 			continue
 		}
 		for _, c := range subs {
-			w.B, w.Proto = w.B[:0], c.w.Proto
+			w.B, w.Proto = w.B[:0], c.W.Proto
 			frame(w, 4)
 			w.BulkString("pmessage")
 			w.BulkString(pat.name)
@@ -335,16 +335,16 @@ func (c *client) deliver(b []byte, push bool) {
 		return
 	}
 	if !c.onOwner {
-		c.feed.push(b)
+		c.Feed.Push(b)
 		return
 	}
-	if !c.feed.admits(c.w.Len() - c.sent + len(b)) {
+	if !c.Feed.Admits(c.W.Len() - c.Sent + len(b)) {
 		return
 	}
-	from := len(c.w.B)
-	c.w.B = append(c.w.B, b...)
+	from := len(c.W.B)
+	c.W.B = append(c.W.B, b...)
 	if push {
-		c.pushed = append(c.pushed, span{from, len(c.w.B)})
+		c.pushed = append(c.pushed, span{from, len(c.W.B)})
 		c.pin()
 	}
 }

@@ -135,11 +135,11 @@ func (x *call) eval(args [][]byte, readOnly bool, sha bool) error {
 	}
 	x.restoreSpill(spill)
 	h.caller, h.x = nil, call{} // keep no client past the script
-	if err != nil && x.s.closing.Load() {
+	if err != nil && x.s.net.Closing.Load() {
 		// SHUTDOWN NOSAVE (or Close) stopped the script. redis-server
 		// exits without answering the script's caller: its connection
 		// just closes, and so does this one.
-		x.c.closeNow = true
+		x.c.CloseNow = true
 		return errNoReply
 	}
 	return err
@@ -158,7 +158,7 @@ func noSpill(w *resp.Writer) int {
 // pinned its client's writer meanwhile (it published to its own client:
 // see client.pin).
 func (x *call) restoreSpill(at int) {
-	if x.W == &x.c.w && x.c.pinned() {
+	if x.W == &x.c.W && x.c.pinned() {
 		return
 	}
 	x.W.SpillAt = at

@@ -15,6 +15,7 @@ import (
 
 	"github.com/minilock/minilock/expiry"
 	"github.com/minilock/minilock/internal/redistest"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // Scripts through the whole server: BUSY, SCRIPT KILL, UNKILLABLE and
@@ -427,13 +428,13 @@ func benchCompareAndDelete(b *testing.B, release string) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), done: make(chan struct{}, 1)}
-	c.w.Proto = 2
+	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), Conn: &edge.Conn{Done: make(chan struct{}, 1)}}
+	c.W.Proto = 2
 	var sha string
 	s.owner.Do(func() {
 		s.execute(c, [][]byte{[]byte("SCRIPT"), []byte("LOAD"), []byte(release)})
-		sha = string(c.w.B)
-		c.w.B = c.w.B[:0]
+		sha = string(c.W.B)
+		c.W.B = c.W.B[:0]
 	})
 	if !strings.HasPrefix(sha, "$40\r\n") {
 		b.Fatalf("SCRIPT LOAD = %q", sha)
@@ -479,13 +480,13 @@ func benchCompareAndDelete(b *testing.B, release string) {
 				t0 := threadCPU()
 				defer func() { cpu += threadCPU() - t0 }()
 				for j := 0; j < n; j++ {
-					c.batch = append(c.batch[:0], ops[j])
-					c.next = 0
-					c.w.B = c.w.B[:0]
+					c.Batch = append(c.Batch[:0], ops[j])
+					c.Next = 0
+					c.W.B = c.W.B[:0]
 					c.Run()
-					<-c.done
-					if string(c.w.B) != ":1\r\n" {
-						bad = append([]byte{}, c.w.B...)
+					<-c.Done
+					if string(c.W.B) != ":1\r\n" {
+						bad = append([]byte{}, c.W.B...)
 						return
 					}
 				}
@@ -511,11 +512,11 @@ func benchCompareAndDelete(b *testing.B, release string) {
 				relock(b)
 			}
 			n := min(depth, b.N-i)
-			c.batch = append(c.batch[:0], ops[j:j+n]...)
-			c.next = 0
-			c.w.B = c.w.B[:0]
+			c.Batch = append(c.Batch[:0], ops[j:j+n]...)
+			c.Next = 0
+			c.W.B = c.W.B[:0]
 			s.serveBatch(c)
-			check(b, c.w.B, n)
+			check(b, c.W.B, n)
 		}
 	})
 	b.Run("handoff", func(b *testing.B) {
@@ -527,11 +528,11 @@ func benchCompareAndDelete(b *testing.B, release string) {
 			if j == 0 && i > 0 {
 				relock(b)
 			}
-			c.batch = append(c.batch[:0], ops[j])
-			c.next = 0
-			c.w.B = c.w.B[:0]
+			c.Batch = append(c.Batch[:0], ops[j])
+			c.Next = 0
+			c.W.B = c.W.B[:0]
 			s.serveBatch(c)
-			check(b, c.w.B, 1)
+			check(b, c.W.B, 1)
 		}
 	})
 }

@@ -1,8 +1,10 @@
-// Package server is minilock's network face: it serves each connection on
-// its own goroutine, parses requests once in the frame guard (guard.go),
-// keeps each connection's state, runs the connection and server commands,
-// and hands every batch of commands to the owner goroutine
-// (internal/edge.Owner), the one goroutine that touches the keyspace.
+// Package server is minilock's command layer and the package to embed: it
+// keeps each connection's session, runs the connection and server
+// commands, and hands every batch of commands to the owner goroutine
+// (internal/edge.Owner), the one goroutine that touches the keyspace. The
+// network edge beside the owner (server/internal/edge) accepts, parses
+// requests once in the frame guard, reads and writes the sockets, and
+// hands it each batch through edge.Handler.
 //
 // It does not serve through redcon.Server: that copies every command and
 // allocates its arguments (about a fifth of minilock's CPU at -P 16, with
@@ -14,7 +16,7 @@
 //
 //   - PUBLISH (from a client, a MULTI, a script or a keyspace notification)
 //     looks the subscribers up in owner-only tables and appends the frame to
-//     each one's feed (feed.go). A feed is a connection's output queue with
+//     each one's feed (edge/feed.go). A feed is a connection's output queue with
 //     Redis's output-buffer limits and a goroutine of its own that writes
 //     it; once a connection has one, its replies go through it too, so the
 //     socket sees replies and messages in the order the owner made them.
@@ -124,7 +126,7 @@ type Config struct {
 	OnShutdown func()
 	// EventLoop serves the sockets from an epoll event loop run by the
 	// owner goroutine, as Redis's one thread does
-	// (eventloop_linux.go), instead of a goroutine per connection. Linux
+	// (edge/eventloop_linux.go), instead of a goroutine per connection. Linux
 	// only; elsewhere it is ignored. False (the default) means a goroutine
 	// per connection. Start does not read the environment: the binary and
 	// RunT apply MINILOCK_EDGE (EdgeFromEnv).
@@ -149,7 +151,7 @@ type Server struct {
 	log   *slog.Logger
 	start time.Time
 	runID string
-	lns   []*serverListener
+	lns   []*edge.Listener
 	done  chan struct{} // closed when the server has stopped
 
 	host scriptHost // the one script host; scripts never nest
@@ -163,13 +165,12 @@ type Server struct {
 	blocking   blockingState
 	clients    clientList
 	nextID     atomic.Int64
-	closing    atomic.Bool
-	inflight   atomic.Int64 // batches being served
+	net        edge.Edge // the goroutine edge: Closing, Inflight, the I/O counters
 	stats      stats
 	ops        opsState // INFO's counters, the slow log, settings (stats.go)
 
 	notify notifyState // keyspace notifications (notify.go)
-	loop   *eventLoop  // the epoll edge; nil on the goroutine edge
+	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
 
 	embed embedState // what the embedding API set (embed_types.go)
 
@@ -192,7 +193,7 @@ func Start(cfg Config) (*Server, error) {
 		cfg.MaxClients = 10000
 	}
 	if cfg.WriteTimeout == 0 {
-		cfg.WriteTimeout = defaultWriteTimeout
+		cfg.WriteTimeout = edge.DefaultWriteTimeout
 	}
 	if cfg.BusyThreshold <= 0 {
 		cfg.BusyThreshold = 5 * time.Second
@@ -226,6 +227,7 @@ func Start(cfg Config) (*Server, error) {
 		return nil, err
 	}
 	cfg = s.cfg
+	s.net.H, s.net.Log, s.net.Stats, s.net.WriteTimeout = (*netHandler)(s), log, &s.ops.Stats, cfg.WriteTimeout
 	s.clients.m = make(map[int64]*client)
 	s.nextID.Store(2) // Redis's first client id, after its internal ones
 	for _, addr := range cfg.Addrs {
@@ -239,8 +241,8 @@ func Start(cfg Config) (*Server, error) {
 			s.closeListeners()
 			return nil, fmt.Errorf("listen %s: %w", addr, err)
 		}
-		lim := guardLimits{MaxBulkLen: cfg.MaxBulkLen, MaxQueryLen: cfg.QueryBufferLimit}
-		s.lns = append(s.lns, newServerListener(ln, lim))
+		lim := edge.Limits{MaxBulkLen: cfg.MaxBulkLen, MaxQueryLen: cfg.QueryBufferLimit}
+		s.lns = append(s.lns, edge.NewListener(ln, lim))
 	}
 	if len(s.lns) == 0 {
 		return nil, errors.New("server: no address to listen on")
@@ -248,18 +250,21 @@ func Start(cfg Config) (*Server, error) {
 	s.blocking = blockingState{s: s, byKey: map[keyspace.ReadyKey][]*parked{}}
 	s.ks = keyspace.New(keyspace.Config{Databases: cfg.Databases, Clock: cfg.Clock, MaxStringLen: cfg.MaxBulkLen})
 	ocfg := edge.OwnerConfig{Clock: cfg.Clock, Due: dueWork{s}}
-	if cfg.EventLoop && eventLoopSupported {
-		if s.loop, err = newEventLoop(s); err != nil {
+	if cfg.EventLoop && edge.LoopSupported {
+		if s.loop, err = edge.NewLoop(&s.net, (*netHandler)(s)); err != nil {
 			s.closeListeners()
 			return nil, err
 		}
 		ocfg.Waiter = s.loop
 	}
 	s.owner = edge.NewOwner(ocfg)
+	if s.loop != nil {
+		s.loop.Owner = s.owner
+	}
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	lcfg := luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes}
 	if s.loop != nil {
-		lcfg.WhileBusy = s.loop.whileBusy
+		lcfg.WhileBusy = s.loop.WhileBusy
 	}
 	s.lua = luaeval.New(lcfg)
 	s.startDoctor()
@@ -316,31 +321,17 @@ func (s *Server) Addrs() []string {
 // Close or by a client's SHUTDOWN.
 func (s *Server) Done() <-chan struct{} { return s.done }
 
-// serve accepts ln's connections in the background, each served by
-// serveConn on its own goroutine, until ln stops accepting.
-func (s *Server) serve(ln *serverListener) {
+// serve accepts ln's connections in the background: on the event loop,
+// or each served on its own goroutine (edge.Edge.Accept), until ln stops
+// accepting.
+func (s *Server) serve(ln *edge.Listener) {
 	if s.loop != nil {
-		if err := s.loop.listen(ln); err != nil {
+		if err := s.loop.Listen(ln); err != nil {
 			s.log.Error("event loop: listen", "addr", ln.Addr(), "err", err)
 		}
 		return
 	}
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				if ln.stopped.Load() {
-					return
-				}
-				// Out of file descriptors and the like: back off instead
-				// of spinning on Accept, as net/http does.
-				s.log.Warn("accept", "err", err)
-				time.Sleep(5 * time.Millisecond)
-				continue
-			}
-			go s.serveConn(ln, newGuardConn(conn, ln.limits))
-		}
-	}()
+	s.net.Accept(ln)
 }
 
 // drainTimeout bounds how long Close waits for replies in flight.
@@ -352,27 +343,27 @@ const drainTimeout = 5 * time.Second
 // stopped. It is safe to call more than once.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		s.closing.Store(true)
+		s.net.Closing.Store(true)
 		if s.loop != nil {
 			// The event loop stops its listeners on the owner: a script
 			// must not hold that up.
 			s.lua.KillForShutdown()
 		}
 		for _, ln := range s.lns {
-			ln.stopAccepting()
+			ln.StopAccepting()
 		}
 		// From here on no command of a new batch runs.
 		s.log.Info("closing: no new connections or commands; letting replies in flight go out")
 		s.lua.KillForShutdown()
 		deadline := time.Now().Add(drainTimeout)
-		for s.inflight.Load() > 0 && time.Now().Before(deadline) {
+		for s.net.Inflight.Load() > 0 && time.Now().Before(deadline) {
 			time.Sleep(time.Millisecond)
 		}
 		// On the event loop, replies in flight are the output buffers the
 		// loop goes on writing meanwhile.
 		for s.loop != nil && time.Now().Before(deadline) {
 			pending := false
-			if s.owner.Do(func() { pending = s.loop.pendingOutput() }) != nil || !pending {
+			if s.owner.Do(func() { pending = s.loop.PendingOutput() }) != nil || !pending {
 				break
 			}
 			time.Sleep(time.Millisecond)
@@ -380,7 +371,7 @@ func (s *Server) Close() error {
 		s.closeConns()
 		s.owner.Close()
 		if s.loop != nil {
-			s.loop.close()
+			s.loop.Close()
 		}
 		s.lua.Close()
 		close(s.done)
@@ -390,7 +381,7 @@ func (s *Server) Close() error {
 
 func (s *Server) closeListeners() {
 	for _, ln := range s.lns {
-		ln.stopAccepting()
+		ln.StopAccepting()
 	}
 }
 
@@ -399,11 +390,11 @@ func (s *Server) closeListeners() {
 // in admit, which finds its listener stopped.
 func (s *Server) closeConns() {
 	if s.loop != nil {
-		s.owner.Do(s.loop.closeAll)
+		s.owner.Do(s.loop.CloseAll)
 		return
 	}
 	for _, c := range s.clients.snapshot() {
-		c.conn.Close()
+		c.Guard.Close()
 	}
 }
 
@@ -413,7 +404,7 @@ const deniedProtected = "-DENIED Redis is running in protected mode because prot
 
 // admit registers a new connection, or refuses it as Redis would and
 // closes it.
-func (s *Server) admit(ln *serverListener, conn *guardConn) *client {
+func (s *Server) admit(ln *edge.Listener, conn *edge.Guard) *client {
 	s.stats.connections.Add(1)
 	refuse := func(reply string) *client {
 		if reply != "" {
@@ -423,7 +414,7 @@ func (s *Server) admit(ln *serverListener, conn *guardConn) *client {
 		conn.Close()
 		return nil
 	}
-	if s.closing.Load() {
+	if s.net.Closing.Load() {
 		return refuse("")
 	}
 	if int64(s.clients.count()) >= s.ops.live.maxClients.Load() {
@@ -436,7 +427,7 @@ func (s *Server) admit(ln *serverListener, conn *guardConn) *client {
 	s.clients.add(c)
 	// Close and Restart stop the listener before they close the clients
 	// they know of: one added after that closes itself here.
-	if ln.stopped.Load() {
+	if ln.Stopped() {
 		s.clients.remove(c)
 		return refuse("")
 	}
@@ -445,12 +436,12 @@ func (s *Server) admit(ln *serverListener, conn *guardConn) *client {
 
 // forget closes a connection and drops its client.
 func (s *Server) forget(c *client) {
-	c.conn.Close()
+	c.Guard.Close()
 	s.clients.remove(c)
-	if perr := c.conn.ProtocolError(); perr != nil {
-		s.log.Debug("protocol error", "client", c.addr, "err", perr)
+	if perr := c.Guard.ProtocolError(); perr != nil {
+		s.log.Debug("protocol error", "client", c.Addr, "err", perr)
 	}
-	if c.lc != nil {
+	if c.OnLoop() {
 		// The event loop forgets its clients on the owner.
 		s.dropParked(c)
 		if c.needsCleanup() {

@@ -78,7 +78,7 @@ func cmdShutdown(x *call, args [][]byte) error {
 		// NOSAVE may stop the server then (server.c:shutdownCommand).
 		return x.s.busyError()
 	}
-	x.c.closeNow = true
+	x.c.CloseNow = true
 	x.s.shutdownAsync()
 	return nil
 }

@@ -54,7 +54,7 @@ func (s *Server) slowlogPush(x *call, cmd *command, args [][]byte, us int64) {
 	e := slowEntry{id: sl.nextID, time: time.Now().Unix(), duration: us, peer: scriptPeer}
 	sl.nextID++
 	if x.script == nil && x.c != nil {
-		e.peer, e.name = x.c.addr, x.c.name
+		e.peer, e.name = x.c.Addr, x.c.name
 	}
 	n := min(len(args), slowlogMaxArgs)
 	e.args = make([]string, n)

@@ -11,6 +11,7 @@ import (
 	_ "unsafe" // nanotime
 
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // Per-command and per-error counters (INFO commandstats, errorstats,
@@ -47,13 +48,12 @@ type opsState struct {
 	scriptErrs []string
 
 	// Read and written from any goroutine.
-	processed     atomic.Int64 // total_commands_processed
-	netIn, netOut atomic.Int64 // total_net_input_bytes, total_net_output_bytes
-	reads, writes atomic.Int64 // total_reads_processed, total_writes_processed
-	peak          atomic.Uint64
-	inst          [instCount]instMetric
-	startupMem    uint64
-	replID        string
+	processed  atomic.Int64 // total_commands_processed
+	edge.Stats              // the I/O counters, which the edge keeps
+	peak       atomic.Uint64
+	inst       [instCount]instMetric
+	startupMem uint64
+	replID     string
 
 	// The biggest batch read and reply written in each of the last few
 	// seconds, for client_recent_max_input_buffer and _output_buffer
@@ -93,10 +93,10 @@ func (o *opsState) resetStats(s *Server) {
 	ks := s.ks.Stats()
 	o.counters = counters{ksHits: ks.Hits, ksMisses: ks.Misses, ksExpired: ks.Expired}
 	o.processed.Store(0)
-	o.netIn.Store(0)
-	o.netOut.Store(0)
-	o.reads.Store(0)
-	o.writes.Store(0)
+	o.NetIn.Store(0)
+	o.NetOut.Store(0)
+	o.Reads.Store(0)
+	o.Writes.Store(0)
 	o.peak.Store(usedMemory())
 }
 

@@ -27,7 +27,7 @@ func cmdXRead(x *call, args [][]byte) error {
 // is answered with an error.
 func (s *Server) serveStreamParked(p *parked, key []byte) {
 	ctx := keyspace.Ctx{W: &p.c.bw, DB: p.db, Now: s.ks.Now()}
-	p.c.bw.Proto = p.c.w.Proto
+	p.c.bw.Proto = p.c.W.Proto
 	served, isStream := s.ks.ServeStreamReader(&ctx, p.xread, key)
 	switch {
 	case served:

@@ -8,6 +8,7 @@ package archtest
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -82,20 +83,30 @@ func listPackages(t *testing.T) []goPackage {
 	return pkgs
 }
 
-// layerOf is a package's layer: its own, or that of the package whose
-// internal/ it lives in (luaeval/internal/lstrlib is part of luaeval).
+// layerOf is a package's layer: its own, or that of the closest package
+// whose internal/ it lives in (luaeval/internal/lstrlib is part of
+// luaeval, server/internal/edge has a layer of its own).
 func layerOf(path string) (int, bool) {
 	if l, ok := layers[path]; ok {
 		return l, true
 	}
-	if i := strings.Index(path, "/internal/"); i > 0 {
+	if i := strings.LastIndex(path, "/internal/"); i > 0 {
 		return layerOf(path[:i])
 	}
 	return 0, false
 }
 
 func TestImportsRunOneWay(t *testing.T) {
-	for _, p := range listPackages(t) {
+	for _, v := range importViolations(listPackages(t)) {
+		t.Error(v)
+	}
+}
+
+// importViolations lists the imports of pkgs that do not run down the
+// layers.
+func importViolations(pkgs []goPackage) []string {
+	var bad []string
+	for _, p := range pkgs {
 		from, ok := layerOf(p.ImportPath)
 		if !ok {
 			continue
@@ -110,13 +121,48 @@ func TestImportsRunOneWay(t *testing.T) {
 			}
 			to, ok := layerOf(imp)
 			if !ok {
-				t.Errorf("%s imports %s, which has no place in the layers", p.ImportPath, imp)
+				bad = append(bad, fmt.Sprintf("%s imports %s, which has no place in the layers", p.ImportPath, imp))
 				continue
 			}
 			if to <= from {
-				t.Errorf("%s (layer %d) imports %s (layer %d): imports must run down the layers", p.ImportPath, from, imp, to)
+				bad = append(bad, fmt.Sprintf("%s (layer %d) imports %s (layer %d): imports must run down the layers", p.ImportPath, from, imp, to))
 			}
 		}
+	}
+	return bad
+}
+
+// The edge hands batches to the command layer and writes what comes
+// back; it must know nothing of the commands, the data or Lua, not even
+// through another package.
+func TestEdgeKnowsNoCommands(t *testing.T) {
+	cmd := exec.Command("go", "list", "-deps", module+"/server/internal/edge")
+	cmd.Dir = filepath.Join("..", "..")
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if len(deps) < 10 {
+		t.Fatalf("go list -deps found only %d packages", len(deps))
+	}
+	for _, dep := range deps {
+		for _, no := range []string{"server", "keyspace", "luaeval"} {
+			if dep == module+"/"+no || strings.HasPrefix(dep, module+"/"+no+"/") && !strings.HasPrefix(dep, module+"/server/internal/edge") {
+				t.Errorf("server/internal/edge depends on %s", dep)
+			}
+		}
+	}
+	// The layers say so too: an edge that imported any of them would
+	// break TestImportsRunOneWay.
+	for _, no := range []string{"server", "keyspace", "luaeval"} {
+		p := goPackage{ImportPath: "server/internal/edge", Imports: []string{module + "/resp", module + "/" + no}}
+		if v := importViolations([]goPackage{p}); len(v) != 1 {
+			t.Errorf("an edge importing %s: violations %q, want one", no, v)
+		}
+	}
+	if v := importViolations([]goPackage{{ImportPath: "server", Imports: []string{module + "/server/internal/edge"}}}); len(v) != 0 {
+		t.Errorf("server importing its edge: %q", v)
 	}
 }
 

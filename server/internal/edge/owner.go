@@ -1,7 +1,3 @@
-// Package edge is minilock's network edge and the goroutine that owns the
-// data: what a Redis server does before and after a command runs. It knows
-// nothing of commands or of the keyspace; the command layer (package
-// server) gives it work and tells it what falls due.
 package edge
 
 import (

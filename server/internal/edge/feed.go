@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"net"
@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// A feed is a connection's output once the owner may write to it at any
+// A Feed is a connection's output once the owner may write to it at any
 // moment, not only in answer to the connection's own commands: a MONITOR
 // stream, pub/sub messages, keyspace notifications. The owner appends to
 // the feed and never waits; the feed's own goroutine writes to the socket.
@@ -15,14 +15,14 @@ import (
 // batch), so replies and messages reach the socket in exactly the order the
 // owner produced them. Output produced for the connection whose own batch
 // is running (it publishes to itself, or monitors itself) goes into its
-// reply buffer instead, where its command has got to (client.deliver),
-// and reaches the feed with the batch's replies.
+// reply buffer instead, where its command has got to (the command layer
+// puts it there), and reaches the feed with the batch's replies.
 //
 // A reader slower than the server is disconnected when what waits for it
 // passes the feed's limits, as Redis's client-output-buffer-limit does: a
 // hard limit at once, a soft limit once it has been exceeded for softFor
 // without a break.
-type feed struct {
+type Feed struct {
 	conn net.Conn
 
 	hard, soft int
@@ -37,36 +37,28 @@ type feed struct {
 	drained   chan struct{} // closed when run returns
 	wake      chan struct{}
 	// queued, on the event loop, tells the loop that pending has bytes to
-	// write; such a feed has no goroutine (see flushTo).
+	// write; such a feed has no goroutine (see FlushTo).
 	queued func()
 }
 
-// Output buffer limits (Redis's client-output-buffer-limit classes). A
-// monitor is a normal client to Redis, which has no limit for those; ours
-// keeps a hard one so a stalled monitor cannot grow memory without bound.
-const (
-	monitorLimit      = 64 << 20
-	pubsubHardLimit   = 32 << 20
-	pubsubSoftLimit   = 8 << 20
-	pubsubSoftSeconds = 60 * time.Second
-)
-
-func newFeed(conn net.Conn, hard, soft int, softFor time.Duration) *feed {
-	f := &feed{conn: conn, hard: hard, soft: soft, softFor: softFor, wake: make(chan struct{}, 1), drained: make(chan struct{})}
+// NewFeed is a feed with its own goroutine writing to conn, cut off at
+// the hard limit at once and at soft once past it for softFor.
+func NewFeed(conn net.Conn, hard, soft int, softFor time.Duration) *Feed {
+	f := &Feed{conn: conn, hard: hard, soft: soft, softFor: softFor, wake: make(chan struct{}, 1), drained: make(chan struct{})}
 	go f.run()
 	return f
 }
 
-// newLoopFeed is a feed the event loop writes (flushTo) instead of a
+// NewLoopFeed is a feed the event loop writes (FlushTo) instead of a
 // goroutine of its own; queued tells the loop it has bytes to write.
-func newLoopFeed(conn net.Conn, hard, soft int, softFor time.Duration, queued func()) *feed {
-	return &feed{conn: conn, hard: hard, soft: soft, softFor: softFor, wake: make(chan struct{}, 1), drained: make(chan struct{}), queued: queued}
+func NewLoopFeed(conn net.Conn, hard, soft int, softFor time.Duration, queued func()) *Feed {
+	return &Feed{conn: conn, hard: hard, soft: soft, softFor: softFor, wake: make(chan struct{}, 1), drained: make(chan struct{}), queued: queued}
 }
 
-// flushTo writes what is pending with write, which must not block (the
+// FlushTo writes what is pending with write, which must not block (the
 // event loop's non-blocking socket write), keeps what it could not write,
 // and returns how much that is. Owner goroutine only.
-func (f *feed) flushTo(write func([]byte) (int, error)) (int, error) {
+func (f *Feed) FlushTo(write func([]byte) (int, error)) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if f.stopped || f.pending.size() == 0 {
@@ -76,8 +68,8 @@ func (f *feed) flushTo(write func([]byte) (int, error)) (int, error) {
 	return f.pending.size(), err
 }
 
-// push queues b (copied) for the socket. Owner goroutine only; never blocks.
-func (f *feed) push(b []byte) {
+// Push queues b (copied) for the socket. Owner goroutine only; never blocks.
+func (f *Feed) Push(b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -95,13 +87,13 @@ func (f *feed) push(b []byte) {
 	f.signal()
 }
 
-// admits reports whether n more bytes, held outside the feed for now (the
+// Admits reports whether n more bytes, held outside the feed for now (the
 // output of the command that is running for the feed's own connection,
 // which reaches the feed when its batch ends), keep the feed within its
 // limits. When they do not, the feed stops and the connection closes, as
-// in push: a script publishing to its own caller in a loop is cut off at
+// in Push: a script publishing to its own caller in a loop is cut off at
 // the same limit as a subscriber that does not read. Owner goroutine only.
-func (f *feed) admits(n int) bool {
+func (f *Feed) Admits(n int) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return !f.stopped && !f.cutOff(n)
@@ -109,7 +101,7 @@ func (f *feed) admits(n int) bool {
 
 // cutOff reports whether n more bytes break the limits, and if so stops the
 // feed and closes its connection. f.mu held.
-func (f *feed) cutOff(n int) bool {
+func (f *Feed) cutOff(n int) bool {
 	if !f.overLimit(f.pending.size() + f.inflight + n) {
 		return false
 	}
@@ -121,7 +113,7 @@ func (f *feed) cutOff(n int) bool {
 }
 
 // overLimit reports whether a feed of n bytes breaks the limits. f.mu held.
-func (f *feed) overLimit(n int) bool {
+func (f *Feed) overLimit(n int) bool {
 	if f.hard > 0 && n > f.hard {
 		return true
 	}
@@ -136,14 +128,15 @@ func (f *feed) overLimit(n int) bool {
 	return now.Sub(f.overSince) >= f.softFor
 }
 
-// size is the bytes waiting to be written (CLIENT LIST's omem).
-func (f *feed) size() int {
+// Size is the bytes waiting to be written (CLIENT LIST's omem).
+func (f *Feed) Size() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.pending.size() + f.inflight
 }
 
-func (f *feed) stop() {
+// Stop drops what is pending and stops the feed.
+func (f *Feed) Stop() {
 	f.mu.Lock()
 	f.stopped = true
 	f.pending.reset()
@@ -151,9 +144,9 @@ func (f *feed) stop() {
 	f.signal()
 }
 
-// drain writes what is pending and stops the feed, waiting at most d:
+// Drain writes what is pending and stops the feed, waiting at most d:
 // QUIT's +OK and the replies before it still reach the client.
-func (f *feed) drain(d time.Duration) {
+func (f *Feed) Drain(d time.Duration) {
 	f.mu.Lock()
 	f.draining = true
 	f.mu.Unlock()
@@ -164,14 +157,14 @@ func (f *feed) drain(d time.Duration) {
 	}
 }
 
-func (f *feed) signal() {
+func (f *Feed) signal() {
 	select {
 	case f.wake <- struct{}{}:
 	default:
 	}
 }
 
-func (f *feed) run() {
+func (f *Feed) run() {
 	defer close(f.drained)
 	for range f.wake {
 		f.mu.Lock()
@@ -192,7 +185,7 @@ func (f *feed) run() {
 			f.inflight = 0
 			f.mu.Unlock()
 			if err != nil {
-				f.stop()
+				f.Stop()
 				return
 			}
 		}

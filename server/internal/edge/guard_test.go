@@ -1,24 +1,16 @@
-package server
+package edge
 
 import (
-	"bufio"
 	"bytes"
-	"context"
-	"errors"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"runtime"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
-	"time"
 
 	"github.com/tidwall/redcon"
-
-	"github.com/minilock/minilock/internal/redistest"
 )
 
 // guardCmd encodes args as the canonical multibulk the guard hands over.
@@ -62,13 +54,13 @@ type guardRun struct {
 
 // runGuard reads through a guard until it fails, with reads of readSize
 // bytes, and checks that a failed guard stays failed and silent.
-func runGuard(t testing.TB, chunks []string, pending bool, lim guardLimits, readSize int) guardRun {
+func runGuard(t testing.TB, chunks []string, pending bool, lim Limits, readSize int) guardRun {
 	t.Helper()
 	sc := &guardScriptConn{}
 	for _, c := range chunks {
 		sc.chunks = append(sc.chunks, []byte(c))
 	}
-	g := newGuardConn(sc, lim)
+	g := NewGuard(sc, lim)
 	g.SetAuthPending(pending)
 	var r guardRun
 	var out strings.Builder
@@ -109,24 +101,24 @@ func runGuard(t testing.TB, chunks []string, pending bool, lim guardLimits, read
 // checkGuardArgs reads the same chunks through Commands, as the server
 // does, and checks that the arguments it gives are the commands Read gave,
 // ending with the same error and writing the same bytes.
-func checkGuardArgs(t testing.TB, chunks []string, pending bool, lim guardLimits, want guardRun) {
+func checkGuardArgs(t testing.TB, chunks []string, pending bool, lim Limits, want guardRun) {
 	t.Helper()
 	sc := &guardScriptConn{}
 	for _, c := range chunks {
 		sc.chunks = append(sc.chunks, []byte(c))
 	}
-	g := newGuardConn(sc, lim)
+	g := NewGuard(sc, lim)
 	g.SetAuthPending(pending)
 	var got strings.Builder
 	var batch []redcon.Command
 	var args [][]byte
 	var err error
 	for {
-		var r requests
+		var r Requests
 		if r, err = g.Commands(); err != nil {
 			break
 		}
-		batch, args = r.args(batch[:0], args[:0])
+		batch, args = r.Args(batch[:0], args[:0])
 		n := 0
 		for _, cmd := range batch {
 			strs := make([]string, len(cmd.Args))
@@ -140,8 +132,8 @@ func checkGuardArgs(t testing.TB, chunks []string, pending bool, lim guardLimits
 			n += len(c)
 			got.WriteString(c)
 		}
-		if n != r.n {
-			t.Fatalf("requests.n = %d, the commands take %d bytes", r.n, n)
+		if n != r.N {
+			t.Fatalf("requests.n = %d, the commands take %d bytes", r.N, n)
 		}
 	}
 	if got.String() != want.out || fmt.Sprint(err) != fmt.Sprint(want.err) || sc.written.String() != want.written {
@@ -191,7 +183,7 @@ var guardTests = []struct {
 	name    string
 	in      []string // what the client sends, as its reads deliver it
 	pending bool     // auth pending for the whole connection
-	lim     guardLimits
+	lim     Limits
 	out     string // the commands handed over
 	err     string // the error that ends the connection, "" if the client hangs up
 }{
@@ -233,8 +225,8 @@ var guardTests = []struct {
 	{name: "bulk length with leading zero", in: []string{"*1\r\n$04\r\nPING\r\n"}, err: errTextInvalidBulk},
 	{name: "bulk length 512 MiB + 1", in: []string{"*1\r\n$536870913\r\n"}, err: errTextInvalidBulk},
 	{name: "bulk length 512 MiB waits", in: []string{"*1\r\n$536870912\r\nabc"}},
-	{name: "bulk length above MaxBulkLen", in: []string{"*1\r\n$11\r\n"}, lim: guardLimits{MaxBulkLen: 10}, err: errTextInvalidBulk},
-	{name: "bulk length at MaxBulkLen", in: []string{"*1\r\n$10\r\n0123456789\r\n"}, lim: guardLimits{MaxBulkLen: 10},
+	{name: "bulk length above MaxBulkLen", in: []string{"*1\r\n$11\r\n"}, lim: Limits{MaxBulkLen: 10}, err: errTextInvalidBulk},
+	{name: "bulk length at MaxBulkLen", in: []string{"*1\r\n$10\r\n0123456789\r\n"}, lim: Limits{MaxBulkLen: 10},
 		out: guardCmd("0123456789")},
 	{name: "pipeline then bad frame", in: []string{"*1\r\n$4\r\nPING\r\nPING\r\n", "*1\r\n$-1\r\n*1\r\n$4\r\nPING\r\n"},
 		out: guardCmd("PING") + guardCmd("PING"), err: errTextInvalidBulk},
@@ -270,8 +262,8 @@ var guardTests = []struct {
 
 	// Query buffer limit.
 	{name: "query buffer limit", in: []string{"*2\r\n$4\r\nECHO\r\n$200\r\n" + strings.Repeat("x", 200) + "\r\n"},
-		lim: guardLimits{MaxQueryLen: 100}, err: errQueryBufferLimit.Error()},
-	{name: "query buffer limit counts the command in progress", lim: guardLimits{MaxQueryLen: 100},
+		lim: Limits{MaxQueryLen: 100}, err: errQueryBufferLimit.Error()},
+	{name: "query buffer limit counts the command in progress", lim: Limits{MaxQueryLen: 100},
 		in:  []string{"*1\r\n$4\r\nPING\r\n", "*2\r\n$4\r\nECHO\r\n$90\r\n", strings.Repeat("x", 90)},
 		out: guardCmd("PING"), err: errQueryBufferLimit.Error()},
 
@@ -324,7 +316,7 @@ func TestGuardRead(t *testing.T) {
 func TestGuardAuthPendingOneCommandPerRead(t *testing.T) {
 	eleven := "*11\r\n" + strings.Repeat("$1\r\nx\r\n", 11)
 	sc := &guardScriptConn{chunks: [][]byte{[]byte("PING\r\n*2\r\n$4\r\nAUTH\r\n$2\r\npw\r\n" + eleven)}}
-	g := newGuardConn(sc, guardLimits{})
+	g := NewGuard(sc, Limits{})
 	g.SetAuthPending(true)
 	buf := make([]byte, 4096)
 	for _, want := range []string{guardCmd("PING"), guardCmd("AUTH", "pw")} {
@@ -339,7 +331,7 @@ func TestGuardAuthPendingOneCommandPerRead(t *testing.T) {
 	}
 
 	sc = &guardScriptConn{chunks: [][]byte{[]byte("AUTH wrong\r\n" + eleven)}}
-	g = newGuardConn(sc, guardLimits{})
+	g = NewGuard(sc, Limits{})
 	g.SetAuthPending(true)
 	if n, err := g.Read(buf); err != nil || string(buf[:n]) != guardCmd("AUTH", "wrong") {
 		t.Fatalf("Read = %q, %v", buf[:n], err)
@@ -353,7 +345,7 @@ func TestGuardAuthPendingOneCommandPerRead(t *testing.T) {
 // it wait until it has run, as they do in Redis.
 func TestGuardResetEndsTheBatch(t *testing.T) {
 	sc := &guardScriptConn{chunks: [][]byte{[]byte("PING\r\nreset\r\n*11\r\n")}}
-	g := newGuardConn(sc, guardLimits{})
+	g := NewGuard(sc, Limits{})
 	buf := make([]byte, 4096)
 	n, err := g.Read(buf)
 	if want := guardCmd("PING") + guardCmd("reset"); err != nil || string(buf[:n]) != want {
@@ -372,7 +364,7 @@ func TestGuardDoesNotTrustLengths(t *testing.T) {
 		var before, after runtime.MemStats
 		runtime.GC()
 		runtime.ReadMemStats(&before)
-		r := runGuard(t, []string{frame}, false, guardLimits{}, 4096)
+		r := runGuard(t, []string{frame}, false, Limits{}, 4096)
 		runtime.ReadMemStats(&after)
 		if r.out != "" || r.err != io.EOF {
 			t.Fatalf("%q: out %q, err %v", frame, r.out, r.err)
@@ -387,7 +379,7 @@ func TestGuardDoesNotTrustLengths(t *testing.T) {
 func TestGuardReleasesBigBuffers(t *testing.T) {
 	big := guardCmd("SET", "k", strings.Repeat("v", 1<<20))
 	sc := &guardScriptConn{chunks: [][]byte{[]byte(big), []byte(guardCmd("PING"))}}
-	g := newGuardConn(sc, guardLimits{})
+	g := NewGuard(sc, Limits{})
 	buf := make([]byte, len(big))
 	if n, err := io.ReadFull(g, buf); err != nil || string(buf[:n]) != big {
 		t.Fatalf("ReadFull = %d, %v", n, err)
@@ -397,114 +389,6 @@ func TestGuardReleasesBigBuffers(t *testing.T) {
 	}
 	if cap(g.in) > keepBufCap || cap(g.out) > keepBufCap {
 		t.Errorf("kept buffers of %d and %d bytes", cap(g.in), cap(g.out))
-	}
-}
-
-// guardStartServer serves minilock itself, with the guard limits lim, on
-// a loopback port. ended receives the protocol error that ended each
-// connection that had one, read off the server's log.
-func guardStartServer(t *testing.T, lim guardLimits, password string) (addr string, ended <-chan string) {
-	t.Helper()
-	errs := make(chan string, 100)
-	s := RunT(t, Config{MaxBulkLen: lim.MaxBulkLen, QueryBufferLimit: lim.MaxQueryLen,
-		Password: password, Logger: slog.New(protocolErrors(errs))})
-	return s.Addr(), errs
-}
-
-// protocolErrors is a log handler that passes on the err of every
-// "protocol error" line the server logs.
-type protocolErrors chan<- string
-
-func (h protocolErrors) Enabled(context.Context, slog.Level) bool { return true }
-func (h protocolErrors) WithAttrs([]slog.Attr) slog.Handler       { return h }
-func (h protocolErrors) WithGroup(string) slog.Handler            { return h }
-
-func (h protocolErrors) Handle(_ context.Context, r slog.Record) error {
-	if r.Message != "protocol error" {
-		return nil
-	}
-	r.Attrs(func(a slog.Attr) bool {
-		if a.Key == "err" {
-			select {
-			case h <- a.Value.String():
-			default:
-			}
-		}
-		return true
-	})
-	return nil
-}
-
-// guardExchange sends frame on a new connection, hangs up its sending side and
-// returns everything the server sends until it closes the connection.
-func guardExchange(t *testing.T, addr, frame string) string {
-	t.Helper()
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	go func() {
-		c.Write([]byte(frame)) // the server may close first; what it replied is what counts
-		c.(*net.TCPConn).CloseWrite()
-	}()
-	c.SetReadDeadline(time.Now().Add(2 * time.Second))
-	got, err := io.ReadAll(c)
-	if err != nil && !errors.Is(err, syscall.ECONNRESET) {
-		t.Fatalf("%q: reading the reply: %v (after %q)", frame, err, got)
-	}
-	return string(got)
-}
-
-func TestGuardEndToEnd(t *testing.T) {
-	addr, ended := guardStartServer(t, guardLimits{}, "")
-	for _, tt := range []struct{ frame, reply, err string }{
-		{"*1\r\n$9223372036854775807\r\n", "", errTextInvalidBulk},
-		{"*3000000000\r\n", "", errTextInvalidMbulk},
-		{"PING\r\n*1\r\n$4\r\nPING\r\n*0\r\n*-1\r\n*1\r\n+PING\r\n", "+PONG\r\n+PONG\r\n", "Protocol error: expected '$', got '+'"},
-		{"ECHO \"a b\" c\"\r\n", "", "Protocol error: unbalanced quotes in request"},
-	} {
-		want := tt.reply + "-ERR " + tt.err + "\r\n"
-		if got := guardExchange(t, addr, tt.frame); got != want {
-			t.Errorf("%q: got %q, want %q", tt.frame, got, want)
-		}
-		select {
-		case err := <-ended:
-			if err != tt.err {
-				t.Errorf("%q: the connection ended with %q, want %q", tt.frame, err, tt.err)
-			}
-		case <-time.After(2 * time.Second):
-			t.Fatalf("%q: the server logged no protocol error", tt.frame)
-		}
-	}
-
-	// *INT_MAX makes a bare redcon loop two billion times per read; behind
-	// the guard the connection just waits for its bulks, costing nothing,
-	// and other connections are served.
-	waiting, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer waiting.Close()
-	waiting.Write([]byte("*2147483647\r\n$4\r\nPING\r\n"))
-	var before, after syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &before)
-	time.Sleep(500 * time.Millisecond)
-	syscall.Getrusage(syscall.RUSAGE_SELF, &after)
-	if cpu := time.Duration(after.Utime.Nano() - before.Utime.Nano()); cpu > 250*time.Millisecond {
-		t.Errorf("%v of CPU while a connection waits for its bulks", cpu)
-	}
-	c, err := net.Dial("tcp", addr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(2 * time.Second))
-	for range 3 {
-		c.Write([]byte("*1\r\n$4\r\nPING\r\n"))
-		if line, err := bufio.NewReader(c).ReadString('\n'); line != "+PONG\r\n" {
-			t.Fatalf("PING: %q, %v", line, err)
-		}
 	}
 }
 
@@ -562,47 +446,11 @@ var guardDiffAuthFrames = []string{
 	"PING\r\nAUTH secret\r\nPING\r\n",
 }
 
-func TestGuardMatchesRedis(t *testing.T) {
-	groups := []struct {
-		name       string
-		redisArgs  []string
-		password   string
-		lim        guardLimits
-		frames     []string
-		connection int
-	}{
-		{name: "defaults", frames: guardDiffFrames},
-		{name: "requirepass", redisArgs: []string{"--requirepass", "secret"}, password: "secret", frames: guardDiffAuthFrames},
-		{name: "small limits",
-			redisArgs: []string{"--proto-max-bulk-len", "2mb", "--client-query-buffer-limit", "1mb"},
-			lim:       guardLimits{MaxBulkLen: 2 << 20, MaxQueryLen: 1 << 20},
-			frames: []string{
-				"*1\r\n$2097153\r\n",
-				"*2\r\n$4\r\nECHO\r\n$2097152\r\n" + strings.Repeat("x", 1100000),
-				"*1\r\n$4\r\nPING\r\n*2\r\n$4\r\nECHO\r\n$1100000\r\n" + strings.Repeat("y", 1100000) + "\r\n",
-				"*2\r\n$4\r\nECHO\r\n$1000000\r\n" + strings.Repeat("y", 1000000) + "\r\n",
-			},
-		},
-	}
-	for _, gr := range groups {
-		t.Run(gr.name, func(t *testing.T) {
-			redisAddr := redistest.Start(t, gr.redisArgs...).Addr
-			guardAddr, _ := guardStartServer(t, gr.lim, gr.password)
-			for _, frame := range gr.frames {
-				want := guardExchange(t, redisAddr, frame)
-				if got := guardExchange(t, guardAddr, frame); got != want {
-					t.Errorf("%.80q:\nguard %.200q\nredis %.200q", frame, got, want)
-				}
-			}
-		})
-	}
-}
-
 // benchGuard measures the guard alone: conn serves stream over and over,
 // and the reader takes readSize bytes at a time.
 func benchGuard(b *testing.B, stream []byte, readSize int) {
 	conn := &guardLoopConn{stream: stream}
-	g := newGuardConn(conn, guardLimits{})
+	g := NewGuard(conn, Limits{})
 	buf := make([]byte, readSize)
 	b.SetBytes(int64(len(stream)))
 	b.ReportAllocs()

@@ -1,8 +1,8 @@
-package server
+package edge
 
 // The epoll edge: the owner goroutine serves the sockets itself, as Redis's
 // one thread does (ae.c, networking.c). It is the owner's Waiter
-// (edge.Waiter): between jobs and what falls due the owner calls Wait,
+// (Waiter): between jobs and what falls due the owner calls Wait,
 // which is one iteration of the loop:
 //
 //  1. epoll_wait, level-triggered, for at most the time until the next key
@@ -15,10 +15,10 @@ package server
 //  2. For each event: accept (up to maxAccepts) on a listener; on a
 //     connection, write what EPOLLOUT lets through, then read once, parse
 //     through the frame guard (every limit of the goroutine edge), and run
-//     the complete commands at once with the same client.runBatch as the
-//     goroutine edge's Job: no hand-off, no goroutine.
+//     the complete commands at once (LoopHandler.RunBatch, what the
+//     goroutine edge's job runs on the owner): no hand-off, no goroutine.
 //  3. Resume the pipelines that may go on: clients unparked by a push,
-//     unpaused, or whose output drained below replyChunk.
+//     unpaused, or whose output drained below ReplyChunk.
 //  4. Write every connection that has output, once.
 //
 // Writes wait until the end of the iteration so that all the replies a
@@ -26,9 +26,9 @@ package server
 // wake-ups added, leave in one write(2), as Redis's beforeSleep
 // handleClientsWithPendingWrites does. A write that cannot finish keeps its
 // bytes in the connection's buffer and waits for EPOLLOUT; the loop never
-// blocks on a socket. While that buffer holds replyChunk or more the
+// blocks on a socket. While that buffer holds ReplyChunk or more the
 // connection's pipeline stops (nothing more is read or run for it), so a
-// client that does not read holds at most replyChunk plus one command's
+// client that does not read holds at most ReplyChunk plus one command's
 // reply; WriteTimeout without progress disconnects it.
 //
 // The reads, writes and zero-timeout epoll_waits are raw system calls
@@ -55,8 +55,8 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// eventLoopSupported tells Start whether Config.EventLoop can be honoured.
-const eventLoopSupported = true
+// LoopSupported tells the server whether Config.EventLoop can be honoured.
+const LoopSupported = true
 
 // maxAccepts bounds the connections one listener event accepts, as Redis's
 // MAX_ACCEPTS_PER_CALL, so a connection storm cannot starve the clients
@@ -79,15 +79,20 @@ const (
 	maxAcceptDelay = time.Second
 )
 
-type eventLoop struct {
-	s      *Server
+// Loop is the epoll edge of one server.
+type Loop struct {
+	e *Edge
+	h LoopHandler
+	// Owner is the owner goroutine the loop waits for (its Waiter): the
+	// server sets it once both exist.
+	Owner  *Owner
 	epfd   int
 	evfd   int
 	events []unix.EpollEvent
 
-	lns   map[int]*serverListener // by the loop's own descriptor
-	conns []*loopConn             // by descriptor
-	gen   int32                   // stamps each registration, against stale events (> 0)
+	lns   map[int]*Listener // by the loop's own descriptor
+	conns []*loopConn       // by descriptor
+	gen   int32             // stamps each registration, against stale events (> 0)
 
 	ready   []*loopConn // pipelines that may go on
 	dirty   []*loopConn // connections with output to write
@@ -111,13 +116,14 @@ type eventLoop struct {
 	sleptAt int64 // nanotime when this iteration's poll went to sleep; 0: it did not
 
 	// current is the connection whose batch runs now; while a script of
-	// its runs past busy-reply-threshold, whileBusy leaves it alone.
+	// its runs past busy-reply-threshold, WhileBusy leaves it alone.
 	current  *loopConn
-	busy     bool      // whileBusy is serving
-	busyPoll time.Time // whileBusy's last poll: it polls once a millisecond at most
+	busy     bool      // WhileBusy is serving
+	busyPoll time.Time // WhileBusy's last poll: it polls once a millisecond at most
 }
 
-func newEventLoop(s *Server) (*eventLoop, error) {
+// NewLoop is the epoll edge of e, serving the sessions of h.
+func NewLoop(e *Edge, h LoopHandler) (*Loop, error) {
 	epfd, err := unix.EpollCreate1(unix.EPOLL_CLOEXEC)
 	if err != nil {
 		return nil, err
@@ -133,10 +139,10 @@ func newEventLoop(s *Server) (*eventLoop, error) {
 		unix.Close(evfd)
 		return nil, err
 	}
-	return &eventLoop{
-		s: s, epfd: epfd, evfd: evfd,
+	return &Loop{
+		e: e, h: h, epfd: epfd, evfd: evfd,
 		events:  make([]unix.EpollEvent, 256),
-		lns:     map[int]*serverListener{},
+		lns:     map[int]*Listener{},
 		stalled: map[*loopConn]struct{}{},
 	}, nil
 }
@@ -148,8 +154,8 @@ const listenerEvent = -1
 
 var one = [8]byte{1}
 
-// Wake makes Wait return (edge.Waiter). Any goroutine.
-func (l *eventLoop) Wake() {
+// Wake makes Wait return (Waiter). Any goroutine.
+func (l *Loop) Wake() {
 	for {
 		_, err := unix.Write(l.evfd, one[:])
 		if err != unix.EINTR {
@@ -158,8 +164,8 @@ func (l *eventLoop) Wake() {
 	}
 }
 
-// close releases the loop's descriptors once the owner has stopped.
-func (l *eventLoop) close() {
+// Close releases the loop's descriptors once the owner has stopped.
+func (l *Loop) Close() {
 	for fd := range l.lns {
 		unix.Close(fd)
 	}
@@ -167,28 +173,28 @@ func (l *eventLoop) close() {
 	unix.Close(l.epfd)
 }
 
-// listen hands ln's socket to the loop: the loop accepts on a duplicate
+// Listen hands ln's socket to the loop: the loop accepts on a duplicate
 // of its descriptor. Go's listener stays open but is never accepted on
-// (closing it would unlink a Unix socket's path); stopAccepting closes
+// (closing it would unlink a Unix socket's path); StopAccepting closes
 // both.
-func (l *eventLoop) listen(ln *serverListener) error {
+func (l *Loop) Listen(ln *Listener) error {
 	fd, err := dupListener(ln.Listener)
 	if err != nil {
 		return err
 	}
-	ln.onStop = func() {
-		if l.s.owner.Do(func() { l.unlisten(fd) }) != nil {
+	ln.OnStop = func() {
+		if l.Owner.Do(func() { l.unlisten(fd) }) != nil {
 			unix.Close(fd) // the owner has stopped: close owns it now
 		}
 	}
-	return l.s.owner.Do(func() {
+	return l.Owner.Do(func() {
 		if l.acceptAt != 0 {
 			l.lns[fd] = ln // accepting is paused: resumeAccepting watches it
 			return
 		}
 		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd), Pad: listenerEvent}
 		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-			l.s.log.Error("event loop: watching a listener", "err", err)
+			l.e.Log.Error("event loop: watching a listener", "err", err)
 			return
 		}
 		l.lns[fd] = ln
@@ -226,7 +232,7 @@ func dupListener(ln net.Listener) (int, error) {
 }
 
 // unlisten stops accepting on fd. Owner goroutine.
-func (l *eventLoop) unlisten(fd int) {
+func (l *Loop) unlisten(fd int) {
 	if _, ok := l.lns[fd]; ok {
 		delete(l.lns, fd)
 		// Connections the kernel completed but the loop has not accepted
@@ -243,12 +249,12 @@ func (l *eventLoop) unlisten(fd int) {
 	}
 }
 
-// Wait is one iteration of the loop (edge.Waiter); see the file's doc.
-func (l *eventLoop) Wait(timeout time.Duration) {
+// Wait is one iteration of the loop (Waiter); see the file's doc.
+func (l *Loop) Wait(timeout time.Duration) {
 	if len(l.ready) > 0 || len(l.closing) > 0 || len(l.dirty) > 0 {
 		timeout = 0
 	}
-	if (len(l.paused) > 0 || len(l.stalled) > 0 || l.s.idleTimeout() > 0) && (timeout < 0 || timeout > loopTick) {
+	if (len(l.paused) > 0 || len(l.stalled) > 0 || l.h.IdleTimeout() > 0) && (timeout < 0 || timeout > loopTick) {
 		timeout = loopTick
 	}
 	if l.acceptAt != 0 {
@@ -302,7 +308,7 @@ func (l *eventLoop) Wait(timeout time.Duration) {
 const yieldEvery = 5 * time.Millisecond
 
 // yield lets the scheduler reschedule the owner: see yieldEvery.
-func (l *eventLoop) yield() {
+func (l *Loop) yield() {
 	l.yielded = l.now
 	runtime.Gosched()
 }
@@ -315,7 +321,7 @@ func (l *eventLoop) yield() {
 // bookkeeping, and a busy loop finds events ready nearly every time. Only
 // when nothing is ready does it wait in epoll_wait through the runtime's
 // syscall path, which lets the owner's P go while the thread sleeps.
-func (l *eventLoop) poll(timeout time.Duration) int {
+func (l *Loop) poll(timeout time.Duration) int {
 	l.sleptAt = 0
 	n := epollReady(l.epfd, l.events)
 	if n > 0 || timeout == 0 {
@@ -329,7 +335,7 @@ func (l *eventLoop) poll(timeout time.Duration) int {
 	n, err := unix.EpollWait(l.epfd, l.events, ms)
 	if err != nil {
 		if err != unix.EINTR {
-			l.s.log.Error("event loop: epoll_wait", "err", err)
+			l.e.Log.Error("event loop: epoll_wait", "err", err)
 		}
 		return 0
 	}
@@ -349,7 +355,7 @@ func epollReady(epfd int, events []unix.EpollEvent) int {
 }
 
 // accept takes the waiting connections of one listener.
-func (l *eventLoop) accept(lfd int, ln *serverListener) {
+func (l *Loop) accept(lfd int, ln *Listener) {
 	for range maxAccepts {
 		fd, sa, err := unix.Accept4(lfd, unix.SOCK_NONBLOCK|unix.SOCK_CLOEXEC)
 		if err != nil {
@@ -360,7 +366,7 @@ func (l *eventLoop) accept(lfd int, ln *serverListener) {
 			case unix.EMFILE, unix.ENFILE, unix.ENOBUFS, unix.ENOMEM:
 				l.pauseAccepting(err)
 			default:
-				l.s.log.Warn("accept", "err", err)
+				l.e.Log.Warn("accept", "err", err)
 			}
 			return
 		}
@@ -370,11 +376,12 @@ func (l *eventLoop) accept(lfd int, ln *serverListener) {
 		if lsa, err := unix.Getsockname(fd); err == nil {
 			lc.laddr = sockAddr(lsa)
 		}
-		c := l.s.admit(ln, newGuardConn(lc, ln.limits))
-		if c == nil {
-			continue // refused: admit answered and closed it
+		sess := l.h.Admit(ln, NewGuard(lc, ln.Limits))
+		if sess == nil {
+			continue // refused: Admit answered and closed it
 		}
-		c.lc, c.fd, lc.c = lc, fd, c
+		c := sess.Socket()
+		c.lc, c.FD, lc.c, lc.sess = lc, fd, c, sess
 		if l.gen++; l.gen <= 0 {
 			l.gen = 1 // wrapped: stay clear of listenerEvent
 		}
@@ -383,9 +390,8 @@ func (l *eventLoop) accept(lfd int, ln *serverListener) {
 		lc.events = unix.EPOLLIN | unix.EPOLLRDHUP
 		ev := unix.EpollEvent{Events: lc.events, Fd: int32(fd), Pad: lc.gen}
 		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-			l.s.log.Error("event loop: watching a connection", "err", err)
-			l.s.clients.remove(c)
-			unix.Close(fd)
+			l.e.Log.Error("event loop: watching a connection", "err", err)
+			l.h.Forget(sess) // closes fd: lc is not registered yet
 			continue
 		}
 		for fd >= len(l.conns) {
@@ -400,13 +406,13 @@ func (l *eventLoop) accept(lfd int, ln *serverListener) {
 // backoff delay: accept failed for want of a resource, and a
 // level-triggered listener would report the waiting connection again at
 // once. tick puts them back.
-func (l *eventLoop) pauseAccepting(err error) {
+func (l *Loop) pauseAccepting(err error) {
 	if l.acceptDelay == 0 {
 		l.acceptDelay = minAcceptDelay
 	} else {
 		l.acceptDelay = min(2*l.acceptDelay, maxAcceptDelay)
 	}
-	l.s.log.Warn("accept", "err", err, "retrying in", l.acceptDelay)
+	l.e.Log.Warn("accept", "err", err, "retrying in", l.acceptDelay)
 	if l.acceptAt == 0 {
 		for fd := range l.lns {
 			unix.EpollCtl(l.epfd, unix.EPOLL_CTL_DEL, fd, nil)
@@ -416,12 +422,12 @@ func (l *eventLoop) pauseAccepting(err error) {
 }
 
 // resumeAccepting watches the listeners again once the backoff is over.
-func (l *eventLoop) resumeAccepting() {
+func (l *Loop) resumeAccepting() {
 	l.acceptAt = 0
 	for fd := range l.lns {
 		ev := unix.EpollEvent{Events: unix.EPOLLIN, Fd: int32(fd), Pad: listenerEvent}
 		if err := unix.EpollCtl(l.epfd, unix.EPOLL_CTL_ADD, fd, &ev); err != nil {
-			l.s.log.Error("event loop: watching a listener", "err", err)
+			l.e.Log.Error("event loop: watching a listener", "err", err)
 		}
 	}
 }
@@ -448,7 +454,7 @@ func sockAddr(sa unix.Sockaddr) net.Addr {
 }
 
 // event serves one connection's readiness.
-func (l *eventLoop) event(lc *loopConn, events uint32) {
+func (l *Loop) event(lc *loopConn, events uint32) {
 	if lc.closed {
 		return
 	}
@@ -467,7 +473,7 @@ func (l *eventLoop) event(lc *loopConn, events uint32) {
 	switch {
 	case events&(unix.EPOLLHUP|unix.EPOLLERR) != 0:
 		lc.Close()
-	case events&unix.EPOLLRDHUP != 0 && lc.c.parked != nil:
+	case events&unix.EPOLLRDHUP != 0 && l.h.Parked(lc.sess):
 		// The goroutine edge's read while parked sees EOF: the client is
 		// gone, its blocking command is dropped.
 		lc.Close()
@@ -478,19 +484,19 @@ func (l *eventLoop) event(lc *loopConn, events uint32) {
 }
 
 // read takes one read's commands from lc and runs them.
-func (l *eventLoop) read(lc *loopConn) {
-	cmds, ok, err := lc.c.conn.TryCommands(true)
+func (l *Loop) read(lc *loopConn) {
+	cmds, ok, err := lc.c.Guard.TryCommands(true)
 	l.serve(lc, cmds, ok, err)
 }
 
 // serve runs cmds (one read's complete commands) and then what the guard
 // still holds, until the connection must wait: for input, for its output
 // to drain, for a push, for a pause, or to close.
-func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
-	s, c := l.s, lc.c
+func (l *Loop) serve(lc *loopConn, cmds Requests, ok bool, err error) {
+	c := lc.c
 	for {
 		if err != nil {
-			if c.conn.ProtocolError() == nil {
+			if c.Guard.ProtocolError() == nil {
 				lc.Close() // EOF, a reset
 				return
 			}
@@ -500,22 +506,22 @@ func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
 			return
 		}
 		if !ok {
-			c.conn.release() // back to waiting for input
+			c.Guard.Release() // back to waiting for input
 			return
 		}
 		// As the goroutine edge's read deadline, the idle clock times
 		// whole commands: bytes trickling in do not reset it.
 		lc.lastRead = l.now
-		if s.closing.Load() {
+		if l.e.Closing.Load() {
 			lc.Close()
 			return
 		}
-		s.ops.reads.Add(1)
-		s.ops.netIn.Add(int64(cmds.n))
-		c.inBytes = int64(cmds.n)
-		c.batch, c.args = cmds.args(c.batch[:0], c.args[:0])
-		c.next = 0
-		if len(c.batch) > 0 {
+		l.e.Stats.Reads.Add(1)
+		l.e.Stats.NetIn.Add(int64(cmds.N))
+		c.InBytes = int64(cmds.N)
+		c.Batch, c.Args = cmds.Args(c.Batch[:0], c.Args[:0])
+		c.Next = 0
+		if len(c.Batch) > 0 {
 			lc.inBatch = true
 			if l.busy {
 				l.answerBusy(lc)
@@ -524,48 +530,48 @@ func (l *eventLoop) serve(lc *loopConn, cmds requests, ok bool, err error) {
 				return
 			}
 		}
-		cmds, ok, err = c.conn.TryCommands(false)
+		cmds, ok, err = c.Guard.TryCommands(false)
 	}
 }
 
-// run runs lc's batch from c.next on, and reports whether it is done and
+// run runs lc's batch from c.Next on, and reports whether it is done and
 // the connection may take more input.
-func (l *eventLoop) run(lc *loopConn) bool {
-	s, c := l.s, lc.c
-	for c.next < len(c.batch) {
-		if s.closing.Load() || lc.closed {
+func (l *Loop) run(lc *loopConn) bool {
+	c := lc.c
+	for c.Next < len(c.Batch) {
+		if l.e.Closing.Load() || lc.closed {
 			lc.Close()
 			return false
 		}
 		prev := l.current
 		l.current = lc
-		c.runBatch()
+		l.h.RunBatch(lc.sess)
 		l.current = prev
-		if c.mustWait {
-			c.mustWait = false
+		if c.MustWait {
+			c.MustWait = false
 			lc.parked = true
 			l.outputQueued(lc)
 			l.update(lc)
 			return false
 		}
-		if c.pauseOver != nil {
-			lc.pauseOver, lc.pauseUntil = c.pauseOver, c.pauseUntil
-			c.pauseOver = nil
+		if c.PauseOver != nil {
+			lc.pauseOver, lc.pauseUntil = c.PauseOver, c.PauseUntil
+			c.PauseOver = nil
 			l.paused = append(l.paused, lc)
 			l.outputQueued(lc)
 			l.update(lc)
 			return false
 		}
-		if c.closeNow {
+		if c.CloseNow {
 			break
 		}
-		if c.next < len(c.batch) {
-			// Past replyChunk: write now; go on only if that drained it.
+		if c.Next < len(c.Batch) {
+			// Past ReplyChunk: write now; go on only if that drained it.
 			l.write(lc)
 			if lc.closed {
 				return false
 			}
-			if lc.pending() >= replyChunk {
+			if lc.pending() >= ReplyChunk {
 				lc.waitOut = true
 				l.update(lc)
 				return false
@@ -574,22 +580,23 @@ func (l *eventLoop) run(lc *loopConn) bool {
 	}
 	lc.inBatch = false
 	lc.lastRead = nanotime() // the batch may have run long
-	c.endBatch()
+	c.EndBatch()
 	l.outputQueued(lc)
-	if c.closeNow {
+	if c.CloseNow {
 		lc.quit()
 		return false
 	}
 	return true
 }
 
-// whileBusy serves the sockets from inside a script that has run past
+// WhileBusy serves the sockets from inside a script that has run past
 // busy-reply-threshold (luaeval.Config.WhileBusy), as Redis's
 // processEventsWhileBlocked: one non-waiting poll, accepts, writes, and
-// for the commands read, serveWhileBusy's answers (-BUSY but for AUTH,
-// HELLO, QUIT, SCRIPT KILL, SHUTDOWN). The script's own connection is left
-// alone: its reply is being built. Nothing here runs a command on the data.
-func (l *eventLoop) whileBusy() {
+// for the commands read, LoopHandler.ServeWhileBusy's answers (-BUSY but
+// for AUTH, HELLO, QUIT, SCRIPT KILL, SHUTDOWN). The script's own
+// connection is left alone: its reply is being built. Nothing here runs a
+// command on the data.
+func (l *Loop) WhileBusy() {
 	if now := time.Now(); l.busy || now.Sub(l.busyPoll) < time.Millisecond {
 		return
 	} else {
@@ -620,14 +627,14 @@ func (l *eventLoop) whileBusy() {
 	l.reap()
 }
 
-// answerBusy answers lc's batch as serveWhileBusy does, leaving nothing for
-// run to do but finish the batch.
-func (l *eventLoop) answerBusy(lc *loopConn) {
-	l.s.serveWhileBusy(lc.c)
+// answerBusy answers lc's batch (LoopHandler.ServeWhileBusy), leaving
+// nothing for run to do but finish the batch.
+func (l *Loop) answerBusy(lc *loopConn) {
+	l.h.ServeWhileBusy(lc.sess)
 }
 
 // connFor is the connection an event is for, unless the event is stale.
-func (l *eventLoop) connFor(fd int, gen int32) *loopConn {
+func (l *Loop) connFor(fd int, gen int32) *loopConn {
 	if fd < len(l.conns) && l.conns[fd] != nil && l.conns[fd].gen == gen {
 		return l.conns[fd]
 	}
@@ -635,7 +642,7 @@ func (l *eventLoop) connFor(fd int, gen int32) *loopConn {
 }
 
 // resume goes on with the pipelines that were waiting and may now run.
-func (l *eventLoop) resume() {
+func (l *Loop) resume() {
 	for len(l.ready) > 0 {
 		ready := l.ready
 		l.ready = nil
@@ -650,14 +657,14 @@ func (l *eventLoop) resume() {
 			l.update(lc)
 			// Input the guard already holds (read while the batch ran
 			// is impossible, but a RESET or AUTH stop leaves some).
-			cmds, ok, err := lc.c.conn.TryCommands(false)
+			cmds, ok, err := lc.c.Guard.TryCommands(false)
 			l.serve(lc, cmds, ok, err)
 		}
 	}
 }
 
 // schedule queues lc for resume.
-func (l *eventLoop) schedule(lc *loopConn) {
+func (l *Loop) schedule(lc *loopConn) {
 	if !lc.queued {
 		lc.queued = true
 		l.ready = append(l.ready, lc)
@@ -666,11 +673,11 @@ func (l *eventLoop) schedule(lc *loopConn) {
 
 // tick runs the loop's own timers: CLIENT PAUSE ending, writers stalled
 // past WriteTimeout, idle clients past timeout, the accept backoff.
-func (l *eventLoop) tick() {
+func (l *Loop) tick() {
 	if l.acceptAt != 0 && nanotime() >= l.acceptAt {
 		l.resumeAccepting()
 	}
-	idle := l.s.idleTimeout()
+	idle := l.h.IdleTimeout()
 	if len(l.paused) == 0 && len(l.stalled) == 0 && idle <= 0 {
 		return
 	}
@@ -687,7 +694,7 @@ func (l *eventLoop) tick() {
 			}
 			switch {
 			case lc.closed:
-			case over || lc.c.killed.Load():
+			case over || lc.c.Killed.Load():
 				lc.pauseOver = nil
 				l.update(lc)
 				l.schedule(lc)
@@ -698,7 +705,7 @@ func (l *eventLoop) tick() {
 		clear(l.paused[len(keep):])
 		l.paused = keep
 	}
-	if wt := l.s.cfg.WriteTimeout; wt > 0 {
+	if wt := l.e.WriteTimeout; wt > 0 {
 		for lc := range l.stalled {
 			if !lc.closed && now.Sub(lc.stallSince) >= wt {
 				lc.Close()
@@ -717,7 +724,7 @@ func (l *eventLoop) tick() {
 }
 
 // flush writes every connection that has output.
-func (l *eventLoop) flush() {
+func (l *Loop) flush() {
 	dirty := l.dirty
 	l.dirty = nil
 	for _, lc := range dirty {
@@ -738,7 +745,7 @@ func (l *eventLoop) flush() {
 
 // outputQueued notes that lc has output to write at the end of the
 // iteration.
-func (l *eventLoop) outputQueued(lc *loopConn) {
+func (l *Loop) outputQueued(lc *loopConn) {
 	if !lc.isDirty {
 		lc.isDirty = true
 		l.dirty = append(l.dirty, lc)
@@ -747,48 +754,48 @@ func (l *eventLoop) outputQueued(lc *loopConn) {
 
 // write writes what lc's output holds, without blocking, and keeps the
 // rest for EPOLLOUT.
-func (l *eventLoop) write(lc *loopConn) {
+func (l *Loop) write(lc *loopConn) {
 	c := lc.c
 	var left, before int
 	var err error
-	if c.feed != nil {
-		c.flushToFeed()
-		before = c.feed.size()
-		left, err = c.feed.flushTo(lc.writeNow)
-	} else if c.w.Len() > c.sent {
-		before = c.w.Len() - c.sent
+	if c.Feed != nil {
+		c.FlushToFeed()
+		before = c.Feed.Size()
+		left, err = c.Feed.FlushTo(lc.writeNow)
+	} else if c.W.Len() > c.Sent {
+		before = c.W.Len() - c.Sent
 		// The pieces a big reply spilled go first, each dropped once
 		// written; never under a command that is writing them (its
 		// error would truncate them).
 		full := false
-		for len(c.w.Spilled) > 0 && !lc.running() && !full && err == nil {
-			p := c.w.Spilled[0]
+		for len(c.W.Spilled) > 0 && !lc.running() && !full && err == nil {
+			p := c.W.Spilled[0]
 			var n int
-			n, err = lc.writeNow(p[c.sent:])
-			c.sent += n
-			if full = c.sent < len(p); !full {
-				c.w.DropSpilled()
-				c.sent = 0
+			n, err = lc.writeNow(p[c.Sent:])
+			c.Sent += n
+			if full = c.Sent < len(p); !full {
+				c.W.DropSpilled()
+				c.Sent = 0
 			}
 		}
-		if len(c.w.Spilled) == 0 && !full && err == nil && len(c.w.B) > c.sent {
+		if len(c.W.Spilled) == 0 && !full && err == nil && len(c.W.B) > c.Sent {
 			var n int
-			n, err = lc.writeNow(c.w.B[c.sent:])
-			c.sent += n
+			n, err = lc.writeNow(c.W.B[c.Sent:])
+			c.Sent += n
 			switch {
-			case c.sent == len(c.w.B):
-				c.w.B, c.sent = c.w.B[:0], 0
-			case c.sent > len(c.w.B)/2 && !lc.running():
+			case c.Sent == len(c.W.B):
+				c.W.B, c.Sent = c.W.B[:0], 0
+			case c.Sent > len(c.W.B)/2 && !lc.running():
 				// As feed.flushTo: past half, move the rest down; never
 				// under a command that is appending to it.
-				c.w.B, c.sent = c.w.B[:copy(c.w.B, c.w.B[c.sent:])], 0
+				c.W.B, c.Sent = c.W.B[:copy(c.W.B, c.W.B[c.Sent:])], 0
 			}
 		}
-		left = c.w.Len() - c.sent
+		left = c.W.Len() - c.Sent
 	}
 	if before > 0 {
-		l.s.ops.writes.Add(1)
-		l.s.ops.netOut.Add(int64(before - left))
+		l.e.Stats.Writes.Add(1)
+		l.e.Stats.NetOut.Add(int64(before - left))
 	}
 	if err != nil {
 		lc.Close()
@@ -809,8 +816,8 @@ func (l *eventLoop) write(lc *loopConn) {
 		lc.stalledNow = false
 		delete(l.stalled, lc)
 	}
-	if c.feed == nil && cap(c.w.B) > maxIdleBuffer && !lc.inBatch {
-		c.w.B = nil
+	if c.Feed == nil && cap(c.W.B) > MaxIdleBuffer && !lc.inBatch {
+		c.W.B = nil
 	}
 	if lc.quitting {
 		lc.Close()
@@ -824,7 +831,7 @@ func (l *eventLoop) write(lc *loopConn) {
 }
 
 // update tells epoll what lc waits for now.
-func (l *eventLoop) update(lc *loopConn) {
+func (l *Loop) update(lc *loopConn) {
 	if lc.closed {
 		return
 	}
@@ -850,7 +857,7 @@ func (l *eventLoop) update(lc *loopConn) {
 
 // reap tears down the connections closed since the last call. Owner
 // goroutine, at a point where none of their commands is running.
-func (l *eventLoop) reap() {
+func (l *Loop) reap() {
 	var later *loopConn
 	for len(l.closing) > 0 {
 		closing := l.closing
@@ -868,7 +875,7 @@ func (l *eventLoop) reap() {
 	}
 }
 
-func (l *eventLoop) teardown(lc *loopConn) {
+func (l *Loop) teardown(lc *loopConn) {
 	if lc.fd < 0 {
 		return
 	}
@@ -878,27 +885,27 @@ func (l *eventLoop) teardown(lc *loopConn) {
 	delete(l.stalled, lc)
 	unix.Close(lc.fd) // also takes it out of the epoll set
 	lc.fd = -1
-	l.s.forget(lc.c)
+	l.h.Forget(lc.sess)
 }
 
-// closeAll closes every connection, writing what each has pending if the
-// socket takes it at once: Close and Restart. Owner goroutine.
-// pendingOutput reports whether a connection still holds replies it has
+// PendingOutput reports whether a connection still holds replies it has
 // not been able to write: Close lets them go out for up to drainTimeout, as
 // the goroutine edge waits for batches in flight. Owner goroutine.
-func (l *eventLoop) pendingOutput() bool {
+func (l *Loop) PendingOutput() bool {
 	for _, lc := range l.conns {
 		if lc == nil || lc.closed || lc.c == nil {
 			continue
 		}
-		if c := lc.c; c.w.Len() > c.sent || c.feed != nil && c.feed.size() > 0 {
+		if c := lc.c; c.W.Len() > c.Sent || c.Feed != nil && c.Feed.Size() > 0 {
 			return true
 		}
 	}
 	return false
 }
 
-func (l *eventLoop) closeAll() {
+// CloseAll closes every connection, writing what each has pending if the
+// socket takes it at once: Close and Restart. Owner goroutine.
+func (l *Loop) CloseAll() {
 	for _, lc := range l.conns {
 		if lc != nil && !lc.closed {
 			l.write(lc)
@@ -910,11 +917,12 @@ func (l *eventLoop) closeAll() {
 
 // loopConn is a connection on the event loop: a net.Conn over a
 // non-blocking socket whose every method runs on the owner goroutine.
-// Read never waits (errWouldBlock); Write queues on the connection's
+// Read never waits (ErrWouldBlock); Write queues on the connection's
 // output, which the loop writes; Close marks it for teardown.
 type loopConn struct {
-	l            *eventLoop
-	c            *client
+	l            *Loop
+	c            *Conn
+	sess         Session
 	fd           int
 	gen          int32
 	raddr, laddr net.Addr
@@ -922,8 +930,8 @@ type loopConn struct {
 	events       uint32 // what epoll watches for it
 
 	closed     bool
-	inBatch    bool // c.batch has commands not run yet
-	parked     bool // waiting for a push (blocking.go)
+	inBatch    bool // c.Batch has commands not run yet
+	parked     bool // waiting for a push (a blocking command; see Conn.Unparked)
 	waitOut    bool // its pipeline waits for its output to drain
 	quitting   bool // close once the output is out (QUIT, protocol error)
 	rdhup      bool // the peer shut its side while the loop was not reading
@@ -948,10 +956,10 @@ func (lc *loopConn) waiting() bool {
 
 // pending is the output not written yet.
 func (lc *loopConn) pending() int {
-	if lc.c.feed != nil {
-		return lc.c.feed.size()
+	if lc.c.Feed != nil {
+		return lc.c.Feed.Size()
 	}
-	return lc.c.w.Len() - lc.c.sent
+	return lc.c.W.Len() - lc.c.Sent
 }
 
 // running reports whether lc's command is on the stack (a script past the
@@ -962,13 +970,8 @@ func (lc *loopConn) running() bool { return lc == lc.l.current }
 func (lc *loopConn) outputQueued() { lc.l.outputQueued(lc) }
 
 // unparked resumes lc's pipeline after a push answered its blocking
-// command (blocking.go's wake, on the owner).
+// command (Conn.Unparked, on the owner).
 func (lc *loopConn) unparked() {
-	c := lc.c
-	if c.feed == nil {
-		c.w.B = append(c.w.B, c.bw.B...)
-	}
-	c.bw.B = c.bw.B[:0]
 	lc.parked = false
 	lc.l.outputQueued(lc)
 	lc.l.schedule(lc)
@@ -1008,7 +1011,7 @@ func (lc *loopConn) Read(p []byte) (int, error) {
 		case err == unix.EINTR:
 			continue
 		case err == unix.EAGAIN:
-			return 0, errWouldBlock
+			return 0, ErrWouldBlock
 		case err != nil:
 			return 0, err
 		case n == 0 && len(p) > 0:
@@ -1019,17 +1022,17 @@ func (lc *loopConn) Read(p []byte) (int, error) {
 }
 
 // Write queues b on the connection's output: the guard's protocol-error
-// replies. Before the connection is registered (admit refusing it) it is
+// replies. Before the connection is registered (Admit refusing it) it is
 // written at once, as much as the socket takes.
 func (lc *loopConn) Write(b []byte) (int, error) {
 	c := lc.c
 	if c == nil || !lc.registered {
 		return lc.writeNow(b)
 	}
-	if c.feed != nil {
-		c.feed.push(b)
+	if c.Feed != nil {
+		c.Feed.Push(b)
 	} else {
-		c.w.B = append(c.w.B, b...)
+		c.W.B = append(c.W.B, b...)
 	}
 	lc.l.outputQueued(lc)
 	return len(b), nil
@@ -1086,3 +1089,9 @@ func rawWrite(fd int, p []byte) (int, error) {
 	}
 	return int(r), nil
 }
+
+// nanotime is the runtime's monotonic clock: half the cost of time.Now,
+// which also reads the wall clock (server's stats.go has the same).
+//
+//go:linkname nanotime runtime.nanotime
+func nanotime() int64

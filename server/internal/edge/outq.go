@@ -1,4 +1,4 @@
-package server
+package edge
 
 import "net"
 
@@ -69,7 +69,7 @@ func (q *outQueue) writeTo(write func([]byte) (int, error)) error {
 func (q *outQueue) dropFirst() {
 	q.sent = 0
 	if len(q.bufs) == 1 {
-		if cap(q.bufs[0]) <= maxIdleBuffer {
+		if cap(q.bufs[0]) <= MaxIdleBuffer {
 			q.spare = q.bufs[0][:0]
 		}
 		q.bufs = nil
@@ -92,3 +92,7 @@ func (q *outQueue) take() net.Buffers {
 
 // reset empties the queue.
 func (q *outQueue) reset() { *q = outQueue{} }
+
+// MaxIdleBuffer is the reply buffer a connection keeps between batches;
+// a larger one (a big GET) is dropped rather than held while idle.
+const MaxIdleBuffer = 64 << 10

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"slices"
@@ -32,7 +32,7 @@ func FuzzGuard(f *testing.F) {
 		if len(cuts) > 0 {
 			readSize = 1 + int(cuts[0])
 		}
-		r := runGuard(t, guardCuts(data, cuts), pending, guardLimits{}, readSize)
+		r := runGuard(t, guardCuts(data, cuts), pending, Limits{}, readSize)
 		ends := checkGuardOutput(t, r.out)
 		if pending {
 			// Each Read holds one command at most: none ends inside it.
@@ -47,7 +47,7 @@ func FuzzGuard(f *testing.F) {
 			}
 		}
 		if len(data) <= protoInlineMaxSize {
-			whole := runGuard(t, []string{string(data)}, pending, guardLimits{}, 4096)
+			whole := runGuard(t, []string{string(data)}, pending, Limits{}, 4096)
 			if whole.out != r.out || whole.written != r.written || guardErrText(whole.err) != guardErrText(r.err) {
 				t.Fatalf("cut input: %q, %q, %v\nwhole input: %q, %q, %v",
 					r.out, r.written, r.err, whole.out, whole.written, whole.err)

@@ -1,4 +1,4 @@
-package server
+package edge
 
 import (
 	"bytes"
@@ -35,8 +35,8 @@ const (
 	protoIOBufLen      = 16 << 10  // PROTO_IOBUF_LEN: the most one socket read takes
 	protoInlineMaxSize = 64 << 10  // PROTO_INLINE_MAX_SIZE: longest line without its end
 	protoMbulkBigArg   = 32 << 10  // PROTO_MBULK_BIG_ARG: such bulks are read on their own
-	defaultMaxBulkLen  = 512 << 20 // proto-max-bulk-len
-	defaultMaxQueryLen = 1 << 30   // client-query-buffer-limit
+	DefaultMaxBulkLen  = 512 << 20 // proto-max-bulk-len
+	DefaultMaxQueryLen = 1 << 30   // client-query-buffer-limit
 	unauthMaxCount     = 10        // larger multibulk counts need AUTH first
 	unauthMaxBulkLen   = 16384     // and so do larger bulks
 
@@ -70,8 +70,8 @@ func putBuf(b []byte) {
 	}
 }
 
-// guardLimits are Redis's limits on request frames (zero values mean Redis's defaults).
-type guardLimits struct {
+// Limits are Redis's limits on request frames (zero values mean Redis's defaults).
+type Limits struct {
 	MaxBulkLen  int64 // proto-max-bulk-len; 512 MiB when 0
 	MaxQueryLen int64 // client-query-buffer-limit; 1 GiB when 0: one command larger than this closes the connection without a reply, as Redis closes a client whose query buffer passes the limit
 
@@ -81,39 +81,39 @@ type guardLimits struct {
 	// whose arguments add up to more than the limit.
 }
 
-func (l guardLimits) maxBulkLen() int64 {
+func (l Limits) maxBulkLen() int64 {
 	if l.MaxBulkLen > 0 {
 		return l.MaxBulkLen
 	}
-	return defaultMaxBulkLen
+	return DefaultMaxBulkLen
 }
 
-func (l guardLimits) maxQueryLen() int64 {
+func (l Limits) maxQueryLen() int64 {
 	if l.MaxQueryLen > 0 {
 		return l.MaxQueryLen
 	}
-	return defaultMaxQueryLen
+	return DefaultMaxQueryLen
 }
 
-// A protocolError is a request Redis answers with "-ERR Protocol error: ..."
+// A ProtocolError is a request Redis answers with "-ERR Protocol error: ..."
 // before it closes the connection.
-type protocolError struct{ msg string }
+type ProtocolError struct{ msg string }
 
-func (e *protocolError) Error() string { return "Protocol error: " + e.msg }
+func (e *ProtocolError) Error() string { return "Protocol error: " + e.msg }
 
 var (
-	errTooBigMbulkCount = &protocolError{"too big mbulk count string"}
-	errInvalidMbulkLen  = &protocolError{"invalid multibulk length"}
-	errUnauthMbulkLen   = &protocolError{"unauthenticated multibulk length"}
-	errTooBigBulkCount  = &protocolError{"too big bulk count string"}
-	errInvalidBulkLen   = &protocolError{"invalid bulk length"}
-	errUnauthBulkLen    = &protocolError{"unauthenticated bulk length"}
-	errTooBigInline     = &protocolError{"too big inline request"}
-	errUnbalancedQuotes = &protocolError{"unbalanced quotes in request"}
+	errTooBigMbulkCount = &ProtocolError{"too big mbulk count string"}
+	errInvalidMbulkLen  = &ProtocolError{"invalid multibulk length"}
+	errUnauthMbulkLen   = &ProtocolError{"unauthenticated multibulk length"}
+	errTooBigBulkCount  = &ProtocolError{"too big bulk count string"}
+	errInvalidBulkLen   = &ProtocolError{"invalid bulk length"}
+	errUnauthBulkLen    = &ProtocolError{"unauthenticated bulk length"}
+	errTooBigInline     = &ProtocolError{"too big inline request"}
+	errUnbalancedQuotes = &ProtocolError{"unbalanced quotes in request"}
 )
 
 // errQueryBufferLimit ends a connection whose command in progress passes
-// guardLimits.MaxQueryLen. Redis closes such a client without a reply.
+// Limits.MaxQueryLen. Redis closes such a client without a reply.
 var errQueryBufferLimit = errors.New("closing client that reached max query buffer length")
 
 type parseState uint8
@@ -126,19 +126,19 @@ const (
 	stInline                       // in an inline request line
 )
 
-// guardConn is a net.Conn whose Read returns only complete canonical
-// commands. Commands and Read run on the connection's goroutine (serveConn);
+// Guard is a net.Conn whose Read returns only complete canonical
+// commands. Commands and Read run on the connection's goroutine (ServeConn);
 // Write and the deadlines pass through to the socket.
-type guardConn struct {
+type Guard struct {
 	net.Conn
-	lim         guardLimits
+	lim         Limits
 	authPending atomic.Bool
-	// errOut, when set, takes the protocol error's reply instead of the
+	// ErrOut, when set, takes the protocol error's reply instead of the
 	// socket: a connection whose output goes through a feed (goroutine
 	// edge) must have it queued after the replies before it, not written
 	// past them. Set on the owner during the connection's batch, read by
 	// its goroutine after.
-	errOut func([]byte)
+	ErrOut func([]byte)
 
 	in      []byte // bytes read from Conn; in[inPos:] are not parsed yet
 	inPos   int
@@ -173,8 +173,8 @@ type guardConn struct {
 	readErr error // from Conn.Read, returned once the data that came with it is used
 }
 
-func newGuardConn(c net.Conn, lim guardLimits) *guardConn {
-	return &guardConn{Conn: c, lim: lim}
+func NewGuard(c net.Conn, lim Limits) *Guard {
+	return &Guard{Conn: c, lim: lim}
 }
 
 // SetAuthPending tells the guard whether the connection must still
@@ -183,24 +183,24 @@ func newGuardConn(c net.Conn, lim guardLimits) *guardConn {
 // another goroutine while the connection's goroutine waits for its commands
 // to run: that wait orders it before the next Read, and the atomic keeps
 // the race detector, and any future caller, safe.
-func (g *guardConn) SetAuthPending(pending bool) { g.authPending.Store(pending) }
+func (g *Guard) SetAuthPending(pending bool) { g.authPending.Store(pending) }
 
 // ProtocolError returns the protocol error that ended the connection, or
 // nil. Call it from the connection's goroutine, after Read has failed. A nil
 // guard (a connection served without one) has none.
-func (g *guardConn) ProtocolError() error {
+func (g *Guard) ProtocolError() error {
 	if g == nil {
 		return nil
 	}
 	return g.err
 }
 
-// requests is what one Commands call returns: complete commands, and
+// Requests is what one Commands call returns: complete commands, and
 // where each of their arguments lies. Its slices are windows on the
 // guard's buffers, valid until the next call.
-type requests struct {
+type Requests struct {
 	buf   []byte // the guard's output; arguments are windows on it
-	n     int    // bytes of canonical multibulk the commands take
+	N     int    // bytes of canonical multibulk the commands take
 	spans []int  // start and end offset in buf of each argument
 	ends  []int  // for each command, the index after its last argument in the guard's spans
 	base  int    // the index in the guard's spans of spans[0]
@@ -215,23 +215,23 @@ type requests struct {
 // protocol error, so the guard returns those commands first; the next
 // call, finding nothing left to return, writes the error to the socket and
 // fails, and the connection closes.
-func (g *guardConn) Commands() (requests, error) {
+func (g *Guard) Commands() (Requests, error) {
 	if err := g.ready(); err != nil {
-		return requests{}, err
+		return Requests{}, err
 	}
 	return g.take(), nil
 }
 
 // take returns the complete commands not returned yet; there is one at
 // least.
-func (g *guardConn) take() requests {
+func (g *Guard) take() Requests {
 	from := 0
 	if g.cmdR > 0 {
 		from = g.ends[g.cmdR-1]
 	}
-	r := requests{
+	r := Requests{
 		buf:   g.out[:g.outDone],
-		n:     g.outDone - g.outR,
+		N:     g.outDone - g.outR,
 		spans: g.spans[from:g.ends[len(g.ends)-1]],
 		ends:  g.ends[g.cmdR:],
 		base:  from,
@@ -240,10 +240,10 @@ func (g *guardConn) take() requests {
 	return r
 }
 
-// args appends the arguments of r's commands to args and the commands,
+// Args appends the arguments of r's commands to args and the commands,
 // windows on args, to batch. Each argument's capacity ends where it does,
 // so a command that appends to one cannot overwrite the next.
-func (r requests) args(batch []redcon.Command, args [][]byte) ([]redcon.Command, [][]byte) {
+func (r Requests) Args(batch []redcon.Command, args [][]byte) ([]redcon.Command, [][]byte) {
 	i := 0 // index in r.spans
 	for _, end := range r.ends {
 		from := len(args)
@@ -258,9 +258,9 @@ func (r requests) args(batch []redcon.Command, args [][]byte) ([]redcon.Command,
 
 // Read is Commands as an io.Reader, copying as many bytes as fit in p and
 // keeping the rest for the next call. The server uses Commands; Read keeps
-// guardConn a net.Conn whose reads all pass the guard (the embedded
+// Guard a net.Conn whose reads all pass the guard (the embedded
 // Conn's Read would bypass it), and the guard's tests read through it.
-func (g *guardConn) Read(p []byte) (int, error) {
+func (g *Guard) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
@@ -274,7 +274,7 @@ func (g *guardConn) Read(p []byte) (int, error) {
 
 // ready parses and reads until a complete command is waiting in out, or
 // returns the error that ends the connection.
-func (g *guardConn) ready() error {
+func (g *Guard) ready() error {
 	for g.outR == g.outDone {
 		if g.err != nil {
 			return g.err
@@ -305,19 +305,19 @@ func (g *guardConn) ready() error {
 // connection's goroutine). The goroutine edge's owner calls it, while the
 // connection's goroutine waits for it, to go on after a RESET or an AUTH
 // that stopped the parse (see parse).
-func (g *guardConn) Held() (requests, bool) {
+func (g *Guard) Held() (Requests, bool) {
 	if g.err == nil && g.perr == nil && g.outR == g.outDone {
 		g.parse()
 	}
 	if g.outR == g.outDone {
-		return requests{}, false
+		return Requests{}, false
 	}
 	return g.take(), true
 }
 
-// errWouldBlock is what a non-blocking Conn's Read returns when the socket
+// ErrWouldBlock is what a non-blocking Conn's Read returns when the socket
 // has nothing to read: the event loop's connections (eventloop_linux.go).
-var errWouldBlock = errors.New("read would block")
+var ErrWouldBlock = errors.New("read would block")
 
 // TryCommands is Commands for the event loop, which must never wait: it
 // returns the complete commands already buffered, or parses what one
@@ -326,15 +326,15 @@ var errWouldBlock = errors.New("read would block")
 // returns nothing until the socket is readable again. Every limit applies
 // as in Commands, and a protocol error is answered (through Conn.Write) and
 // returned once the commands before it have been taken.
-func (g *guardConn) TryCommands(read bool) (requests, bool, error) {
+func (g *Guard) TryCommands(read bool) (Requests, bool, error) {
 	for g.outR == g.outDone {
 		if g.err != nil {
-			return requests{}, false, g.err
+			return Requests{}, false, g.err
 		}
 		if g.perr != nil {
 			g.err = g.perr
 			g.reply(g.perr)
-			return requests{}, false, g.err
+			return Requests{}, false, g.err
 		}
 		g.compactOut()
 		g.parse()
@@ -343,13 +343,13 @@ func (g *guardConn) TryCommands(read bool) (requests, bool, error) {
 		}
 		if err := g.readErr; err != nil {
 			g.readErr = nil
-			if err == errWouldBlock {
-				return requests{}, false, nil
+			if err == ErrWouldBlock {
+				return Requests{}, false, nil
 			}
-			return requests{}, false, err
+			return Requests{}, false, err
 		}
 		if !read {
-			return requests{}, false, nil
+			return Requests{}, false, nil
 		}
 		read = false
 		g.fill()
@@ -357,11 +357,11 @@ func (g *guardConn) TryCommands(read bool) (requests, bool, error) {
 	return g.take(), true, nil
 }
 
-// release gives the pooled buffers back once everything returned has been
+// Release gives the pooled buffers back once everything returned has been
 // served and nothing is pending, as fill does before a read that may wait
 // long: the event loop calls it when a connection goes back to waiting
 // for input, so 10,000 idle connections hold no 32 KiB buffers.
-func (g *guardConn) release() {
+func (g *Guard) Release() {
 	if g.outR != g.outDone || g.perr != nil {
 		return
 	}
@@ -378,14 +378,14 @@ func (g *guardConn) release() {
 
 // reply writes Redis's reply to a protocol error. Redis turns CR and LF in
 // an error message into spaces (addReplyErrorFormat).
-func (g *guardConn) reply(err error) {
-	var pe *protocolError
+func (g *Guard) reply(err error) {
+	var pe *ProtocolError
 	if !errors.As(err, &pe) {
 		return
 	}
 	msg := strings.NewReplacer("\r", " ", "\n", " ").Replace(pe.Error())
-	if g.errOut != nil {
-		g.errOut([]byte("-ERR " + msg + "\r\n"))
+	if g.ErrOut != nil {
+		g.ErrOut([]byte("-ERR " + msg + "\r\n"))
 		return
 	}
 	g.Conn.Write([]byte("-ERR " + msg + "\r\n")) // the connection closes next: a write error changes nothing
@@ -393,7 +393,7 @@ func (g *guardConn) reply(err error) {
 
 // compactOut moves the command being parsed to the front of out once
 // everything before it has been returned.
-func (g *guardConn) compactOut() {
+func (g *Guard) compactOut() {
 	if g.outR > 0 {
 		n := copy(g.out, g.out[g.outDone:])
 		g.out = g.out[:n]
@@ -421,7 +421,7 @@ func (g *guardConn) compactOut() {
 
 // fill reads once from Conn, like one readQueryFromClient: 16 KiB at most,
 // and never past the end of a big bulk, which Redis reads on its own.
-func (g *guardConn) fill() {
+func (g *Guard) fill() {
 	want := protoIOBufLen
 	if g.state == stBulkData && g.bulkLen >= protoMbulkBigArg {
 		want = int(min(g.dataLeft+int64(g.skip), protoIOBufLen))
@@ -476,7 +476,7 @@ func (g *guardConn) fill() {
 }
 
 // fail drops the command being parsed and records why the connection ends.
-func (g *guardConn) fail(err error) {
+func (g *Guard) fail(err error) {
 	g.out = g.out[:g.outDone]
 	g.spans = g.spans[:0]
 	if len(g.ends) > 0 {
@@ -489,7 +489,7 @@ func (g *guardConn) fail(err error) {
 // does. It stops when it needs more input, at a protocol error, and after a
 // command whose successors must wait until it has run: while auth is
 // pending (AUTH may lift the limits) and after RESET (it may bring them back).
-func (g *guardConn) parse() {
+func (g *Guard) parse() {
 	if g.out == nil && g.inPos < len(g.in) {
 		g.out = getBuf()
 	}
@@ -526,7 +526,7 @@ func (g *guardConn) parse() {
 				return
 			}
 			if line[0] != '$' {
-				g.fail(&protocolError{"expected '$', got '" + string(line[:1]) + "'"})
+				g.fail(&ProtocolError{"expected '$', got '" + string(line[:1]) + "'"})
 				return
 			}
 			n, ok := redisstr.ParseInt(line[1 : len(line)-1])
@@ -607,7 +607,7 @@ func (g *guardConn) parse() {
 
 // finish marks the command at the end of out complete and reports whether
 // the next one may be parsed before it runs.
-func (g *guardConn) finish() bool {
+func (g *Guard) finish() bool {
 	cmd := g.out[g.outDone:]
 	g.outDone = len(g.out)
 	g.ends = append(g.ends, len(g.spans))
@@ -621,7 +621,7 @@ func (g *guardConn) finish() bool {
 // multibulk headers, where Redis also needs (and skips unchecked) the byte
 // after it, and '\n' for inline requests. The line is returned with its sep.
 // More than PROTO_INLINE_MAX_SIZE bytes buffered without the end fail with tooBig.
-func (g *guardConn) line(sep byte, tooBig error) ([]byte, bool) {
+func (g *Guard) line(sep byte, tooBig error) ([]byte, bool) {
 	start := g.inPos
 	end := -1
 	if !g.nul {
