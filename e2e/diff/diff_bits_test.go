@@ -83,7 +83,7 @@ var bitCases = []diffCase{
 	tc("bitfield keeps ttl", c("SET k abc EX 100"), c("BITFIELD k SET u4 0 15"), c("TTL k"), c("GET k")),
 	tc(bigBitCase, c("SETBIT big 4294967295 1"), c("STRLEN big"), c("GETBIT big 4294967295"),
 		c("BITCOUNT big"), c("BITPOS big 1"), c("BITPOS big 1 -1"), c("BITCOUNT big -1 -1 bit"),
-		c("BITFIELD big GET u8 4294967288 SET u4 4294967292 5 GET i64 4294967290"), c("STRLEN big"), c("DEL big")),
+		c("BITFIELD big GET u8 4294967288 SET u4 4294967292 5 GET i64 4294967290"), c("STRLEN big"), c("DEL big")).slowly(),
 
 	// WATCH sees a bit command's write only when something changed.
 	tc("watch setbit without change", c("SET k \x01"), c("WATCH k"), c("SETBIT k 7 1").on(1), c("GETBIT k 0").on(1), c("MULTI"),

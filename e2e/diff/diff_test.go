@@ -39,7 +39,16 @@ type diffCase struct {
 	name  string
 	auth  bool // run on the pair with requirepass set
 	steps []step
+	// slow: a reply may take up to slowTimeout, not redistest's
+	// DefaultTimeout (a command over a 512 MiB value, under -race).
+	slow bool
 }
+
+// slowTimeout bounds each reply of a slow case.
+const slowTimeout = time.Minute
+
+// slowly marks dc slow.
+func (dc diffCase) slowly() diffCase { dc.slow = true; return dc }
 
 // tc is a case on the servers without a password.
 func tc(name string, steps ...step) diffCase { return diffCase{name: name, steps: steps} }
@@ -344,6 +353,9 @@ func (p *pair) run(t *testing.T, dc diffCase) {
 		var cs [2]*redistest.Conn
 		for j := range p.ends {
 			cs[j] = redistest.Dial(t, p.ends[j].addr)
+			if dc.slow {
+				cs[j].Timeout = slowTimeout
+			}
 		}
 		conns[i] = cs
 		return cs
@@ -427,7 +439,7 @@ func readErr(err error) string {
 	case errors.Is(err, redistest.ErrClosed):
 		return "connection closed"
 	case errors.As(err, &ne) && ne.Timeout():
-		return "no complete reply within " + redistest.DefaultTimeout.String()
+		return "no complete reply before the read deadline"
 	}
 	return "read failed: " + err.Error()
 }
