@@ -395,3 +395,30 @@ func ExampleServer_PubSubNumSub() {
 	// map[lock:released:1 other:0]
 	// [lock:released] 0
 }
+
+// Streams from a test: XAdd as XADD (blocked XREADs wake), Stream reads
+// every entry back.
+func ExampleServer_XAdd() {
+	s, _ := server.Start(server.Manual())
+	defer s.Close()
+	s.XAdd("jobs", "1-1", "task", "paint")
+	s.XAdd("jobs", "1-2", "task", "wash")
+	entries, _ := s.Stream("jobs")
+	for _, e := range entries {
+		fmt.Println(e.ID, e.Values)
+	}
+	// Output:
+	// 1-1 [task paint]
+	// 1-2 [task wash]
+}
+
+// HyperLogLogs from a test: PfAdd, PfCount, PfMerge as their commands.
+func ExampleServer_PfAdd() {
+	s, _ := server.Start(server.Manual())
+	defer s.Close()
+	s.PfAdd("visitors:mon", "ann", "bob")
+	s.PfAdd("visitors:tue", "bob", "cat")
+	n, _ := s.PfCount("visitors:mon", "visitors:tue")
+	fmt.Println(n)
+	// Output: 3
+}
