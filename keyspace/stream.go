@@ -29,6 +29,23 @@ func (k *Keyspace) streamOf(c *Ctx, key []byte, read bool) (*streamValue, *objec
 	return o.v.(*streamValue), o, i, nil
 }
 
+// groupOf finds the stream at key and its consumer group, looked up for
+// reading as the group commands do; g is nil when either is missing.
+func (k *Keyspace) groupOf(c *Ctx, key, group []byte) (*streamValue, *object, *streamCG, error) {
+	s, o, _, err := k.streamOf(c, key, true)
+	if err != nil || s == nil {
+		return s, o, nil, err
+	}
+	g, _ := s.group(group)
+	return s, o, g, nil
+}
+
+// errNoGroup is the NOGROUP error of a command whose key or group is
+// missing.
+func errNoGroup(key, group []byte) error {
+	return noGroupErr("No such key '" + redisstr.CString(key) + "' or consumer group '" + redisstr.CString(group) + "'")
+}
+
 // recount brings the memory count up to o's size without telling
 // watchers: a stream change Redis does not signal (XSETID, XREADGROUP).
 func (k *Keyspace) recount(c *Ctx, o *object) {

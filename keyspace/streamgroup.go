@@ -208,13 +208,9 @@ func CmdXGroup(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // XACK key group id [id ...]
 func CmdXAck(k *Keyspace, c *Ctx, args [][]byte) error {
-	s, o, _, err := k.streamOf(c, args[1], true)
+	s, o, g, err := k.groupOf(c, args[1], args[2])
 	if err != nil {
 		return err
-	}
-	var g *streamCG
-	if s != nil {
-		g, _ = s.group(args[2])
 	}
 	if g == nil {
 		c.W.Int(0)
@@ -281,16 +277,12 @@ func CmdXPending(k *Keyspace, c *Ctx, args [][]byte) error {
 			consumerName = args[at+3]
 		}
 	}
-	s, _, _, err := k.streamOf(c, args[1], true)
+	_, _, g, err := k.groupOf(c, args[1], args[2])
 	if err != nil {
 		return err
 	}
-	var g *streamCG
-	if s != nil {
-		g, _ = s.group(args[2])
-	}
 	if g == nil {
-		return noGroupErr("No such key '" + redisstr.CString(args[1]) + "' or consumer group '" + redisstr.CString(args[2]) + "'")
+		return errNoGroup(args[1], args[2])
 	}
 	var buf [48]byte
 	if justInfo {
@@ -371,16 +363,12 @@ func writeClaimed(w *resp.Writer, out []claimReply, justID bool) {
 
 // XCLAIM key group consumer min-idle-time id [id ...] [IDLE ms] [TIME unix-time-milliseconds] [RETRYCOUNT count] [FORCE] [JUSTID] [LASTID lastid]
 func CmdXClaim(k *Keyspace, c *Ctx, args [][]byte) error {
-	s, o, _, err := k.streamOf(c, args[1], true)
+	s, o, g, err := k.groupOf(c, args[1], args[2])
 	if err != nil {
 		return err
 	}
-	var g *streamCG
-	if s != nil {
-		g, _ = s.group(args[2])
-	}
 	if g == nil {
-		return noGroupErr("No such key '" + redisstr.CString(args[1]) + "' or consumer group '" + redisstr.CString(args[2]) + "'")
+		return errNoGroup(args[1], args[2])
 	}
 	minIdle, ok := redisstr.ParseInt(args[4])
 	if !ok {
@@ -522,16 +510,12 @@ func CmdXAutoClaim(k *Keyspace, c *Ctx, args [][]byte) error {
 			return resp.ErrSyntax
 		}
 	}
-	s, o, _, err := k.streamOf(c, args[1], true)
+	s, o, g, err := k.groupOf(c, args[1], args[2])
 	if err != nil {
 		return err
 	}
-	var g *streamCG
-	if s != nil {
-		g, _ = s.group(args[2])
-	}
 	if g == nil {
-		return noGroupErr("No such key '" + redisstr.CString(args[1]) + "' or consumer group '" + redisstr.CString(args[2]) + "'")
+		return errNoGroup(args[1], args[2])
 	}
 	attempts := count * 10
 	now := c.Now
