@@ -348,6 +348,12 @@ func fuzzCommands() [][]string {
 	return out
 }
 
+// fuzzReplyWait bounds the wait for one reply. Most come in microseconds;
+// a seed such as SETRANGE k 536870911 x makes the server build a 512 MiB
+// value, which under -race (its shadow memory is mapped page by page) took
+// 5 s alone and over 20 s beside the other suites on CI's two cores.
+const fuzzReplyWait = time.Minute
+
 // fuzzDo sends argv on a new connection (after HELLO 3 when resp3) and
 // returns its one reply, or nil when the server closed the connection
 // without one. A script still running after a while is stopped with SCRIPT
@@ -371,7 +377,7 @@ func fuzzDo(t *testing.T, fs *fuzzServer, argv [][]byte, resp3 bool) (reply []by
 	if resp3 {
 		wantReplies = 2
 	}
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(fuzzReplyWait)
 	killed := time.Time{}
 	chunk := make([]byte, 64<<10)
 	for {
@@ -406,7 +412,7 @@ func fuzzDo(t *testing.T, fs *fuzzServer, argv [][]byte, resp3 bool) (reply []by
 			}
 		case isTimeout(err):
 			if time.Now().After(deadline) {
-				t.Fatalf("no reply to %q after 20 s", argv)
+				t.Fatalf("no reply to %q after %v", argv, fuzzReplyWait)
 			}
 			if killed.IsZero() || time.Since(killed) > time.Second {
 				if fuzzKill(t, fs) == "unkillable" {
