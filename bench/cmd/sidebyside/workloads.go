@@ -205,15 +205,7 @@ func streamConsumerCycles(addr string, conc, total int) (result, error) {
 	if err := errors.Join(errs...); err != nil {
 		return result{}, err
 	}
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	ms := func(q float64) float64 {
-		if len(all) == 0 {
-			return 0
-		}
-		return float64(all[min(int(q*float64(len(all))), len(all)-1)]) / 1e6
-	}
-	return result{ops: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99), p999: ms(0.999)}, nil
+	return latencyResult(lat, elapsed), nil
 }
 
 // luaWorkloads is the Lua benchmark set: every shape as EVALSHA and as
@@ -424,15 +416,7 @@ func lockCycles(addr string, conc, total int, until time.Time, sha string) (resu
 	if err := errors.Join(errs...); err != nil {
 		return result{}, err
 	}
-	all := slices.Concat(lat...)
-	slices.Sort(all)
-	ms := func(q float64) float64 {
-		if len(all) == 0 {
-			return 0
-		}
-		return float64(all[min(int(q*float64(len(all))), len(all)-1)]) / 1e6
-	}
-	return result{ops: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99), p999: ms(0.999)}, nil
+	return latencyResult(lat, elapsed), nil
 }
 
 const hexDigits = "0123456789abcdef"
@@ -475,4 +459,18 @@ func loadKeys(addr string, n int) (time.Duration, error) {
 		return 0, err
 	}
 	return time.Since(begin), nil
+}
+
+// latencyResult sums up the per-goroutine latencies of a run that took
+// elapsed: one operation per latency, and its percentiles in ms.
+func latencyResult(lat [][]time.Duration, elapsed time.Duration) result {
+	all := slices.Concat(lat...)
+	slices.Sort(all)
+	ms := func(q float64) float64 {
+		if len(all) == 0 {
+			return 0
+		}
+		return float64(all[min(int(q*float64(len(all))), len(all)-1)]) / 1e6
+	}
+	return result{ops: float64(len(all)) / elapsed.Seconds(), p50: ms(0.50), p99: ms(0.99), p999: ms(0.999)}
 }
