@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"math"
 	"math/big"
-	"slices"
 	"strings"
 
 	"github.com/minilock/minilock/internal/redisstr"
@@ -15,7 +14,7 @@ import (
 // order and with its errors, the same vector loaded from the list, set or
 // sorted set, the same comparator, and the same algorithms where the
 // order of elements that compare equal shows: glibc 2.36's qsort is a
-// stable merge sort (slices.SortStableFunc gives the same order), and a
+// stable merge sort (msort), and a
 // BY pattern with a LIMIT that leaves elements out runs Redis's own
 // partial quicksort (pqsort.go).
 
@@ -26,10 +25,12 @@ var errSortScores = resp.NewError("One or more scores can't be converted into do
 type sortItem struct {
 	elem  []byte
 	score float64
-	// cmp is the BY value an ALPHA sort compares; hasCmp is false when
-	// the pattern found nothing (NULL, which sorts first).
-	cmp    []byte
-	hasCmp bool
+	// key is what an ALPHA sort compares: the element or its BY value,
+	// cut at its first NUL unless the result is stored (strcoll reads C
+	// strings, memcmp does not). hasKey is false when the BY pattern
+	// found nothing (NULL, which sorts first).
+	key    []byte
+	hasKey bool
 }
 
 // sortSpec is how the vector is ordered (the server.sort_* globals of
@@ -38,7 +39,7 @@ type sortSpec struct {
 	desc, alpha, byPattern, store bool
 }
 
-// compare is sortCompare.
+// compare is sortCompare, for keys set as sortItem.key says.
 func (s *sortSpec) compare(a, b *sortItem) int {
 	var r int
 	switch {
@@ -53,25 +54,19 @@ func (s *sortSpec) compare(a, b *sortItem) int {
 			// result is deterministic.
 			r = bytes.Compare(a.elem, b.elem)
 		}
-	case s.byPattern:
-		switch {
-		case !a.hasCmp || !b.hasCmp:
-			if a.hasCmp == b.hasCmp {
-				r = 0
-			} else if !a.hasCmp {
-				r = -1
-			} else {
-				r = 1
-			}
-		case s.store:
-			r = bytes.Compare(a.cmp, b.cmp)
-		default:
-			r = collate(a.cmp, b.cmp)
+	case s.byPattern && (!a.hasKey || !b.hasKey):
+		if a.hasKey == b.hasKey {
+			r = 0
+		} else if !a.hasKey {
+			r = -1
+		} else {
+			r = 1
 		}
-	case s.store:
-		r = bytes.Compare(a.elem, b.elem)
 	default:
-		r = collate(a.elem, b.elem)
+		// strcoll as redis-server runs it (setlocale(LC_COLLATE, "")
+		// under C or C.UTF-8, whose collation is strcmp's) is byte
+		// order.
+		r = bytes.Compare(a.key, b.key)
 	}
 	if s.desc {
 		return -r
@@ -79,10 +74,32 @@ func (s *sortSpec) compare(a, b *sortItem) int {
 	return r
 }
 
-// collate is strcoll as redis-server runs it (setlocale(LC_COLLATE, "")
-// under C or C.UTF-8, whose collation is strcmp's): byte order up to the
-// first NUL, past which C strings do not reach.
-func collate(a, b []byte) int { return bytes.Compare(cstr(a), cstr(b)) }
+// msort is glibc 2.36's qsort, a merge sort, stable: elements that compare
+// equal keep their order. tmp has room for len(v). It sorts indexes into
+// the vector: moving them costs no write barrier, as pointers would while
+// the collector runs.
+func msort(v, tmp []int32, cmp func(a, b int32) int) {
+	n := len(v)
+	if n <= 1 {
+		return
+	}
+	n1 := n / 2
+	msort(v[:n1], tmp, cmp)
+	msort(v[n1:], tmp, cmp)
+	t := tmp[:0]
+	i, j := 0, n1
+	for i < n1 && j < n {
+		if cmp(v[i], v[j]) <= 0 {
+			t = append(t, v[i])
+			i++
+		} else {
+			t = append(t, v[j])
+			j++
+		}
+	}
+	t = append(t, v[i:n1]...)
+	copy(v, t)
+}
 
 // cstr is b as C's string functions see it: up to its first NUL.
 func cstr(b []byte) []byte {
@@ -245,9 +262,14 @@ func (k *Keyspace) sort(c *Ctx, args [][]byte, readonly, script bool) error {
 	}
 
 	convErr := false
+	order := make([]int32, len(vector))
+	for i := range order {
+		order[i] = int32(i)
+	}
 	if !dontsort {
-		var cmpArena []byte
-		var cmpAt [][2]int
+		spec.byPattern = sortby != nil
+		spec.store = storekey != nil
+		var keys []byte // the ALPHA BY values' bytes, one copy
 		for j := range vector {
 			it := &vector[j]
 			byval := it.elem
@@ -259,10 +281,13 @@ func (k *Keyspace) sort(c *Ctx, args [][]byte, readonly, script bool) error {
 				byval = v
 			}
 			if spec.alpha {
-				if sortby != nil {
-					cmpAt = append(cmpAt, [2]int{j, len(cmpArena)})
-					cmpArena = append(cmpArena, byval...)
+				if !spec.store {
+					byval = cstr(byval)
 				}
+				if sortby != nil {
+					keys = append(keys, byval...)
+				}
+				it.key, it.hasKey = byval, true
 				continue
 			}
 			f, ok := sortScore(byval)
@@ -271,19 +296,22 @@ func (k *Keyspace) sort(c *Ctx, args [][]byte, readonly, script bool) error {
 			}
 			it.score = f
 		}
-		for i, at := range cmpAt {
-			to := len(cmpArena)
-			if i+1 < len(cmpAt) {
-				to = cmpAt[i+1][1]
+		if sortby != nil && spec.alpha {
+			// The BY values may alias what later lookups changed (an
+			// expired key removed): point them into the copy.
+			off := 0
+			for j := range vector {
+				if it := &vector[j]; it.hasKey {
+					n := len(it.key)
+					it.key = keys[off : off+n : off+n]
+					off += n
+				}
 			}
-			vector[at[0]].cmp, vector[at[0]].hasCmp = cmpArena[at[1]:to:to], true
 		}
-		spec.byPattern = sortby != nil
-		spec.store = storekey != nil
 		if sortby != nil && (start != 0 || end != int64(len(vector))-1) {
-			pqsort(vector, spec.compare, int(start), int(end))
+			pqsort(order, func(a, b *int32) int { return spec.compare(&vector[*a], &vector[*b]) }, int(start), int(end))
 		} else {
-			slices.SortStableFunc(vector, func(a, b sortItem) int { return spec.compare(&a, &b) })
+			msort(order, make([]int32, 0, len(order)), func(a, b int32) int { return spec.compare(&vector[a], &vector[b]) })
 		}
 	}
 
@@ -298,7 +326,7 @@ func (k *Keyspace) sort(c *Ctx, args [][]byte, readonly, script bool) error {
 	case storekey == nil:
 		c.W.Array(int(outputlen))
 		for j := start; j <= end; j++ {
-			it := &vector[j]
+			it := &vector[order[j]]
 			if getop == 0 {
 				c.W.Bulk(it.elem)
 			}
@@ -313,7 +341,7 @@ func (k *Keyspace) sort(c *Ctx, args [][]byte, readonly, script bool) error {
 	default:
 		l := newList(&k.enc)
 		for j := start; j <= end; j++ {
-			it := &vector[j]
+			it := &vector[order[j]]
 			if getop == 0 {
 				l.pushBack(it.elem)
 			}
@@ -393,7 +421,7 @@ func sortScore(b []byte) (float64, bool) {
 	if f, ok := plainScore(cs); ok {
 		return f, true
 	}
-	s := string(cs)
+	s := transient(cs) // not kept
 	f, n := redisstr.Strtod(s)
 	if n != len(s) || f != f {
 		return 0, false

@@ -2,8 +2,11 @@ package keyspace
 
 import (
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
+
+	"github.com/minilock/minilock/resp"
 )
 
 // sortScore reads scores as redis-server 7.0.15 on glibc 2.36 did when
@@ -210,5 +213,42 @@ func TestSwapDBReady(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("ready after the swap = %v, want %v", got, want)
 		}
+	}
+}
+
+// BenchmarkSort sorts a list of 1,000 numbers, half integers and half
+// decimals, as docs/performance.md's SORT row does beside redis-server.
+func BenchmarkSort(b *testing.B) {
+	for _, opts := range [][]string{nil, {"ALPHA"}, {"BY", "w_*", "LIMIT", "0", "10"}} {
+		name := "numeric"
+		if opts != nil {
+			name = opts[0]
+		}
+		b.Run(name, func(b *testing.B) {
+			h := newKSTest(&testing.T{})
+			args := []string{"RPUSH", "l"}
+			for i := range 1000 {
+				v := strconv.Itoa((i * 7919) % 100000)
+				if i%2 == 0 {
+					v = strconv.FormatFloat(float64((i*104729)%2000000)/1000-1000, 'f', 3, 64)
+				}
+				args = append(args, v)
+				h.run("SET", "w_"+v, strconv.Itoa(i))
+			}
+			h.run(args...)
+			argv := [][]byte{[]byte("SORT"), []byte("l")}
+			for _, o := range opts {
+				argv = append(argv, []byte(o))
+			}
+			var w resp.Writer
+			c := &Ctx{W: &w, Now: h.k.Now()}
+			b.ReportAllocs()
+			for b.Loop() {
+				w.B = w.B[:0]
+				if err := CmdSort(h.k, c, argv, false); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
