@@ -261,6 +261,7 @@ func (k *Keyspace) sort(c *Ctx, args [][]byte, readonly, script bool) error {
 		total += n
 	}
 
+	var name []byte // the keys BY and GET name, one at a time
 	convErr := false
 	order := make([]int32, len(vector))
 	for i := range order {
@@ -274,7 +275,7 @@ func (k *Keyspace) sort(c *Ctx, args [][]byte, readonly, script bool) error {
 			it := &vector[j]
 			byval := it.elem
 			if sortby != nil {
-				v, ok := k.sortLookup(c, sortby, it.elem)
+				v, ok := k.sortLookup(c, sortby, it.elem, &name)
 				if !ok {
 					continue
 				}
@@ -331,7 +332,7 @@ func (k *Keyspace) sort(c *Ctx, args [][]byte, readonly, script bool) error {
 				c.W.Bulk(it.elem)
 			}
 			for _, g := range gets {
-				if v, ok := k.sortLookup(c, g, it.elem); ok {
+				if v, ok := k.sortLookup(c, g, it.elem, &name); ok {
 					c.W.Bulk(v)
 				} else {
 					c.W.Null()
@@ -346,7 +347,7 @@ func (k *Keyspace) sort(c *Ctx, args [][]byte, readonly, script bool) error {
 				l.pushBack(it.elem)
 			}
 			for _, g := range gets {
-				v, _ := k.sortLookup(c, g, it.elem) // a missing one is stored as ""
+				v, _ := k.sortLookup(c, g, it.elem, &name) // a missing one is stored as ""
 				l.pushBack(v)
 			}
 		}
@@ -378,7 +379,8 @@ func (k *Keyspace) sortConvertZSet(c *Ctx, o *object) {
 // whose field is read; "#" is subst itself. The key is read as a client's
 // read (a hit or a miss for INFO, a keymiss event). The value aliases the
 // keyspace: use it before the next change.
-func (k *Keyspace) sortLookup(c *Ctx, pattern, subst []byte) ([]byte, bool) {
+// buf is scratch space for the key's name, reused from call to call.
+func (k *Keyspace) sortLookup(c *Ctx, pattern, subst []byte, buf *[]byte) ([]byte, bool) {
 	cp := cstr(pattern)
 	if len(cp) == 1 && cp[0] == '#' {
 		return subst, true
@@ -395,8 +397,8 @@ func (k *Keyspace) sortLookup(c *Ctx, pattern, subst []byte) ([]byte, bool) {
 	if field != nil {
 		postfix -= len(field) + 2
 	}
-	key := make([]byte, 0, star+len(subst)+postfix)
-	key = append(append(append(key, pattern[:star]...), subst...), pattern[star+1:star+1+postfix]...)
+	key := append(append(append((*buf)[:0], pattern[:star]...), subst...), pattern[star+1:star+1+postfix]...)
+	*buf = key
 	e, _, ok := k.read(c, key)
 	switch {
 	case !ok:
