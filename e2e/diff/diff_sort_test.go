@@ -297,30 +297,25 @@ func randomSortCases(r *rand.Rand, n int) []diffCase {
 				name = "SORT_RO"
 			}
 			args := []string{name, "src"}
-			dontsort, store, hasLimit, alpha, by := false, false, false, false, ""
 			for range r.IntN(6) {
 				switch r.IntN(9) {
 				case 0:
-					by = []string{"w_*", "h_*->f", "nosort", "k", "#"}[r.IntN(5)]
+					by := []string{"w_*", "h_*->f", "nosort", "k", "#"}[r.IntN(5)]
 					if kind == "list" && r.IntN(3) == 0 {
 						by = []string{"o_*", "nosuch_*", "h_*->g", "h_*->"}[r.IntN(4)]
 					}
-					dontsort = dontsort || !strings.Contains(by, "*")
 					args = append(args, "BY", by)
 				case 1:
 					args = append(args, "LIMIT", limit(), limit())
-					hasLimit = true
 				case 2:
 					args = append(args, "GET", []string{"#", "o_*", "w_*", "h_*->f", "h_*->g", "nosuch_*", "k"}[r.IntN(7)])
 				case 3:
 					args = append(args, []string{"ASC", "DESC", "desc"}[r.IntN(3)])
 				case 4:
 					args = append(args, "ALPHA")
-					alpha = true
 				case 5:
 					if name == "SORT" || r.IntN(4) == 0 {
 						args = append(args, "STORE", "dst")
-						store = true
 					}
 				case 6:
 					if r.IntN(4) == 0 {
@@ -329,6 +324,9 @@ func randomSortCases(r *rand.Rand, n int) []diffCase {
 				default:
 				}
 			}
+			// Read the options back as SORT does: a bare BY, STORE or
+			// LIMIT takes the words after it.
+			dontsort, store, hasLimit, alpha, by := sortOptions(args)
 			st := cmd(args...)
 			switch {
 			case kind == "set" && !ints && dontsort && !store && hasLimit:
@@ -347,6 +345,29 @@ func randomSortCases(r *rand.Rand, n int) []diffCase {
 		cases = append(cases, tc(fmt.Sprintf("sort %d", i), steps...))
 	}
 	return cases
+}
+
+// sortOptions parses SORT's options as sort.c does, for what decides
+// whether Redis's own order shows.
+func sortOptions(args []string) (dontsort, store, limit, alpha bool, by string) {
+	for j := 2; j < len(args); j++ {
+		left := len(args) - j - 1
+		switch w := strings.ToLower(args[j]); {
+		case w == "alpha":
+			alpha = true
+		case w == "limit" && left >= 2:
+			limit = true
+			j += 2
+		case (w == "get" || w == "store" || w == "by") && left >= 1:
+			if w == "by" {
+				by = args[j+1]
+				dontsort = dontsort || !strings.Contains(by, "*")
+			}
+			store = store || w == "store" && args[0] == "SORT"
+			j++
+		}
+	}
+	return
 }
 
 // TestDiffSort runs the SORT and SWAPDB cases, plain and every variant's
