@@ -147,12 +147,8 @@ func (k *Keyspace) del(c *Ctx, key []byte) bool {
 // flush empties database dbi.
 func (k *Keyspace) flush(dbi int) {
 	d := &k.dbs[dbi]
-	for rk := range k.awaited { // scanDatabaseForDeletedStreams
-		if i, ok := d.lookupString(rk.Key); ok && rk.DB == dbi && d.slots[i].kindOf() == kindStream {
-			k.signalReady(dbi, []byte(rk.Key), kindStream)
-		}
-	}
-	k.touchFlushed(dbi)
+	k.signalLostStreams(dbi, -1)
+	k.touchReplaced(dbi, -1, 0)
 	k.withTTL -= d.expires
 	d.init(&k.mem)
 	if k.withTTL == 0 {

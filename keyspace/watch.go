@@ -120,20 +120,41 @@ func (k *Keyspace) touchString(dbi int, key string) {
 	}
 }
 
-// touchFlushed marks the watches on keys present in database dbi dirty, just
-// before it is emptied (multi.c:touchAllWatchedKeysInDb).
-func (k *Keyspace) touchFlushed(dbi int) {
+// touchReplaced marks dirty the watches on keys of database dbi whose
+// content is about to change because the database is emptied (with < 0:
+// FLUSHDB, FLUSHALL) or replaced by database with (SWAPDB), as
+// multi.c:touchAllWatchedKeysInDb: a key present before or after counts,
+// except that an expired key gone or still expired is no change, and an
+// absent key replaced by an expired one is watched as expired.
+func (k *Keyspace) touchReplaced(dbi, with int, now int64) {
+	if !k.watches.active() {
+		return
+	}
 	d := &k.dbs[dbi]
 	for wk, list := range k.watches.byKey {
 		if wk.db != dbi {
 			continue
 		}
-		if _, present := d.lookupString(wk.key); !present {
+		_, before := d.lookupString(wk.key)
+		after, expiredAfter := false, false
+		if with >= 0 {
+			var i uint32
+			w := &k.dbs[with]
+			i, after = w.lookupString(wk.key)
+			expiredAfter = after && w.slots[i].expired(now)
+		}
+		if !before && !after {
 			continue
 		}
 		for _, x := range list {
-			if x.expired {
+			switch {
+			case x.expired && !after:
 				x.expired = false
+				continue
+			case x.expired && expiredAfter:
+				continue
+			case !x.expired && !before && expiredAfter:
+				x.expired = true
 				continue
 			}
 			x.w.dirty = true

@@ -62,6 +62,9 @@ var commandTable = []*command{
 	{name: "copy", run: data(keyspace.CmdCopy)},
 	{name: "move", run: data(keyspace.CmdMove)},
 	{name: "randomkey", run: data(keyspace.CmdRandomKey)},
+	{name: "swapdb", run: data(keyspace.CmdSwapDB)},
+	{name: "sort", run: cmdSort},
+	{name: "sort_ro", run: cmdSortRO},
 
 	// Expiry (keyspace/expire.go).
 	{name: "expire", run: data(keyspace.CmdExpire)},
@@ -473,6 +476,16 @@ func findSpec(specs []*cmdspec.Command, name string) *cmdspec.Command {
 		}
 	}
 	return nil
+}
+
+// cmdSort and cmdSortRO run SORT and SORT_RO, which sort a set a script
+// asks for in BY-constant order (keyspace/sort.go).
+func cmdSort(x *call, args [][]byte) error {
+	return keyspace.CmdSort(x.s.ks, &x.Ctx, args, x.script != nil)
+}
+
+func cmdSortRO(x *call, args [][]byte) error {
+	return keyspace.CmdSortRO(x.s.ks, &x.Ctx, args, x.script != nil)
 }
 
 // data adapts a keyspace command to the table.

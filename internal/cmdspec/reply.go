@@ -149,6 +149,10 @@ func (c *Command) WriteDocs(w *resp.Writer) {
 	}
 }
 
+// hasKeySpec reports whether a's docs carry a key_spec_index (see
+// Arg.KeySpec).
+func (a *Arg) hasKeySpec() bool { return a.Type == ArgKey || a.KeySpec > 0 }
+
 // writeArgs writes an argument list (server.c:addReplyCommandArgList).
 func writeArgs(w *resp.Writer, args []Arg) {
 	w.Array(len(args))
@@ -156,7 +160,7 @@ func writeArgs(w *resp.Writer, args []Arg) {
 		a := &args[i]
 		nested := a.Type == ArgOneOf || a.Type == ArgBlock
 		n := 2
-		for _, present := range []bool{a.Type == ArgKey, a.Token != "", a.Summary != "", a.Since != "",
+		for _, present := range []bool{a.hasKeySpec(), a.Token != "", a.Summary != "", a.Since != "",
 			a.DeprecatedSince != "", a.Flags != 0, nested} {
 			if present {
 				n++
@@ -167,7 +171,7 @@ func writeArgs(w *resp.Writer, args []Arg) {
 		w.BulkString(a.Name)
 		w.BulkString("type")
 		w.BulkString(ArgTypeNames[a.Type].Name)
-		if a.Type == ArgKey {
+		if a.hasKeySpec() {
 			w.BulkString("key_spec_index")
 			w.Int(int64(a.KeySpec))
 		}
