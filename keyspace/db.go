@@ -42,6 +42,7 @@ type entry struct {
 	n, c     uint32  // length and capacity of the array
 	expireAt int64   // Unix ms; 0 when the key has no TTL
 	obj      *object // the value when it is not a string (object.go); nil for a string
+	meta     uint32  // access data for eviction: 24 bits, as Redis's robj.lru (evict.go)
 }
 
 func (e *entry) kv() []byte { return unsafe.Slice(e.p, e.c)[:e.n] }

@@ -82,7 +82,8 @@ func (o *opsState) init(s *Server) {
 	o.live.maxClients.Store(int64(s.cfg.MaxClients))
 	o.live.idleTimeout.Store(int64(s.cfg.IdleTimeout))
 	o.live.protectedMode.Store(!s.cfg.DisableProtectedMode)
-	o.startupMem = usedMemory()
+	o.startupMem = readMem().heapObjects
+	s.evictTenacity = 10 // maxmemory-eviction-tenacity's default
 	o.peak.Store(o.startupMem)
 	o.replID = newRunID()
 	go s.sampleLoop()
@@ -91,13 +92,13 @@ func (o *opsState) init(s *Server) {
 // resetStats is CONFIG RESETSTAT's part here.
 func (o *opsState) resetStats(s *Server) {
 	ks := s.ks.Stats()
-	o.counters = counters{ksHits: ks.Hits, ksMisses: ks.Misses, ksExpired: ks.Expired}
+	o.counters = counters{ksHits: ks.Hits, ksMisses: ks.Misses, ksExpired: ks.Expired, ksEvicted: ks.Evicted}
 	o.processed.Store(0)
 	o.NetIn.Store(0)
 	o.NetOut.Store(0)
 	o.Reads.Store(0)
 	o.Writes.Store(0)
-	o.peak.Store(usedMemory())
+	o.peak.Store(s.usedMemory())
 }
 
 // password is requirepass; "" for none.
@@ -170,7 +171,7 @@ type counters struct {
 	totalErrors int64
 	// ksBase is the keyspace's counters at the last RESETSTAT: INFO
 	// reports the difference.
-	ksHits, ksMisses, ksExpired int64
+	ksHits, ksMisses, ksExpired, ksEvicted int64
 }
 
 func (st *counters) cmd(c *command) *cmdStat {
