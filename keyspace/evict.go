@@ -8,8 +8,8 @@ import (
 // Eviction as redis-server 7.0 does it (evict.c, object.c's LFU functions,
 // db.c:lookupKey's access update).
 //
-// Every key carries 24 bits of access data in its entry (entry.meta, as
-// Redis's robj.lru): under an LRU or non-LFU policy the LRU clock, seconds
+// Every key carries 24 bits of access data at the start of its array
+// (entry.meta, as Redis's robj.lru): under an LRU or non-LFU policy the LRU clock, seconds
 // modulo 2^24, of its last access; under an LFU policy the minutes modulo
 // 2^16 of its last decrement in the high 16 bits and a logarithmic access
 // counter in the low 8. What the bits mean follows the policy in force, so
@@ -137,15 +137,15 @@ func (k *Keyspace) freshMeta(now int64) uint32 {
 // flagged LOOKUP_NOTOUCH.
 func (k *Keyspace) access(e *entry, now int64) {
 	if k.ev.cfg.Policy.LFU() {
-		e.meta = lfuMinutes(now)<<8 | uint32(k.lfuIncr(k.lfuDecr(e.meta, now)))
+		e.setMeta(lfuMinutes(now)<<8 | uint32(k.lfuIncr(k.lfuDecr(e.meta(), now))))
 		return
 	}
-	e.meta = lruClock(now)
+	e.setMeta(lruClock(now))
 }
 
 // born gives the key in slot i of database dbi a new value's access data.
 func (k *Keyspace) born(dbi int, i uint32, now int64) {
-	k.dbs[dbi].slots[i].meta = k.freshMeta(now)
+	k.dbs[dbi].slots[i].setMeta(k.freshMeta(now))
 }
 
 // SetEvictConfig applies maxmemory-policy, maxmemory-samples,
@@ -170,7 +170,7 @@ func (k *Keyspace) IdleTime(c *Ctx, key []byte) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return int64(idleMillis(e.meta, c.Now) / 1000), true
+	return int64(idleMillis(e.meta(), c.Now) / 1000), true
 }
 
 // Freq is OBJECT FREQ's figure for key in c's database: the decayed
@@ -181,7 +181,7 @@ func (k *Keyspace) Freq(c *Ctx, key []byte) (int64, bool) {
 	if !ok {
 		return 0, false
 	}
-	return int64(k.lfuDecr(e.meta, c.Now)), true
+	return int64(k.lfuDecr(e.meta(), c.Now)), true
 }
 
 // objectLookup is objectCommandLookup: a read that neither touches the
@@ -212,7 +212,7 @@ func (k *Keyspace) SetIdle(c *Ctx, key []byte, seconds int64) {
 		// key reads as idle for a long time (Redis's choice).
 		abs = (clock + lruClockMax/2) % lruClockMax
 	}
-	d.slots[i].meta = uint32(abs)
+	d.slots[i].setMeta(uint32(abs))
 }
 
 // SetFreq sets key's LFU counter to freq, as RESTORE ... FREQ does
@@ -223,7 +223,7 @@ func (k *Keyspace) SetFreq(c *Ctx, key []byte, freq uint8) {
 	if !ok || !k.ev.cfg.Policy.LFU() {
 		return
 	}
-	d.slots[i].meta = lfuMinutes(c.Now)<<8 | uint32(freq)
+	d.slots[i].setMeta(lfuMinutes(c.Now)<<8 | uint32(freq))
 }
 
 // evictState is the eviction pool and the random policies' database
@@ -257,9 +257,9 @@ func (k *Keyspace) populate(dbi int, now int64) {
 		var idle uint64
 		switch {
 		case pol.lru():
-			idle = idleMillis(e.meta, now)
+			idle = idleMillis(e.meta(), now)
 		case pol.LFU():
-			idle = 255 - uint64(k.lfuDecr(e.meta, now))
+			idle = 255 - uint64(k.lfuDecr(e.meta(), now))
 		default: // volatile-ttl: the sooner the deadline, the better
 			idle = math.MaxUint64 - uint64(e.expireAt)
 		}

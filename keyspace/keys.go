@@ -291,7 +291,7 @@ func (k *Keyspace) addEntry(dbi int, key []byte, val []byte, obj *object, expire
 func (k *Keyspace) addEntryMeta(dbi int, key []byte, val []byte, obj *object, expireAt int64, meta uint32) {
 	d := &k.dbs[dbi]
 	i := d.insert(key, val)
-	d.slots[i].meta = meta
+	d.slots[i].setMeta(meta)
 	if obj != nil {
 		d.slots[i].obj = obj
 		d.account(obj.counted)
@@ -333,7 +333,7 @@ func (k *Keyspace) rename(c *Ctx, args [][]byte, nx bool) error {
 		k.del(c, args[2])
 		e, i, _ = k.find(c, args[1]) // the delete may have reused nothing, but look again
 	}
-	val, obj, at, meta := bytes.Clone(e.val()), e.obj, e.expireAt, e.meta
+	val, obj, at, meta := bytes.Clone(e.val()), e.obj, e.expireAt, e.meta()
 	if obj != nil {
 		val = nil
 	}
@@ -428,7 +428,7 @@ func CmdMove(k *Keyspace, c *Ctx, args [][]byte) error {
 		c.W.Int(0)
 		return nil
 	}
-	val, obj, at, meta := bytes.Clone(e.val()), e.obj, e.expireAt, e.meta
+	val, obj, at, meta := bytes.Clone(e.val()), e.obj, e.expireAt, e.meta()
 	if obj != nil {
 		val = nil
 	}
