@@ -205,3 +205,20 @@ func TestEvictTenacityDefersTheRest(t *testing.T) {
 		}
 	}
 }
+
+// While clients are paused nothing is evicted (isSafeToPerformEvictions);
+// the first command after the pause evicts.
+func TestEvictNotWhilePaused(t *testing.T) {
+	s, send := evictServer(t, "allkeys-lru", 100, 0)
+	if got := send("CLIENT PAUSE 100000 WRITE"); got != "+OK" {
+		t.Fatal(got)
+	}
+	send("CONFIG SET maxmemory 1")
+	if got := send("DBSIZE"); got != ":100" || evictedKeys(t, s) != 0 {
+		t.Fatalf("evicted during a pause: DBSIZE %s", got)
+	}
+	send("CLIENT UNPAUSE")
+	if got := send("DBSIZE"); got != ":0" {
+		t.Fatalf("after the pause: DBSIZE %s", got)
+	}
+}

@@ -54,6 +54,11 @@ func (s *Server) performEvictions() bool {
 	if s.maxMemory == 0 || s.usedMemory() <= s.maxMemory {
 		return false
 	}
+	if s.ops.pause.active() {
+		// isSafeToPerformEvictions: while clients are paused the dataset
+		// stays as it is, evictions included; nothing is refused either.
+		return false
+	}
 	limit := evictionTimeLimit(s.evictTenacity)
 	start := time.Now()
 	now := s.ks.Now()
