@@ -22,7 +22,9 @@ func evictServer(t *testing.T, pol string, n, ttlEvery int) (*Server, func(strin
 	s := RunT(t, Config{Clock: clock})
 	s.owner.Do(func() { s.ks.Seed(7) })
 	_, send := dial(t, s)
-	if got := send("CONFIG SET maxmemory-policy " + pol + " maxmemory-samples 10"); got != "+OK" {
+	// Tenacity 100: no time limit, so a slow run (-race) evicts in one go
+	// as a fast one does.
+	if got := send("CONFIG SET maxmemory-policy " + pol + " maxmemory-samples 10 maxmemory-eviction-tenacity 100"); got != "+OK" {
 		t.Fatal(got)
 	}
 	val := strings.Repeat("v", 100)
