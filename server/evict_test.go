@@ -224,3 +224,34 @@ func TestEvictNotWhilePaused(t *testing.T) {
 		t.Fatalf("after the pause: DBSIZE %s", got)
 	}
 }
+
+// INFO's eviction_exceeded_time counts the time memory stays over
+// maxmemory, from the first command that finds it over to the first that
+// finds it under.
+func TestEvictExceededTime(t *testing.T) {
+	s, send := evictServer(t, "noeviction", 10, 0)
+	send("CONFIG SET maxmemory 1")
+	time.Sleep(30 * time.Millisecond)
+	send("PING")
+	var total, cur int64
+	s.owner.Do(func() { total, cur = s.evictExceeded() })
+	if cur < 30 || total < cur {
+		t.Fatalf("over maxmemory for 30 ms: total %d, current %d", total, cur)
+	}
+	send("CONFIG SET maxmemory 0") // Redis goes on counting
+	send("PING")
+	s.owner.Do(func() { total, cur = s.evictExceeded() })
+	if cur < 30 {
+		t.Fatalf("maxmemory 0: current %d", cur)
+	}
+	send("CONFIG SET maxmemory 1gb")
+	s.owner.Do(func() { total, cur = s.evictExceeded() })
+	if cur != 0 || total < 30 {
+		t.Fatalf("back under maxmemory: total %d, current %d", total, cur)
+	}
+	send("CONFIG RESETSTAT")
+	s.owner.Do(func() { total, cur = s.evictExceeded() })
+	if total != 0 {
+		t.Fatalf("after RESETSTAT: total %d", total)
+	}
+}

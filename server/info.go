@@ -332,6 +332,7 @@ func infoStats(x *call) [][2]string {
 	o := &s.ops
 	ks := s.ks.Stats()
 	c := &o.counters
+	overTotal, overCur := s.evictExceeded()
 	kbps := func(v int64) string { return fmt.Sprintf("%.2f", float64(v)/1024) }
 	return [][2]string{
 		{"total_connections_received", itoa(s.stats.connections.Load())},
@@ -355,8 +356,8 @@ func infoStats(x *call) [][2]string {
 		{"expire_cycle_cpu_milliseconds", "0"},
 		{"evicted_keys", itoa(ks.Evicted - c.ksEvicted)},
 		{"evicted_clients", "0"},
-		{"total_eviction_exceeded_time", "0"},
-		{"current_eviction_exceeded_time", "0"},
+		{"total_eviction_exceeded_time", itoa(overTotal)},
+		{"current_eviction_exceeded_time", itoa(overCur)},
 		{"keyspace_hits", itoa(ks.Hits - c.ksHits)},
 		{"keyspace_misses", itoa(ks.Misses - c.ksMisses)},
 		{"pubsub_channels", strconv.Itoa(len(s.pubsub.channels))},

@@ -51,7 +51,11 @@ func (s *Server) outOfMemory() bool { return s.maxMemory != 0 && s.oom }
 func (s *Server) performEvictions() bool {
 	s.evictLater = false
 	s.oom = false
-	if s.maxMemory == 0 || s.usedMemory() <= s.maxMemory {
+	if s.maxMemory == 0 {
+		return false
+	}
+	if s.usedMemory() <= s.maxMemory {
+		s.evictOver(false)
 		return false
 	}
 	if s.ops.pause.active() {
@@ -61,12 +65,18 @@ func (s *Server) performEvictions() bool {
 	}
 	limit := evictionTimeLimit(s.evictTenacity)
 	start := time.Now()
+	defer func() {
+		s.ops.latencyAddSample("eviction-cycle", time.Since(start).Milliseconds())
+		s.evictOver(s.oom || s.evictLater)
+	}()
 	now := s.ks.Now()
 	for n := 1; s.usedMemory() > s.maxMemory; n++ {
+		del := time.Now()
 		if !s.ks.EvictOne(now) {
 			s.oom = true
 			return true
 		}
+		s.ops.latencyAddSample("eviction-del", time.Since(del).Milliseconds())
 		// Like Redis, look at the clock every 16 keys only.
 		if n%16 == 0 && time.Since(start) > limit {
 			s.evictLater = true
@@ -74,6 +84,31 @@ func (s *Server) performEvictions() bool {
 		}
 	}
 	return false
+}
+
+// evictOver keeps INFO's total_eviction_exceeded_time and
+// current_eviction_exceeded_time: the time memory stays over maxmemory,
+// from a performEvictions that could not get under it to one that finds
+// it under (performEvictions's update_metrics). Setting maxmemory to 0
+// does not end it, as in Redis.
+func (s *Server) evictOver(over bool) {
+	switch {
+	case over && s.ops.overSince.IsZero():
+		s.ops.overSince = time.Now()
+	case !over && !s.ops.overSince.IsZero():
+		s.ops.overTotal += time.Since(s.ops.overSince)
+		s.ops.overSince = time.Time{}
+	}
+}
+
+// evictExceeded is INFO's total_eviction_exceeded_time and
+// current_eviction_exceeded_time, in ms.
+func (s *Server) evictExceeded() (total, current int64) {
+	var cur time.Duration
+	if !s.ops.overSince.IsZero() {
+		cur = time.Since(s.ops.overSince)
+	}
+	return (s.ops.overTotal + cur).Milliseconds(), cur.Milliseconds()
 }
 
 // evictionTimeLimit is evictionTimeLimitUs: 50 µs per point of tenacity
@@ -128,6 +163,9 @@ var maxMemoryParam = liveParam{
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err == nil {
 			s.maxMemory = n
+			// For 0 it does nothing: like Redis, INFO's
+			// current_eviction_exceeded_time then goes on counting until
+			// a limit is set and met again.
 			s.performEvictions()
 		}
 		return err

@@ -53,7 +53,11 @@ type opsState struct {
 	peak       atomic.Uint64
 	inst       [instCount]instMetric
 	startupMem uint64
-	replID     string
+	// overSince is when memory last went over maxmemory for good (zero:
+	// it is not), overTotal the time it was before (oom.go:evictOver).
+	overSince time.Time
+	overTotal time.Duration
+	replID    string
 
 	// The biggest batch read and reply written in each of the last few
 	// seconds, for client_recent_max_input_buffer and _output_buffer
@@ -93,6 +97,7 @@ func (o *opsState) init(s *Server) {
 func (o *opsState) resetStats(s *Server) {
 	ks := s.ks.Stats()
 	o.counters = counters{ksHits: ks.Hits, ksMisses: ks.Misses, ksExpired: ks.Expired, ksEvicted: ks.Evicted}
+	o.overSince, o.overTotal = time.Time{}, 0
 	o.processed.Store(0)
 	o.NetIn.Store(0)
 	o.NetOut.Store(0)
