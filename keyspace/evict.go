@@ -232,6 +232,7 @@ type evictState struct {
 	cfg    EvictConfig
 	pool   [evpoolSize]poolEntry // EvictionPoolLRU, ascending idle
 	nextDB int                   // evict.c's static next_db
+	buf    []uint32              // populate's samples, kept between calls
 }
 
 // poolEntry is a candidate: its key (empty: an empty bucket), database,
@@ -251,8 +252,13 @@ func (k *Keyspace) populate(dbi int, now int64) {
 	d := &k.dbs[dbi]
 	pol := k.ev.cfg.Policy
 	pool := &k.ev.pool
-	var samples [64]uint32
-	for _, i := range k.sample(d, !pol.allKeys(), samples[:min(k.ev.cfg.Samples, len(samples))]) {
+	// dictGetSomeKeys takes no more than the dict holds, which bounds the
+	// buffer by the keys whatever maxmemory-samples says.
+	want := max(min(k.ev.cfg.Samples, d.candidates(pol)), 1)
+	if cap(k.ev.buf) < want {
+		k.ev.buf = make([]uint32, want)
+	}
+	for _, i := range k.sample(d, !pol.allKeys(), k.ev.buf[:want]) {
 		e := &d.slots[i]
 		var idle uint64
 		switch {
