@@ -9,9 +9,20 @@ package keyspace
 func (e *entry) expired(now int64) bool { return e.expireAt != 0 && now > e.expireAt }
 
 // find returns the live entry for key in c's database, deleting it first if
-// its deadline has passed (lazy expiry). The pointer is valid until the next
-// insertion into that database.
+// its deadline has passed (lazy expiry), and records the access for
+// eviction (lookupKey). The pointer is valid until the next insertion into
+// that database.
 func (k *Keyspace) find(c *Ctx, key []byte) (*entry, uint32, bool) {
+	e, i, ok := k.peek(c, key)
+	if ok {
+		k.access(e, c.Now)
+	}
+	return e, i, ok
+}
+
+// peek is find for the lookups Redis flags LOOKUP_NOTOUCH (TTL, EXISTS,
+// TYPE, OBJECT): the key's access data stays as it was.
+func (k *Keyspace) peek(c *Ctx, key []byte) (*entry, uint32, bool) {
 	d := &k.dbs[c.DB]
 	i, ok := d.lookup(key)
 	if !ok {
@@ -39,19 +50,32 @@ func (k *Keyspace) expireNow(dbi int, i uint32) {
 // lookupKeyRead does.
 func (k *Keyspace) read(c *Ctx, key []byte) (*entry, uint32, bool) {
 	e, i, ok := k.find(c, key)
+	k.counted(c, key, ok)
+	return e, i, ok
+}
+
+// readNoTouch is read without the access update (LOOKUP_NOTOUCH).
+func (k *Keyspace) readNoTouch(c *Ctx, key []byte) (*entry, uint32, bool) {
+	e, i, ok := k.peek(c, key)
+	k.counted(c, key, ok)
+	return e, i, ok
+}
+
+// counted counts a read's hit or miss and reports a miss as a keymiss
+// event.
+func (k *Keyspace) counted(c *Ctx, key []byte, ok bool) {
 	if ok {
 		k.stats.Hits++
 	} else {
 		k.stats.Misses++
 		k.notify(NotifyKeyMiss, "keymiss", key, c.DB)
 	}
-	return e, i, ok
 }
 
 // exists reports whether key is live in c's database. Like read, it counts
-// a hit or a miss.
+// a hit or a miss; it does not touch the key (EXISTS is LOOKUP_NOTOUCH).
 func (k *Keyspace) exists(c *Ctx, key []byte) bool {
-	_, _, ok := k.read(c, key)
+	_, _, ok := k.readNoTouch(c, key)
 	return ok
 }
 
@@ -68,6 +92,7 @@ func (k *Keyspace) put(c *Ctx, i uint32, found bool, key, val []byte, keepTTL bo
 	d := &k.dbs[c.DB]
 	if !found {
 		i = d.insert(key, val)
+		k.born(c.DB, i, c.Now)
 		k.notify(NotifyNew, "new", key, c.DB)
 	} else {
 		if d.slots[i].kindOf() == kindStream {
@@ -90,7 +115,7 @@ func (k *Keyspace) putKV(c *Ctx, key, kv []byte) {
 		d.replaceKV(i, kv)
 		k.clearExpire(c.DB, &d.slots[i])
 	} else {
-		d.insertKV(key, kv)
+		k.born(c.DB, d.insertKV(key, kv), c.Now)
 		k.notify(NotifyNew, "new", key, c.DB)
 	}
 	k.touch(c.DB, key)

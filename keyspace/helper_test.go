@@ -164,7 +164,7 @@ var ksCommands = map[string]func(*Keyspace, *Ctx, [][]byte) error{
 	"del":              CmdDel,
 	"unlink":           CmdDel,
 	"exists":           CmdExists,
-	"touch":            CmdExists,
+	"touch":            CmdTouch,
 	"type":             CmdType,
 	"keys":             CmdKeys,
 	"scan":             CmdScan,

@@ -52,6 +52,7 @@ type Ctx struct {
 type Stats struct {
 	Hits, Misses int64 // keyspace_hits, keyspace_misses
 	Expired      int64 // expired_keys: removed lazily or actively
+	Evicted      int64 // evicted_keys
 }
 
 // Keyspace is the set of databases.
@@ -75,6 +76,8 @@ type Keyspace struct {
 
 	// notifier reports keyspace events (notify.go).
 	notifier notifier
+
+	ev evictState // maxmemory-policy and the eviction pool (evict.go)
 }
 
 // New returns an empty keyspace.
@@ -98,6 +101,7 @@ func New(cfg Config) *Keyspace {
 		dbs:    make([]db, n),
 		clock:  clock,
 	}
+	k.ev.cfg = DefaultEvictConfig()
 	for i := range k.dbs {
 		k.dbs[i].init(&k.mem)
 	}

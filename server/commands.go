@@ -50,7 +50,7 @@ var commandTable = []*command{
 	{name: "del", run: data(keyspace.CmdDel)},
 	{name: "unlink", run: data(keyspace.CmdDel)},
 	{name: "exists", run: data(keyspace.CmdExists)},
-	{name: "touch", run: data(keyspace.CmdExists)},
+	{name: "touch", run: data(keyspace.CmdTouch)},
 	{name: "type", run: data(keyspace.CmdType)},
 	{name: "keys", run: data(keyspace.CmdKeys)},
 	{name: "scan", run: data(keyspace.CmdScan)},

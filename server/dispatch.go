@@ -126,7 +126,7 @@ func (s *Server) execute(c *client, args [][]byte) {
 		err = resp.ErrNoAuth
 	case c.multi != nil && cmd.flags&fNoMulti != 0:
 		err = errNotInMulti
-	case s.maxMemory > 0 && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)) && s.outOfMemory():
+	case s.maxMemory > 0 && s.performEvictions() && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)):
 		err = errOOM
 	case c.monitor && cmd.flags&(fWrite|fReadOnly|fMayReplicate) != 0:
 		// A MONITOR client is a replica to Redis, and a replica may not

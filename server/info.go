@@ -185,10 +185,6 @@ func readMem() memSample {
 	return memSample{heapObjects: v(0), heapUnused: v(1), total: v(2), released: v(3)}
 }
 
-// usedMemory is used_memory: the bytes of live and not yet collected heap
-// objects, the Go counterpart of what Redis's allocator reports.
-func usedMemory() uint64 { return readMem().heapObjects }
-
 func ratio(a, b uint64) string {
 	if b == 0 {
 		return "0.00"
@@ -199,7 +195,7 @@ func ratio(a, b uint64) string {
 func infoMemory(x *call) [][2]string {
 	s := x.s
 	m := readMem()
-	used := m.heapObjects
+	used := s.usedMemory()
 	peak := s.ops.notePeak(used)
 	rss := m.total - m.released // what the process holds from the OS
 	active := m.heapObjects + m.heapUnused
@@ -336,6 +332,7 @@ func infoStats(x *call) [][2]string {
 	o := &s.ops
 	ks := s.ks.Stats()
 	c := &o.counters
+	overTotal, overCur := s.evictExceeded()
 	kbps := func(v int64) string { return fmt.Sprintf("%.2f", float64(v)/1024) }
 	return [][2]string{
 		{"total_connections_received", itoa(s.stats.connections.Load())},
@@ -357,10 +354,10 @@ func infoStats(x *call) [][2]string {
 		{"expired_stale_perc", "0.00"},
 		{"expired_time_cap_reached_count", "0"},
 		{"expire_cycle_cpu_milliseconds", "0"},
-		{"evicted_keys", "0"},
+		{"evicted_keys", itoa(ks.Evicted - c.ksEvicted)},
 		{"evicted_clients", "0"},
-		{"total_eviction_exceeded_time", "0"},
-		{"current_eviction_exceeded_time", "0"},
+		{"total_eviction_exceeded_time", itoa(overTotal)},
+		{"current_eviction_exceeded_time", itoa(overCur)},
 		{"keyspace_hits", itoa(ks.Hits - c.ksHits)},
 		{"keyspace_misses", itoa(ks.Misses - c.ksMisses)},
 		{"pubsub_channels", strconv.Itoa(len(s.pubsub.channels))},
@@ -537,7 +534,7 @@ func (s *Server) sampleLoop() {
 			o.inst[instOps].sample(o.processed.Load(), d)
 			o.inst[instIn].sample(o.NetIn.Load(), d)
 			o.inst[instOut].sample(o.NetOut.Load(), d)
-			o.notePeak(usedMemory())
+			o.notePeak(s.usedMemory())
 		}
 	}
 }

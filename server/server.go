@@ -162,12 +162,16 @@ type Server struct {
 	monitors   []*client // MONITOR clients; owner goroutine only
 	pubsub     pubsubState
 	maxMemory  uint64 // maxmemory in bytes, 0: none (oom.go); owner goroutine
-	blocking   blockingState
-	clients    clientList
-	nextID     atomic.Int64
-	net        edge.Edge // the goroutine edge: Closing, Inflight, the I/O counters
-	stats      stats
-	ops        opsState // INFO's counters, the slow log, settings (stats.go)
+	// oom is the last performEvictions's failure, evictLater that it ran
+	// out of time; evictTenacity is maxmemory-eviction-tenacity (oom.go).
+	oom, evictLater bool
+	evictTenacity   int64
+	blocking        blockingState
+	clients         clientList
+	nextID          atomic.Int64
+	net             edge.Edge // the goroutine edge: Closing, Inflight, the I/O counters
+	stats           stats
+	ops             opsState // INFO's counters, the slow log, settings (stats.go)
 
 	notify notifyState // keyspace notifications (notify.go)
 	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
@@ -289,6 +293,7 @@ type dueWork struct{ s *Server }
 
 func (d dueWork) Tick(now int64) (more bool) {
 	d.s.blocking.Fire(now)
+	d.s.evictDue()
 	more = d.s.ks.Tick(now)
 	// Active expiry may have deleted a stream that XREADGROUPs wait on:
 	// they hear of it now, not at the next command.

@@ -143,6 +143,7 @@ func diffGroups() []caseGroup {
 		{"notify", notifyCases},
 		{"blocking", blockingCases},
 		{"maxmemory", oomCases},
+		{"eviction", evictCases},
 		{"slowlog", slowlogCases},
 		{"info", infoCases},
 		{"config params", configCases},
