@@ -75,6 +75,8 @@ type Keyspace struct {
 
 	// notifier reports keyspace events (notify.go).
 	notifier notifier
+	// modified, when set, hears of every key a change touches (watch.go).
+	modified func(key []byte)
 }
 
 // New returns an empty keyspace.

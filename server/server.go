@@ -169,8 +169,9 @@ type Server struct {
 	stats      stats
 	ops        opsState // INFO's counters, the slow log, settings (stats.go)
 
-	notify notifyState // keyspace notifications (notify.go)
-	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
+	notify notifyState   // keyspace notifications (notify.go)
+	track  trackingState // client-side caching (tracking.go)
+	loop   *edge.Loop    // the epoll edge; nil on the goroutine edge
 
 	embed embedState // what the embedding API set (embed_types.go)
 
@@ -290,6 +291,7 @@ type dueWork struct{ s *Server }
 func (d dueWork) Tick(now int64) (more bool) {
 	d.s.blocking.Fire(now)
 	more = d.s.ks.Tick(now)
+	d.s.trackingTick()
 	// Active expiry may have deleted a stream that XREADGROUPs wait on:
 	// they hear of it now, not at the next command.
 	d.s.serveReady()
