@@ -199,8 +199,8 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 			s.afterCommand(x, cmd, args, began, err, nil)
 		}
 	}()
-	if len(s.track.order) > 0 {
-		s.track.by = x.writer() // BCAST's NOLOOP: who made the changes
+	if s.track.clients > 0 {
+		s.trackingRun(x, cmd, args)
 	}
 	err := cmd.run(x, args)
 	if cmd.flags&fReadOnly != 0 && s.track.clients > 0 {

@@ -80,6 +80,10 @@ type trackingState struct {
 	cur    *client
 	inCall bool
 	by     int64
+	// outerCmd and outerArgs are the command a client runs (not one a
+	// script runs for it): a script's reads track its declared keys.
+	outerCmd  *command
+	outerArgs [][]byte
 	// pending are the invalidations for cur, sent after its command's
 	// reply (trackingHandlePendingKeyInvalidations); a nil entry is a
 	// flush's null.
@@ -499,16 +503,26 @@ func bcastReply(b []byte, by map[string]int64, keys []string, id int64) []byte {
 
 // trackedRead is called after every command whose flags say read-only
 // (call()'s trackingRememberKeys): the caller's keys are remembered if it
-// tracks in default mode. Scripts' read-only forms are left out (the reads
-// inside them count), as Redis leaves them out.
+// tracks in default mode. Scripts' read-only forms are left out; a read
+// inside a script counts instead, for the keys the script declared.
 func (s *Server) trackedRead(x *call, cmd *command, args [][]byte) {
 	c := x.c
 	if c == nil || x.offOwner || c.track.flags&(trackOn|trackBcast) != trackOn {
 		return
 	}
-	switch cmd.name {
-	case "eval_ro", "evalsha_ro", "fcall_ro":
-		return
+	if x.script != nil {
+		// A read inside a script remembers the keys the script declared
+		// (Redis remembers the caller's command's keys, and the caller's
+		// command is the EVAL or FCALL).
+		cmd, args = s.track.outerCmd, s.track.outerArgs
+		if cmd == nil {
+			return
+		}
+	} else {
+		switch cmd.name {
+		case "eval_ro", "evalsha_ro", "fcall_ro":
+			return
+		}
 	}
 	s.trackRemember(c, cmd, args)
 }
@@ -530,6 +544,7 @@ func (s *Server) trackingAfter(c *client) {
 	t := &s.track
 	t.inCall = false
 	t.by = 0
+	t.outerCmd, t.outerArgs = nil, nil
 	if len(t.pending) > 0 {
 		s.trackPending()
 	}
@@ -758,15 +773,13 @@ func cmdClientTrackingInfo(x *call, args [][]byte) error {
 	return nil
 }
 
-// trackingTick is what tracking does when the owner is idle (serverCron
-// and beforeSleep): the table's limit after a CONFIG SET, and BCAST's
-// messages for what expiry changed.
+// trackingTick is beforeSleep's part: BCAST's messages for what the batch
+// or an expiry round changed. (serverCron's check of the table's limit,
+// which Redis also makes while idle, waits here for the next command.)
 func (s *Server) trackingTick() {
-	if s.track.clients == 0 {
-		return
+	if s.track.clients > 0 {
+		s.trackBroadcast()
 	}
-	s.trackLimit()
-	s.trackBroadcast()
 }
 
 // flushing is a FLUSHDB or FLUSHALL that, once done, tells the tracking
@@ -778,5 +791,16 @@ func flushing(run func(k *keyspace.Keyspace, c *keyspace.Ctx, args [][]byte) err
 			x.s.trackFlushed()
 		}
 		return err
+	}
+}
+
+// trackingRun is told of every command about to run while a client
+// tracks: who makes its changes (BCAST's NOLOOP), and, for a client's own
+// command, what a script it runs has declared.
+func (s *Server) trackingRun(x *call, cmd *command, args [][]byte) {
+	t := &s.track
+	t.by = x.writer()
+	if x.script == nil {
+		t.outerCmd, t.outerArgs = cmd, args
 	}
 }

@@ -79,6 +79,9 @@ type step struct {
 	scan    []string      // non-nil: a full SCAN iteration with these options
 	pause   time.Duration // non-zero: sleep, send nothing
 	park    bool          // a blocking command: wait until the server has it parked
+	// ids: an argument "@N" stands for connection N's client id on each
+	// server (CLIENT TRACKING REDIRECT), asked when the connection opens.
+	ids bool
 }
 
 // cmd is a command given as its exact arguments, sent as multibulk.
@@ -102,6 +105,9 @@ func scanAll(opts ...string) step {
 
 // pause sleeps; for the few cases that must let a key expire.
 func pause(d time.Duration) step { return step{label: "sleep " + d.String(), pause: d} }
+
+// withIDs is cmd whose "@N" arguments are connection N's client id.
+func withIDs(args ...string) step { s := cmd(args...); s.ids = true; return s }
 
 // on sends the step on connection i of the case.
 func (s step) on(i int) step { s.conn = i; return s }
@@ -139,6 +145,7 @@ func diffGroups() []caseGroup {
 		{"keytypes", keyTypeCases},
 		{"config", configEncodingCases},
 		{"pubsub", pubsubCases},
+		{"tracking", trackingCases},
 		{"pipeline", pipelineCases},
 		{"notify", notifyCases},
 		{"blocking", blockingCases},
@@ -346,6 +353,8 @@ func (p *pair) run(t *testing.T, dc diffCase) {
 		mustOK(t, &p.ends[i], "SCRIPT", "FLUSH")
 	}
 	conns := map[int][2]*redistest.Conn{}
+	ids := map[int][2]string{}
+	needIDs := slices.ContainsFunc(dc.steps, func(st step) bool { return st.ids })
 	conn := func(i int) [2]*redistest.Conn {
 		if cs, ok := conns[i]; ok {
 			return cs
@@ -357,6 +366,17 @@ func (p *pair) run(t *testing.T, dc diffCase) {
 				cs[j].Timeout = slowTimeout
 			}
 		}
+		if needIDs {
+			var id [2]string
+			for j := range cs {
+				b, err := cs[j].Do("CLIENT", "ID")
+				if err != nil || len(b) < 4 || b[0] != ':' {
+					t.Fatalf("%s: CLIENT ID = %q, %v", p.ends[j].name, b, err)
+				}
+				id[j] = string(b[1 : len(b)-2])
+			}
+			ids[i] = id
+		}
 		conns[i] = cs
 		return cs
 	}
@@ -367,7 +387,25 @@ func (p *pair) run(t *testing.T, dc diffCase) {
 		}
 		cs := conn(st.conn)
 		var got [2]outcome
+		if st.ids {
+			// Every connection the step names opens first, in order.
+			for _, a := range st.args {
+				if n, err := strconv.Atoi(strings.TrimPrefix(a, "@")); err == nil && strings.HasPrefix(a, "@") {
+					conn(n)
+				}
+			}
+		}
 		for j := range p.ends {
+			st := st
+			if st.ids {
+				args := slices.Clone(st.args)
+				for k, a := range args {
+					if n, err := strconv.Atoi(strings.TrimPrefix(a, "@")); err == nil && strings.HasPrefix(a, "@") {
+						args[k] = ids[n][j]
+					}
+				}
+				st.send = redistest.Encode(args...)
+			}
 			before := 0
 			if st.park {
 				before = blockedClients(t, &p.ends[j])
