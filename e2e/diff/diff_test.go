@@ -65,7 +65,28 @@ type readMode int
 const (
 	readReplies readMode = iota // step.replies complete replies
 	readEOF                     // everything until the server closes the connection
+	// readAmidPushes reads step.replies replies and the invalidation
+	// messages among them (RESP3 pushes, RESP2 __redis__:invalidate
+	// messages), all compared in their order.
+	readAmidPushes
+	// readPushes sends CLIENT ID and reads the messages the connection was
+	// sent before its reply, which is left out (ids differ): whatever the
+	// server had queued for it by then.
+	readPushes
 )
+
+// isPush reports whether a frame is a message rather than a reply.
+func isPush(b []byte) bool {
+	return len(b) > 0 && b[0] == '>' || bytes.HasPrefix(b, []byte("*3\r\n$7\r\nmessage\r\n"))
+}
+
+// drain reads the messages waiting on connection i (readPushes).
+func drain(i int) step {
+	return step{conn: i, label: "drain messages", send: redistest.Encode("CLIENT", "ID"), mode: readPushes}
+}
+
+// amidPushes reads the step's replies and the messages among them.
+func (s step) amidPushes() step { s.mode = readAmidPushes; return s }
 
 // step is one request and what it reads back.
 type step struct {
@@ -455,6 +476,9 @@ func exchange(c *redistest.Conn, st step) outcome {
 		}
 		return outcome{reply: b}
 	}
+	if st.mode == readPushes || st.mode == readAmidPushes {
+		return readMessages(c, st)
+	}
 	var out []byte
 	for range st.replies {
 		b, err := c.ReadReply()
@@ -467,6 +491,30 @@ func exchange(c *redistest.Conn, st step) outcome {
 		return outcome{reply: out, err: fmt.Sprintf("unexpected extra bytes %q", extra)}
 	}
 	return outcome{reply: out}
+}
+
+// readMessages reads for the modes readPushes and readAmidPushes.
+func readMessages(c *redistest.Conn, st step) outcome {
+	var out []byte
+	for n := 0; ; {
+		if st.mode == readAmidPushes && n == st.replies {
+			return outcome{reply: out}
+		}
+		b, err := c.ReadReply()
+		if err != nil {
+			return outcome{reply: out, err: readErr(err)}
+		}
+		if !isPush(b) {
+			n++
+			if st.mode == readPushes {
+				if b[0] != ':' && b[0] != '-' {
+					return outcome{reply: out, err: fmt.Sprintf("CLIENT ID answered %q", b)}
+				}
+				return outcome{reply: out}
+			}
+		}
+		out = append(out, b...)
+	}
 }
 
 // readErr describes a failed read without addresses or timings, so that
