@@ -199,11 +199,14 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 			s.afterCommand(x, cmd, args, began, err, nil)
 		}
 	}()
-	if s.track.clients > 0 {
+	// Tracking is the owner's: a command run beside a busy script
+	// (offOwner) touches no key.
+	tracking := !x.offOwner && s.track.clients > 0
+	if tracking {
 		s.trackingRun(x, cmd, args)
 	}
 	err := cmd.run(x, args)
-	if cmd.flags&fReadOnly != 0 && s.track.clients > 0 {
+	if tracking && cmd.flags&fReadOnly != 0 {
 		s.trackedRead(x, cmd, args)
 	}
 	if err != nil {

@@ -507,7 +507,7 @@ func bcastReply(b []byte, by map[string]int64, keys []string, id int64) []byte {
 // inside a script counts instead, for the keys the script declared.
 func (s *Server) trackedRead(x *call, cmd *command, args [][]byte) {
 	c := x.c
-	if c == nil || x.offOwner || c.track.flags&(trackOn|trackBcast) != trackOn {
+	if c == nil || c.track.flags&(trackOn|trackBcast) != trackOn {
 		return
 	}
 	if x.script != nil {
