@@ -376,7 +376,7 @@ func infoStats(x *call) [][2]string {
 		{"active_defrag_key_misses", "0"},
 		{"total_active_defrag_time", "0"},
 		{"current_active_defrag_time", "0"},
-		{"tracking_total_keys", strconv.Itoa(len(s.track.table))},
+		{"tracking_total_keys", strconv.Itoa(s.track.table.len())},
 		{"tracking_total_items", strconv.Itoa(s.track.items)},
 		{"tracking_total_prefixes", strconv.Itoa(len(s.track.prefixes))},
 		{"unexpected_error_replies", "0"},

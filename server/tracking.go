@@ -2,6 +2,7 @@ package server
 
 import (
 	"math/bits"
+	"math/rand/v2"
 	"slices"
 	"sort"
 	"strconv"
@@ -61,12 +62,9 @@ func (t *clientTracking) on() bool { return t.flags&trackOn != 0 }
 // trackingState is the server's side. Owner goroutine only.
 type trackingState struct {
 	clients int // tracking_clients
-	// table is the tracking table: for each key, the ids of the clients
-	// that may cache it, ordered as Redis's radix tree of ids orders them
-	// (their bytes in memory, little-endian), so that a client that
-	// several others redirect to hears of them in Redis's order.
-	table map[string][]int64
-	items int // tracking_total_items: the ids in table
+	table trackTable
+	items int     // tracking_total_items: the ids in table
+	idBuf []int64 // take's buffer for a key of one id
 	// prefixes are the BCAST prefixes in use, each with its clients and
 	// the keys changed since the last broadcast; order is their sorted
 	// names (Redis walks them in a radix tree).
@@ -114,7 +112,7 @@ func leOrder(id int64) uint64 { return bits.ReverseBytes64(uint64(id)) }
 // entries as they change even after the last tracking client has gone).
 func (s *Server) trackingHook() {
 	t := &s.track
-	need := t.clients > 0 || len(t.table) > 0
+	need := t.clients > 0 || t.table.len() > 0
 	if need == t.hooked {
 		return
 	}
@@ -143,8 +141,7 @@ func (s *Server) enableTracking(c *client, redirect int64, options uint8, prefix
 	t.flags |= trackOn
 	t.flags &^= trackBrokenRedir | trackBcast | trackOptin | trackOptout | trackNoloop
 	t.redirect = redirect
-	if s.track.table == nil {
-		s.track.table = make(map[string][]int64)
+	if s.track.prefixes == nil {
 		s.track.prefixes = make(map[string]*bcastState)
 	}
 	if options&trackBcast != 0 {
@@ -247,17 +244,9 @@ func (s *Server) trackRemember(caller *client, cmd *command, args [][]byte) {
 	t := &s.track
 	id := caller.id
 	for _, k := range keys {
-		key := args[k.Pos]
-		ids, found := t.table[string(key)]
-		i := sort.Search(len(ids), func(i int) bool { return leOrder(ids[i]) >= leOrder(id) })
-		if i < len(ids) && ids[i] == id {
-			continue
+		if t.table.add(args[k.Pos], id) {
+			t.items++
 		}
-		if !found {
-			ids = make([]int64, 0, 1)
-		}
-		t.table[string(key)] = slices.Insert(ids, i, id)
-		t.items++
 	}
 	s.trackingHook()
 }
@@ -272,10 +261,14 @@ func (s *Server) invalidateKey(key []byte, bcast bool) {
 	if bcast && len(t.order) > 0 {
 		s.rememberBcast(key)
 	}
-	ids, ok := t.table[string(key)]
+	ids, ok := t.table.take(key, t.idBuf)
 	if !ok {
 		return
 	}
+	if len(ids) == 1 {
+		t.idBuf = ids[:0] // keys of one client cost no allocation
+	}
+	t.items -= len(ids)
 	for _, id := range ids {
 		target := s.clientByID(id)
 		if target == nil || target.track.flags&trackOn == 0 || target.track.flags&trackBcast != 0 {
@@ -291,8 +284,6 @@ func (s *Server) invalidateKey(key []byte, bcast bool) {
 		}
 		s.sendTracking(target, key, nil)
 	}
-	t.items -= len(ids)
-	delete(t.table, string(key))
 	s.trackingHook()
 }
 
@@ -353,10 +344,8 @@ func (s *Server) trackFlushed() {
 			}
 		}
 	}
-	if t.table != nil {
-		clear(t.table)
-		t.items = 0
-	}
+	t.table.clear()
+	t.items = 0
 	s.trackingHook()
 }
 
@@ -424,18 +413,17 @@ func (s *Server) pushTracking(c *client, b []byte) {
 func (s *Server) trackLimit() {
 	t := &s.track
 	maxKeys, _ := strconv.ParseInt(s.param("tracking-table-max-keys"), 10, 64)
-	if maxKeys <= 0 || int64(len(t.table)) <= maxKeys {
+	if maxKeys <= 0 || int64(t.table.len()) <= maxKeys {
 		t.overLimit = 0
 		return
 	}
-	effort := 100 * (t.overLimit + 1)
-	for key := range t.table { // Go's map order: random, as Redis's walk
-		if effort == 0 {
+	for effort := 100 * (t.overLimit + 1); effort > 0; effort-- {
+		key, ok := t.table.any() // at random, as Redis's random walk
+		if !ok {
 			break
 		}
-		effort--
 		s.invalidateKey([]byte(key), false)
-		if int64(len(t.table)) <= maxKeys {
+		if int64(t.table.len()) <= maxKeys {
 			t.overLimit = 0
 			return
 		}
@@ -803,4 +791,81 @@ func (s *Server) trackingRun(x *call, cmd *command, args [][]byte) {
 	if x.script == nil {
 		t.outerCmd, t.outerArgs = cmd, args
 	}
+}
+
+// trackTable is the tracking table: key -> the ids of the clients that may
+// cache it. Most keys are cached by one client, so those are one map entry
+// of one id (about 40 bytes less per key than a slice each); a key read
+// by several moves to more, its ids ordered as Redis's radix tree of ids
+// orders them (their bytes in memory, little-endian), so that a client
+// that several others redirect to hears of them in Redis's order.
+type trackTable struct {
+	one  map[string]int64
+	more map[string][]int64
+}
+
+func (tt *trackTable) len() int { return len(tt.one) + len(tt.more) }
+
+// add records that client id may cache key, and reports whether it is
+// new.
+func (tt *trackTable) add(key []byte, id int64) bool {
+	if tt.one == nil {
+		tt.one = make(map[string]int64)
+		tt.more = make(map[string][]int64)
+	}
+	if ids, ok := tt.more[string(key)]; ok {
+		i := sort.Search(len(ids), func(i int) bool { return leOrder(ids[i]) >= leOrder(id) })
+		if i < len(ids) && ids[i] == id {
+			return false
+		}
+		tt.more[string(key)] = slices.Insert(ids, i, id)
+		return true
+	}
+	first, ok := tt.one[string(key)]
+	switch {
+	case !ok:
+		tt.one[string(key)] = id
+	case first == id:
+		return false
+	default:
+		delete(tt.one, string(key))
+		ids := []int64{first, id}
+		if leOrder(id) < leOrder(first) {
+			ids[0], ids[1] = id, first
+		}
+		tt.more[string(key)] = ids
+	}
+	return true
+}
+
+// take removes key and returns its ids (buf may hold them).
+func (tt *trackTable) take(key []byte, buf []int64) ([]int64, bool) {
+	if id, ok := tt.one[string(key)]; ok {
+		delete(tt.one, string(key))
+		return append(buf[:0], id), true
+	}
+	if ids, ok := tt.more[string(key)]; ok {
+		delete(tt.more, string(key))
+		return ids, true
+	}
+	return nil, false
+}
+
+// any returns a key of the table, chosen as Go's map order does (at
+// random), for the table's limit.
+func (tt *trackTable) any() (string, bool) {
+	if len(tt.more) > 0 && (len(tt.one) == 0 || rand.IntN(tt.len()) < len(tt.more)) {
+		for k := range tt.more {
+			return k, true
+		}
+	}
+	for k := range tt.one {
+		return k, true
+	}
+	return "", false
+}
+
+func (tt *trackTable) clear() {
+	clear(tt.one)
+	clear(tt.more)
 }
