@@ -62,9 +62,9 @@ func (t *clientTracking) on() bool { return t.flags&trackOn != 0 }
 // trackingState is the server's side. Owner goroutine only.
 type trackingState struct {
 	clients int // tracking_clients
-	table trackTable
-	items int     // tracking_total_items: the ids in table
-	idBuf []int64 // take's buffer for a key of one id
+	table   trackTable
+	items   int     // tracking_total_items: the ids in table
+	idBuf   []int64 // take's buffer for a key of one id
 	// prefixes are the BCAST prefixes in use, each with its clients and
 	// the keys changed since the last broadcast; order is their sorted
 	// names (Redis walks them in a radix tree).
