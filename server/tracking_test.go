@@ -1,11 +1,13 @@
 package server
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/minilock/minilock/expiry"
 	"github.com/minilock/minilock/internal/redistest"
 )
 
@@ -126,5 +128,39 @@ func TestTrackingTableLimitIsKept(t *testing.T) {
 	info := trackingInfo(t, c)
 	if info["tracking_total_keys"] != 10 || info["tracking_total_items"] != 10 {
 		t.Fatalf("after the limit: %v", info)
+	}
+}
+
+// TestTrackingExpiryOnRead: a tracked key found past its deadline when a
+// read comes is invalidated like any change, for every client that tracks
+// it, and the reader tracks it again. (The owner runs what fell due before
+// the read, so the expiry is an active one here and its message comes
+// before the read's reply; a lazy one, found by the read itself, is the
+// same hook and comes after it, as in Redis.)
+func TestTrackingExpiryOnRead(t *testing.T) {
+	clock := expiry.NewManual(time.Now())
+	s := RunT(t, Config{Clock: clock})
+	c := redistest.Dial(t, s.Addr())
+	c.MustDo("HELLO", "3")
+	c.MustDo("CLIENT", "TRACKING", "on")
+	other := redistest.Dial(t, s.Addr())
+	other.MustDo("HELLO", "3")
+	other.MustDo("CLIENT", "TRACKING", "on")
+	c.MustDo("SET", "k", "v", "PX", "100000")
+	c.MustDo("GET", "k")
+	other.MustDo("GET", "k")
+	clock.FastForward(200 * time.Second) // not the server's: nothing runs now
+	c.MustSend(redistest.Encode("GET", "k"))
+	push := ">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\nk\r\n"
+	got := []string{c.MustReply(), c.MustReply()}
+	slices.Sort(got)
+	if got[0] != push || got[1] != "_\r\n" {
+		t.Fatalf("reader: %q, want the invalidation and a null reply", got)
+	}
+	if got := other.MustReply(); got != push {
+		t.Fatalf("other client: %q, want %q", got, push)
+	}
+	if got := trackingInfo(t, c); got["tracking_total_keys"] != 1 || got["tracking_total_items"] != 1 {
+		t.Fatalf("the reader tracks k again: %v", got)
 	}
 }
