@@ -291,6 +291,7 @@ type dueWork struct{ s *Server }
 func (d dueWork) Tick(now int64) (more bool) {
 	d.s.blocking.Fire(now)
 	more = d.s.ks.Tick(now)
+	d.s.trackingCron(now)
 	d.s.trackingTick()
 	// Active expiry may have deleted a stream that XREADGROUPs wait on:
 	// they hear of it now, not at the next command.
@@ -301,6 +302,9 @@ func (d dueWork) Tick(now int64) (more bool) {
 func (d dueWork) Next() (int64, bool) {
 	next, ok := d.s.ks.NextExpiry()
 	if t, tok := d.s.blocking.Next(); tok && (!ok || t < next) {
+		next, ok = t, true
+	}
+	if t, tok := d.s.trackingDue(); tok && (!ok || t < next) {
 		next, ok = t, true
 	}
 	return next, ok

@@ -90,7 +90,10 @@ type trackingState struct {
 	// tracking-table-max-keys after an eviction round (the effort grows
 	// with it, as trackingLimitUsedSlots's timeout_counter).
 	overLimit int
-	scratch   []byte
+	// cronAt is when the owner next checks the table's limit while idle
+	// (serverCron, 10 times a second, while a client tracks).
+	cronAt  int64
+	scratch []byte
 	hooked    bool // the keyspace's modified hook is set
 }
 
@@ -762,12 +765,31 @@ func cmdClientTrackingInfo(x *call, args [][]byte) error {
 }
 
 // trackingTick is beforeSleep's part: BCAST's messages for what the batch
-// or an expiry round changed. (serverCron's check of the table's limit,
-// which Redis also makes while idle, waits here for the next command.)
+// or an expiry round changed.
 func (s *Server) trackingTick() {
 	if s.track.clients > 0 {
 		s.trackBroadcast()
 	}
+}
+
+// trackingCronPeriod is how often serverCron checks the table's limit
+// (hz 10), so that a CONFIG SET lowering it applies while no command comes.
+const trackingCronPeriod = 100
+
+// trackingCron is serverCron's part, when the owner's clock says: the
+// table's limit.
+func (s *Server) trackingCron(now int64) {
+	t := &s.track
+	if t.clients == 0 || now < t.cronAt {
+		return
+	}
+	t.cronAt = now + trackingCronPeriod
+	s.trackLimit()
+}
+
+// trackingDue is when trackingCron is next due, while a client tracks.
+func (s *Server) trackingDue() (int64, bool) {
+	return s.track.cronAt, s.track.clients > 0
 }
 
 // flushing is a FLUSHDB or FLUSHALL that, once done, tells the tracking

@@ -45,6 +45,16 @@ var (
 		return wrap(strings.Join(out, "\n")), true
 	}}
 
+	evictedAnyPattern = regexp.MustCompile(`>2\r\n\$10\r\ninvalidate\r\n\*1\r\n\$1\r\n[abc]\r\n`)
+
+	// evictedAnyKey masks which of a, b or c the table's limit dropped.
+	evictedAnyKey = &normalizer{"evicted key a, b or c", func(b []byte) ([]byte, bool) {
+		if !evictedAnyPattern.Match(b) {
+			return nil, false
+		}
+		return evictedAnyPattern.ReplaceAll(b, []byte(">2\r\n$10\r\ninvalidate\r\n*1\r\n$1\r\n<key>\r\n")), true
+	}}
+
 	evictedKeyPattern = regexp.MustCompile(`>2\r\n\$10\r\ninvalidate\r\n\*1\r\n\$1\r\n[ab]\r\n`)
 
 	// evictedKey masks which of the keys a or b the table's limit dropped:
@@ -238,6 +248,10 @@ var trackingCases = []diffCase{
 	tc("table limit",
 		h3(0), c("CLIENT TRACKING on"), c("CONFIG SET tracking-table-max-keys 1").on(1),
 		raw("GET a\r\nGET b\r\nCLIENT TRACKING off\r\n").expect(4).with(evictedKey), c("INFO stats").with(trackingInfo),
+		c("CONFIG SET tracking-table-max-keys 1000000").on(1)),
+	tc("table limit while idle",
+		h3(0), c("CLIENT TRACKING on"), c("MGET a b c"), c("CONFIG SET tracking-table-max-keys 2").on(1),
+		pause(300), recv(0, 1).with(evictedAnyKey), c("INFO stats").with(trackingInfo),
 		c("CONFIG SET tracking-table-max-keys 1000000").on(1)),
 	tc("tracking flags in client info",
 		h3(0), c("CLIENT INFO").with(clientFields), c("CLIENT TRACKING on"), c("CLIENT INFO").with(clientFields),
