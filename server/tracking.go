@@ -94,7 +94,7 @@ type trackingState struct {
 	// (serverCron, 10 times a second, while a client tracks).
 	cronAt  int64
 	scratch []byte
-	hooked    bool // the keyspace's modified hook is set
+	hooked  bool // the keyspace's modified hook is set
 }
 
 // scriptWriter stands for the Lua client that Redis runs a script's
