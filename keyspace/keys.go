@@ -325,19 +325,21 @@ func (k *Keyspace) rename(c *Ctx, args [][]byte, nx bool) error {
 		}
 		return nil
 	}
-	if _, _, exists := k.find(c, args[2]); exists {
-		if nx {
-			c.W.Int(0)
-			return nil
-		}
-		k.del(c, args[2])
-		e, i, _ = k.find(c, args[1]) // the delete may have reused nothing, but look again
+	_, _, exists := k.find(c, args[2])
+	if exists && nx {
+		c.W.Int(0)
+		return nil
 	}
 	val, obj, at, meta := bytes.Clone(e.val()), e.obj, e.expireAt, e.meta()
 	if obj != nil {
 		val = nil
 	}
+	// The source goes first: a client tracking both keys hears of them in
+	// that order (Redis signals key, then newkey).
 	k.remove(c.DB, i)
+	if exists {
+		k.del(c, args[2])
+	}
 	k.addEntryMeta(c.DB, args[2], val, obj, at, meta)
 	k.notify(NotifyGeneric, "rename_from", args[1], c.DB)
 	k.notify(NotifyGeneric, "rename_to", args[2], c.DB)

@@ -76,6 +76,8 @@ type Keyspace struct {
 
 	// notifier reports keyspace events (notify.go).
 	notifier notifier
+	// modified, when set, hears of every key a change touches (watch.go).
+	modified func(key []byte)
 
 	ev evictState // maxmemory-policy and the eviction pool (evict.go)
 }

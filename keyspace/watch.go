@@ -1,5 +1,7 @@
 package keyspace
 
+import "unsafe"
+
 // Watch is one connection's WATCHed keys: optimistic locking for MULTI/EXEC.
 // Any write to a watched key, its deletion or its expiry makes the watch
 // dirty, and EXEC then aborts (multi.c). The zero Watch watches nothing.
@@ -95,14 +97,36 @@ func (k *Keyspace) WatchFailed(c *Ctx, w *Watch) bool {
 	return false
 }
 
+// touch is Redis's signalModifiedKey: key in database dbi has changed
+// (written, deleted, expired), so the watches on it are dirty and the
+// modified hook hears of it. Without watches or a hook it costs two tests.
 func (k *Keyspace) touch(dbi int, key []byte) {
 	if k.watches.active() {
-		k.touchString(dbi, string(key))
+		k.touchWatches(dbi, string(key))
+	}
+	if k.modified != nil {
+		k.modified(key)
 	}
 }
 
-// touchString marks every watch on key dirty (multi.c:touchWatchedKey).
+// touchString is touch for a key held as a string (an entry's own key
+// bytes, which outlive the entry).
 func (k *Keyspace) touchString(dbi int, key string) {
+	k.touchWatches(dbi, key)
+	if k.modified != nil {
+		k.modified(unsafe.Slice(unsafe.StringData(key), len(key)))
+	}
+}
+
+// SetModified sets the function told of every changed key, at the moment
+// Redis calls signalModifiedKey (client-side caching's invalidation hook),
+// or none (nil). key is valid only until fn returns; fn runs on the owner
+// goroutine, inside the command or expiry that made the change, and must
+// not change the keyspace. Owner goroutine only.
+func (k *Keyspace) SetModified(fn func(key []byte)) { k.modified = fn }
+
+// touchWatches marks every watch on key dirty (multi.c:touchWatchedKey).
+func (k *Keyspace) touchWatches(dbi int, key string) {
 	if !k.watches.active() {
 		return
 	}

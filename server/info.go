@@ -153,7 +153,7 @@ func infoClients(x *call) [][2]string {
 		{"client_recent_max_input_buffer", itoa(in)},
 		{"client_recent_max_output_buffer", itoa(out)},
 		{"blocked_clients", strconv.Itoa(s.blocking.parked)},
-		{"tracking_clients", "0"},
+		{"tracking_clients", strconv.Itoa(s.track.clients)},
 		{"clients_in_timeout_table", strconv.Itoa(len(s.blocking.timers))},
 	}
 }
@@ -373,9 +373,9 @@ func infoStats(x *call) [][2]string {
 		{"active_defrag_key_misses", "0"},
 		{"total_active_defrag_time", "0"},
 		{"current_active_defrag_time", "0"},
-		{"tracking_total_keys", "0"},
-		{"tracking_total_items", "0"},
-		{"tracking_total_prefixes", "0"},
+		{"tracking_total_keys", strconv.Itoa(s.track.table.len())},
+		{"tracking_total_items", strconv.Itoa(s.track.items)},
+		{"tracking_total_prefixes", strconv.Itoa(len(s.track.prefixes))},
 		{"unexpected_error_replies", "0"},
 		{"total_error_replies", itoa(c.totalErrors)},
 		{"dump_payload_sanitizations", "0"},

@@ -173,8 +173,9 @@ type Server struct {
 	stats           stats
 	ops             opsState // INFO's counters, the slow log, settings (stats.go)
 
-	notify notifyState // keyspace notifications (notify.go)
-	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
+	notify notifyState   // keyspace notifications (notify.go)
+	track  trackingState // client-side caching (tracking.go)
+	loop   *edge.Loop    // the epoll edge; nil on the goroutine edge
 
 	embed embedState // what the embedding API set (embed_types.go)
 
@@ -295,6 +296,8 @@ func (d dueWork) Tick(now int64) (more bool) {
 	d.s.blocking.Fire(now)
 	d.s.evictDue()
 	more = d.s.ks.Tick(now)
+	d.s.trackingCron(now)
+	d.s.trackingTick()
 	// Active expiry may have deleted a stream that XREADGROUPs wait on:
 	// they hear of it now, not at the next command.
 	d.s.serveReady()
@@ -304,6 +307,9 @@ func (d dueWork) Tick(now int64) (more bool) {
 func (d dueWork) Next() (int64, bool) {
 	next, ok := d.s.ks.NextExpiry()
 	if t, tok := d.s.blocking.Next(); tok && (!ok || t < next) {
+		next, ok = t, true
+	}
+	if t, tok := d.s.trackingDue(); tok && (!ok || t < next) {
 		next, ok = t, true
 	}
 	return next, ok
