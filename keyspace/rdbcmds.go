@@ -147,3 +147,43 @@ func CmdRestore(k *Keyspace, c *Ctx, args [][]byte) error {
 // FREQ come with eviction), so this is where they connect; RESTORE has
 // already parsed and checked both as Redis does.
 func (k *Keyspace) restoreAccessClock(db int, i uint32, idle, freq int64) {}
+
+// MigrateDump is MIGRATE's look at one key (lookupKeyRead, then
+// createDumpPayload): its DUMP payload and the TTL to restore it with
+// (ms; 0: none). ok is false when the key is missing.
+func (k *Keyspace) MigrateDump(c *Ctx, key []byte) (payload []byte, ttl int64, ok bool) {
+	e, _, ok := k.read(c, key)
+	if !ok {
+		return nil, 0, false
+	}
+	if e.expireAt != 0 {
+		ttl = max(e.expireAt-c.Now, 1)
+	}
+	v := Value{obj: e.obj}
+	if e.obj == nil {
+		v.str = e.val()
+	}
+	return DumpPayload(NewRDBWriter(k.enc, !k.rdbRaw), v), ttl, true
+}
+
+// MigrateDelete deletes key after the target acknowledged it, as MIGRATE
+// without COPY does (with its "del" event), unless the key changed while
+// the transfer ran: minilock keeps serving other clients meanwhile (Redis
+// blocks), and a value written since is newer than the copy sent, so it
+// stays. payload is what was sent. It reports whether it deleted.
+func (k *Keyspace) MigrateDelete(c *Ctx, key, payload []byte) bool {
+	e, i, ok := k.find(c, key)
+	if !ok {
+		return false
+	}
+	v := Value{obj: e.obj}
+	if e.obj == nil {
+		v.str = e.val()
+	}
+	if string(DumpPayload(NewRDBWriter(k.enc, !k.rdbRaw), v)) != string(payload) {
+		return false
+	}
+	k.remove(c.DB, i)
+	k.notify(NotifyGeneric, "del", key, c.DB)
+	return true
+}
