@@ -70,6 +70,7 @@ type RDBLoad struct {
 	Functions []byte
 	Keys      int // loaded
 	Expired   int // skipped: their deadline had passed
+	Empty     int // skipped: empty collections (Redis's empty_keys_skipped)
 }
 
 // LoadRDB loads an RDB file, of version 1 to 10 (rdbLoadRio as a master
@@ -178,6 +179,11 @@ func (k *Keyspace) LoadRDB(b []byte, now int64, checksum bool) (RDBLoad, error) 
 			return info, bad("key")
 		}
 		v, err := ReadRDBValue(r, t, k.enc)
+		if errors.Is(err, ErrEmptyRDB) {
+			info.Empty++
+			expireAt = 0
+			continue
+		}
 		if err != nil {
 			return info, fmt.Errorf("Bad data format: key %q of RDB type %d at offset %d", key, t, r.Pos)
 		}
