@@ -257,7 +257,8 @@ func TestRestorePayloads(t *testing.T) {
 		{"bad crc", payload(0, 1, 'a')[:12] + "x", errReply("DUMP payload version or checksum are wrong"), nil},
 		{"string", payload(cat([]byte{0}, str([]byte("hello")))...), ok, []string{"GET", bulk("hello")}},
 		{"int string", payload(0, 0xc0, 0xfe), ok, []string{"GET", bulk("-2")}},
-		{"truncated", payload(0, 5, 'a'), bad, nil},
+		{"truncated", payload(0, 30, 'a'), bad, nil},
+		{"into the footer", payload(0, 5, 'a'), ok, nil}, // Redis reads on into the footer's bytes
 		{"unknown type", payload(8, 0), bad, nil},
 		{"module", payload(7, 0), bad, nil},
 		{"hash listpack", payload(cat([]byte{16}, str(hashLP))...), ok, []string{"HGET", bulk("1")}},

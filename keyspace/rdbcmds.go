@@ -53,7 +53,9 @@ func LoadPayload(p []byte, enc Encodings) (Value, error) {
 	if _, ok := rdbfmt.Footer(p); !ok {
 		return Value{}, errDumpPayload
 	}
-	r := &rdbfmt.Reader{B: p[:len(p)-10]}
+	// Redis reads the value from the whole payload: a value may run into
+	// the footer's bytes and still load.
+	r := &rdbfmt.Reader{B: p}
 	t, ok := r.Byte()
 	if !ok || t > RDBTypeStreamListpacks2 || t == 8 {
 		return Value{}, errBadFormat

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/minilock/minilock/internal/rdbfmt"
 	"github.com/minilock/minilock/internal/redistest"
 	"github.com/minilock/minilock/resp"
 	"github.com/minilock/minilock/server"
@@ -399,3 +400,30 @@ func TestDiffRDBFile(t *testing.T) {
 		}
 	}
 }
+
+// dumpCases: DUMP, RESTORE and MIGRATE's replies and errors, byte for
+// byte (also through scripts and MULTI: "dump via").
+var dumpCases = func() []diffCase {
+	hello := string(rdbfmt.AppendFooter(rdbfmt.AppendString([]byte{0}, []byte("hello"))))
+	badBody := string(rdbfmt.AppendFooter([]byte{0, 5, 'a'}))
+	newer := string(rdbfmt.AppendFooter(rdbfmt.AppendString([]byte{0}, []byte("x"))))
+	newer = newer[:len(newer)-10] + "\x0b\x00" + newer[len(newer)-8:]
+	return []diffCase{
+		tc("dump each type", c("SET s hello"), c("SET n 42"), c("RPUSH l a 1 b"), c("SADD si 1 2 3"), c("SADD ss a"),
+			c("ZADD z 1 a 2.5 b"), c("HSET h f v"), c("XADD x 1-1 f v"), c("PFADD p a b"),
+			c("DUMP s"), c("DUMP n"), c("DUMP l"), c("DUMP si"), c("DUMP ss"), c("DUMP z"), c("DUMP h"), c("DUMP x"), c("DUMP p"),
+			c("DUMP nosuch"), c("DUMP"), c("DUMP a b")),
+		tc("restore", cmd("RESTORE", "k", "0", hello), c("GET k"), c("TTL k"), cmd("RESTORE", "k", "0", hello),
+			cmd("RESTORE", "k", "10000", hello, "REPLACE"), c("TTL k"), cmd("RESTORE", "k", "1", hello, "REPLACE", "ABSTTL"), c("EXISTS k"),
+			cmd("RESTORE", "k", "-1", hello), cmd("RESTORE", "k", "x", hello), cmd("RESTORE", "k", "0", "junk"),
+			cmd("RESTORE", "k", "0", badBody), cmd("RESTORE", "k", "0", newer), cmd("RESTORE", "k", "0", hello, "IDLETIME", "-1"),
+			cmd("RESTORE", "k", "0", hello, "IDLETIME", "10", "FREQ", "1"), cmd("RESTORE", "k", "0", hello, "FREQ", "256"),
+			cmd("RESTORE", "k", "0", hello, "FREQ", "5"), c("GET k"), cmd("RESTORE", "k2", "0", hello, "IDLETIME", "5", "IDLETIME", "6"),
+			cmd("RESTORE", "k3", "0", hello, "BOGUS"), cmd("RESTORE", "k3", "0", hello, "FREQ"), cmd("RESTORE-ASKING", "k4", "0", hello),
+			c("GET k4"), c("RESTORE k"), c("SET s v"), cmd("RESTORE", "s", "0", hello, "REPLACE"), c("GET s")),
+		tc("migrate errors", c("SET k v"), c("MIGRATE 127.0.0.1 1 nosuch 0 100"), c("MIGRATE 127.0.0.1 1 k 0 100 KEYS k"),
+			cmd("MIGRATE", "127.0.0.1", "1", "", "0", "100", "KEYS", "nosuch1", "nosuch2"), c("MIGRATE 127.0.0.1 1 k 0 x"),
+			c("MIGRATE 127.0.0.1 1 k x 100"), c("MIGRATE 127.0.0.1 1 k 0 100 AUTH"), c("MIGRATE 127.0.0.1 1 k 0 100 AUTH2 u"),
+			c("MIGRATE 127.0.0.1 1 k 0 100 BOGUS"), c("MIGRATE 127.0.0.1 1 k 0 100 COPY REPLACE"), c("GET k"), c("MIGRATE 127.0.0.1 1")),
+	}
+}()
