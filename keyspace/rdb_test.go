@@ -474,3 +474,24 @@ func FuzzReadRDBValue(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkLoadRDB loads a file of 100,000 lock-like keys (a string
+// value, a TTL) per op.
+func BenchmarkLoadRDB(b *testing.B) {
+	k := New(Config{})
+	now := k.Now()
+	for i := 0; i < 100_000; i++ {
+		key := []byte("lock:" + strconv.Itoa(i))
+		k.PutRDB(0, key, Value{str: []byte("owner-" + strconv.Itoa(i*7919))}, now+3_600_000)
+	}
+	file := k.AppendRDBFile(nil, &RDBFile{Compress: true, Checksum: true}, now)
+	b.SetBytes(int64(len(file)))
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		k2 := New(Config{})
+		if _, err := k2.LoadRDB(file, now, true); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
