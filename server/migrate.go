@@ -123,19 +123,19 @@ func cmdMigrate(x *call, args [][]byte) error {
 	}
 	p := &parked{name: "migrate"}
 	x.s.blocking.park(x, p)
-	dbi := x.DB
+	s, dbi := x.s, x.DB // x is the dispatcher's, reused once this returns
 	go func() {
 		m.exchange()
-		x.s.owner.Do(func() {
+		s.owner.Do(func() {
 			// The keys are dealt with even if the client has gone: the
 			// target has them.
 			var w resp.Writer
-			err := x.s.finishMigrate(dbi, m, &w)
+			err := s.finishMigrate(dbi, m, &w)
 			if p.done {
 				return
 			}
-			x.s.blocking.unpark(p)
-			x.s.blocking.wake(p, func(out *resp.Writer) {
+			s.blocking.unpark(p)
+			s.blocking.wake(p, func(out *resp.Writer) {
 				if err != nil {
 					out.Err(err)
 					return
