@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/minilock/minilock/internal/cmdspec"
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
@@ -280,4 +281,32 @@ func appendCommand(b []byte, args ...[]byte) []byte {
 		b = append(append(b, a...), '\r', '\n')
 	}
 	return b
+}
+
+// migrateKeys is db.c's migrateGetKeys: the key argument, or with KEYS
+// (and an empty key argument) the arguments after it, skipping the
+// options' own arguments on the way.
+func migrateKeys(argv [][]byte) []cmdspec.KeyRef {
+	first, n := 3, 1
+	for i := 6; i < len(argv); i++ {
+		if redisstr.Option(argv[i], "keys") {
+			if len(argv[3]) > 0 {
+				n = 0 // a syntax error, left to MIGRATE itself
+			} else {
+				first, n = i+1, len(argv)-i-1
+			}
+			break
+		}
+		switch {
+		case redisstr.Option(argv[i], "auth"):
+			i++
+		case redisstr.Option(argv[i], "auth2"):
+			i += 2
+		}
+	}
+	keys := make([]cmdspec.KeyRef, n)
+	for i := range keys {
+		keys[i] = cmdspec.KeyRef{Pos: first + i, Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyDelete}
+	}
+	return keys
 }

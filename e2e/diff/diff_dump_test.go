@@ -425,5 +425,16 @@ var dumpCases = func() []diffCase {
 			cmd("MIGRATE", "127.0.0.1", "1", "", "0", "100", "KEYS", "nosuch1", "nosuch2"), c("MIGRATE 127.0.0.1 1 k 0 x"),
 			c("MIGRATE 127.0.0.1 1 k x 100"), c("MIGRATE 127.0.0.1 1 k 0 100 AUTH"), c("MIGRATE 127.0.0.1 1 k 0 100 AUTH2 u"),
 			c("MIGRATE 127.0.0.1 1 k 0 100 BOGUS"), c("MIGRATE 127.0.0.1 1 k 0 100 COPY REPLACE"), c("GET k"), c("MIGRATE 127.0.0.1 1")),
+		tc("getkeys", c("COMMAND GETKEYS MIGRATE h 1 k 0 10"), cmd("COMMAND", "GETKEYS", "MIGRATE", "h", "1", "", "0", "10", "KEYS", "a", "b"),
+			cmd("COMMAND", "GETKEYS", "MIGRATE", "h", "1", "", "0", "10", "AUTH", "keys", "COPY", "AUTH2", "u", "keys", "KEYS", "a"),
+			c("COMMAND GETKEYS MIGRATE h 1 k 0 10 KEYS a"), cmd("COMMAND", "GETKEYS", "MIGRATE", "h", "1", "", "0", "10", "KEYS"),
+			c("COMMAND GETKEYSANDFLAGS RESTORE k 0 x"), c("COMMAND GETKEYSANDFLAGS DUMP k"), c("COMMAND GETKEYS RESTORE-ASKING k 0 x")),
 	}
 }()
+
+// dumpDirectCases are not run through scripts: a script turns a RESP3
+// set (key flags) into a Lua table, whose order is the Lua
+// implementation's.
+var dumpDirectCases = []diffCase{
+	tc("getkeysandflags", cmd("COMMAND", "GETKEYSANDFLAGS", "MIGRATE", "h", "1", "", "0", "10", "AUTH", "keys", "COPY", "AUTH2", "u", "keys", "KEYS", "a")),
+}

@@ -151,7 +151,7 @@ func diffGroups() []caseGroup {
 		{"object", objectCases},
 		{"command keys", commandKeysCases},
 		{"persistence", persistenceCases},
-		{"dump", dumpCases},
+		{"dump", append(dumpCases, dumpDirectCases...)},
 		{"memory stats", memoryStatsCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
