@@ -314,6 +314,33 @@ func TestRestorePayloads(t *testing.T) {
 	}
 }
 
+// A stream in RDB_TYPE_STREAM_LISTPACKS (Redis 6.x), without first ID,
+// tombstone or counters: they are derived as Redis derives them.
+func TestRestoreOldStream(t *testing.T) {
+	h := newRDBTest(t)
+	h.run("XADD", "s", "5-1", "a", "1")
+	h.run("XADD", "s", "6-0", "a", "2")
+	// Loading estimates the group's entries-read as Redis does: 1 here.
+	h.run("XGROUP", "CREATE", "s", "g", "5-1", "ENTRIESREAD", "1")
+	v, _, _ := h.k.ValueOf(0, []byte("s"), h.k.Now())
+	s := v.obj.v.(*streamValue)
+	var b []byte
+	b = append(b, RDBTypeStreamListpacks, 1)
+	b = append(b, str(streamIDBytes(nil, s.nodes[0].master))...)
+	b = append(b, str(nodeListpack(s.nodes[0]))...)
+	b = append(b, 2, 6, 0) // length, last ID
+	b = append(b, 1)       // one group
+	b = append(b, str([]byte("g"))...)
+	b = append(b, 5, 1, 0, 0) // its last ID, no PEL, no consumers
+	if got := h.run("RESTORE", "old", "0", payload(b...)); got != ok {
+		t.Fatalf("RESTORE = %q", got)
+	}
+	new := string(bulkOf(t, h.run("DUMP", "s")))
+	if got := string(bulkOf(t, h.run("DUMP", "old"))); got != new {
+		t.Errorf("the old stream dumps as\n %q\nwant %q", got, new)
+	}
+}
+
 // RESTORE's options, TTLs and events.
 func TestRestoreCommand(t *testing.T) {
 	h := newRDBTest(t)
