@@ -425,6 +425,8 @@ func TestRDBFileRoundTrip(t *testing.T) {
 	h := newRDBTest(t)
 	r := rdbRand(t)
 	keys := genKeys(h, r)
+	h.run("SET", "big", genElem(r, 3<<20)+strings.Repeat("z", 3<<20)) // the file spans chunks
+	keys = append(keys, "big")
 	h.db = 7
 	h.run("SET", "seven", "7")
 	f := &RDBFile{Aux: [][2]string{{"redis-ver", "7.0.15"}}, Compress: true, Checksum: true}
