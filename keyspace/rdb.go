@@ -83,9 +83,6 @@ type Value struct {
 	obj *object
 }
 
-// IsString reports whether v is a string.
-func (v Value) IsString() bool { return v.obj == nil }
-
 // Clone is a deep copy of v.
 func (v Value) Clone() Value {
 	if v.obj == nil {
@@ -95,17 +92,13 @@ func (v Value) Clone() Value {
 	return Value{obj: &object{kind: v.obj.kind, v: c, counted: c.size()}}
 }
 
-// RDBWriter encodes values; one per save or DUMP, on one goroutine.
-type RDBWriter struct {
-	enc rdbfmt.Encoder
-	// Encodings are the thresholds the values are judged by when their
-	// encoding is chosen (list-max-listpack-size for a list's nodes).
-	Encodings Encodings
-}
+// RDBWriter encodes values, on one goroutine at a time; it holds the LZF
+// compressor's 256 KiB table, so a save keeps one for all its strings.
+type RDBWriter struct{ enc rdbfmt.Encoder }
 
 // NewRDBWriter returns a writer; compress is rdbcompression.
-func NewRDBWriter(enc Encodings, compress bool) *RDBWriter {
-	w := &RDBWriter{Encodings: enc}
+func NewRDBWriter(compress bool) *RDBWriter {
+	w := &RDBWriter{}
 	w.enc.Plain = !compress
 	return w
 }

@@ -156,7 +156,7 @@ func TestRDBRoundTripGenerated(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: LoadPayload: %v", k, err)
 		}
-		again := DumpPayload(NewRDBWriter(h.k.Encodings(), true), v)
+		again := DumpPayload(NewRDBWriter(true), v)
 		if !bytes.Equal(again, p) && !unordered(p[0]) {
 			t.Errorf("%s: re-encoded payload differs\n got %.200q\nwant %.200q", k, again, p)
 		}
@@ -440,7 +440,7 @@ func TestRDBFileRoundTrip(t *testing.T) {
 	if info.Keys != len(keys)+1 || info.Aux["redis-ver"] != "7.0.15" {
 		t.Errorf("loaded %d keys (want %d), aux %v", info.Keys, len(keys)+1, info.Aux)
 	}
-	w := NewRDBWriter(h.k.Encodings(), true)
+	w := NewRDBWriter(true)
 	for _, key := range keys {
 		a, _, _ := h.k.ValueOf(0, []byte(key), h.k.Now())
 		b, _, ok := k2.ValueOf(0, []byte(key), k2.Now())
@@ -492,7 +492,7 @@ func FuzzReadRDBValue(f *testing.F) {
 			}
 			return
 		}
-		w := NewRDBWriter(enc, true)
+		w := NewRDBWriter(true)
 		b := AppendRDBValue(w, nil, v)
 		v2, err := ReadRDBValue(&rdbfmt.Reader{B: b[1:]}, b[0], enc)
 		if err != nil {

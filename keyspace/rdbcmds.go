@@ -25,6 +25,16 @@ func (k *Keyspace) SetRDBCompression(on bool) { k.rdbRaw = !on }
 // RDBCompression reports rdbcompression.
 func (k *Keyspace) RDBCompression() bool { return !k.rdbRaw }
 
+// dumpWriter is the writer DUMP and MIGRATE encode with, kept: a writer
+// per DUMP would make a compressor table per DUMP.
+func (k *Keyspace) dumpWriter() *RDBWriter {
+	if k.dumper == nil {
+		k.dumper = NewRDBWriter(true)
+	}
+	k.dumper.enc.Plain = k.rdbRaw
+	return k.dumper
+}
+
 // DumpPayload is createDumpPayload: v's type and encoding, the RDB
 // version and the CRC64 of all that.
 func DumpPayload(w *RDBWriter, v Value) []byte {
@@ -42,7 +52,7 @@ func CmdDump(k *Keyspace, c *Ctx, args [][]byte) error {
 	if e.obj == nil {
 		v.str = e.val()
 	}
-	c.W.Bulk(DumpPayload(NewRDBWriter(k.enc, !k.rdbRaw), v))
+	c.W.Bulk(DumpPayload(k.dumpWriter(), v))
 	return nil
 }
 
@@ -165,7 +175,7 @@ func (k *Keyspace) MigrateDump(c *Ctx, key []byte) (payload []byte, ttl int64, o
 	if e.obj == nil {
 		v.str = e.val()
 	}
-	return DumpPayload(NewRDBWriter(k.enc, !k.rdbRaw), v), ttl, true
+	return DumpPayload(k.dumpWriter(), v), ttl, true
 }
 
 // MigrateDelete deletes key after the target acknowledged it, as MIGRATE
@@ -182,7 +192,7 @@ func (k *Keyspace) MigrateDelete(c *Ctx, key, payload []byte) bool {
 	if e.obj == nil {
 		v.str = e.val()
 	}
-	if string(DumpPayload(NewRDBWriter(k.enc, !k.rdbRaw), v)) != string(payload) {
+	if string(DumpPayload(k.dumpWriter(), v)) != string(payload) {
 		return false
 	}
 	k.remove(c.DB, i)

@@ -40,7 +40,7 @@ func (k *Keyspace) AppendRDBFile(b []byte, f *RDBFile, now int64) []byte {
 // holds one chunk of the file in memory, not all of it.
 func (k *Keyspace) WriteRDBFile(w io.Writer, f *RDBFile, now int64) error {
 	const chunk = 1 << 20
-	enc := NewRDBWriter(k.enc, f.Compress)
+	enc := NewRDBWriter(f.Compress)
 	b := make([]byte, 0, chunk+chunk/4)
 	crc := uint64(0)
 	var err error
