@@ -524,3 +524,24 @@ func BenchmarkLoadRDB(b *testing.B) {
 		}
 	}
 }
+
+// FuzzLoadRDB feeds the file loader corrupt files: an error, never a
+// panic.
+func FuzzLoadRDB(f *testing.F) {
+	h := newRDBTest(&testing.T{})
+	h.run("SET", "s", "v", "PX", "100000")
+	h.run("RPUSH", "l", "a", "1")
+	h.run("HSET", "h", "f", "v")
+	h.db = 3
+	h.run("SADD", "x", "1", "2")
+	f.Add(h.k.AppendRDBFile(nil, &RDBFile{Aux: [][2]string{{"redis-ver", "7.0.15"}}, Functions: []byte{RDBOpFunction2, 1, 'x'}, Compress: true}, h.k.Now()))
+	for _, name := range []string{"encodings.rdb", "hash-zipmap.rdb", "zset-ziplist.rdb"} {
+		if b, err := os.ReadFile(filepath.Join("testdata", "rdb", name)); err == nil {
+			f.Add(b)
+		}
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		k := New(Config{})
+		k.LoadRDB(b, 0, false)
+	})
+}
