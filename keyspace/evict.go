@@ -196,34 +196,29 @@ func (k *Keyspace) objectLookup(c *Ctx, key []byte) (*entry, bool) {
 	return e, ok
 }
 
-// SetIdle sets key's idle time to seconds, as RESTORE ... IDLETIME does
-// (objectSetLRUOrLFU): a no-op under an LFU policy or for a missing key.
-// seconds must be >= 0.
-func (k *Keyspace) SetIdle(c *Ctx, key []byte, seconds int64) {
-	d := &k.dbs[c.DB]
-	i, ok := d.lookup(key)
-	if !ok || k.ev.cfg.Policy.LFU() {
+// setAccessClock is objectSetLRUOrLFU for the key in slot i of database
+// db, as RESTORE ... IDLETIME/FREQ sets it: under an LFU policy freq (0..255)
+// becomes its counter, under any other idle (seconds) its idle time; -1 is
+// an option not given.
+func (k *Keyspace) setAccessClock(db int, i uint32, idle, freq, now int64) {
+	e := &k.dbs[db].slots[i]
+	if k.ev.cfg.Policy.LFU() {
+		if freq >= 0 {
+			e.setMeta(lfuMinutes(now)<<8 | uint32(freq))
+		}
 		return
 	}
-	clock := int64(lruClock(c.Now))
-	abs := clock - seconds
+	if idle < 0 {
+		return
+	}
+	clock := int64(lruClock(now))
+	abs := clock - idle
 	if abs < 0 {
 		// The clock wrapped: the best is a value half-way round it, so the
 		// key reads as idle for a long time (Redis's choice).
 		abs = (clock + lruClockMax/2) % lruClockMax
 	}
-	d.slots[i].setMeta(uint32(abs))
-}
-
-// SetFreq sets key's LFU counter to freq, as RESTORE ... FREQ does
-// (objectSetLRUOrLFU): a no-op unless the policy is an LFU one.
-func (k *Keyspace) SetFreq(c *Ctx, key []byte, freq uint8) {
-	d := &k.dbs[c.DB]
-	i, ok := d.lookup(key)
-	if !ok || !k.ev.cfg.Policy.LFU() {
-		return
-	}
-	d.slots[i].setMeta(lfuMinutes(c.Now)<<8 | uint32(freq))
+	e.setMeta(uint32(abs))
 }
 
 // evictState is the eviction pool and the random policies' database

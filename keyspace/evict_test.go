@@ -71,14 +71,14 @@ func TestIdleTimeFollowsAccess(t *testing.T) {
 	if got := h.idle("k3"); got != 0 {
 		t.Fatalf("idle of a COPY: %d", got)
 	}
-	h.k.SetIdle(h.ctx(), []byte("k3"), 1000)
+	h.setIdle(h.ctx(), []byte("k3"), 1000)
 	if got := h.idle("k3"); got != 1000 {
-		t.Fatalf("idle after SetIdle 1000: %d", got)
+		t.Fatalf("idle after setIdle 1000: %d", got)
 	}
 	// Past the clock's start: half-way round the 24-bit clock.
-	h.k.SetIdle(h.ctx(), []byte("k3"), 1<<30)
+	h.setIdle(h.ctx(), []byte("k3"), 1<<30)
 	if got := h.idle("k3"); got < 1<<22 {
-		t.Fatalf("idle after SetIdle 2^30: %d", got)
+		t.Fatalf("idle after setIdle 2^30: %d", got)
 	}
 }
 
@@ -107,9 +107,9 @@ func TestLFUCounter(t *testing.T) {
 	if got := h.freq("k"); got != before-3 {
 		t.Fatalf("after 3 minutes: %d, want %d", got, before-3)
 	}
-	h.k.SetFreq(h.ctx(), []byte("k"), 200)
+	h.setFreq(h.ctx(), []byte("k"), 200)
 	if got := h.freq("k"); got != 200 {
-		t.Fatalf("after SetFreq 200: %d", got)
+		t.Fatalf("after setFreq 200: %d", got)
 	}
 	cfg := h.k.EvictConfig()
 	cfg.DecayTime = 0
@@ -174,7 +174,7 @@ func TestEvictionPoolLRU(t *testing.T) {
 	h := evictKS(t, AllKeysLRU, 5)
 	for i := range 1000 {
 		h.run("SET", "k:"+strconv.Itoa(i), "v")
-		h.k.SetIdle(h.ctx(), []byte("k:"+strconv.Itoa(i)), int64(i))
+		h.setIdle(h.ctx(), []byte("k:"+strconv.Itoa(i)), int64(i))
 	}
 	var victims []int64
 	for range 100 {
@@ -214,7 +214,7 @@ func TestEvictionPoolInsert(t *testing.T) {
 	h := evictKS(t, AllKeysLRU, 64)
 	for i := range 40 {
 		h.run("SET", "k:"+strconv.Itoa(i), "v")
-		h.k.SetIdle(h.ctx(), []byte("k:"+strconv.Itoa(i)), int64(100+i))
+		h.setIdle(h.ctx(), []byte("k:"+strconv.Itoa(i)), int64(100+i))
 	}
 	h.k.populate(0, h.k.Now())
 	checkPool(t, h.k)
@@ -224,7 +224,7 @@ func TestEvictionPoolInsert(t *testing.T) {
 	lowest := h.k.ev.pool[0].idle
 	h.run("SET", "fresh", "v") // idle 0: worse than every candidate
 	h.run("SET", "stale", "v")
-	h.k.SetIdle(h.ctx(), []byte("stale"), 5000)
+	h.setIdle(h.ctx(), []byte("stale"), 5000)
 	h.k.populate(0, h.k.Now())
 	checkPool(t, h.k)
 	p := h.k.ev.pool
@@ -341,5 +341,19 @@ func BenchmarkEvictSetAtLimit(b *testing.B) {
 		if !k.EvictOne(c.Now) {
 			b.Fatal("nothing to evict")
 		}
+	}
+}
+
+// setIdle and setFreq set a key's access data as RESTORE's IDLETIME and
+// FREQ do.
+func (h *ksTest) setIdle(c *Ctx, key []byte, seconds int64) {
+	if i, ok := h.k.dbs[c.DB].lookup(key); ok {
+		h.k.setAccessClock(c.DB, i, seconds, -1, c.Now)
+	}
+}
+
+func (h *ksTest) setFreq(c *Ctx, key []byte, freq uint8) {
+	if i, ok := h.k.dbs[c.DB].lookup(key); ok {
+		h.k.setAccessClock(c.DB, i, -1, int64(freq), c.Now)
 	}
 }

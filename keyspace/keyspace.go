@@ -66,6 +66,8 @@ type Keyspace struct {
 	mem     atomic.Int64
 	maxLen  int64
 	enc     Encodings
+	rdbRaw  bool       // rdbcompression no: DUMP writes no LZF
+	dumper  *RDBWriter // DUMP's and MIGRATE's (rdbcmds.go)
 	rng     *rand.Rand // SPOP, SRANDMEMBER, HRANDFIELD, RANDOMKEY ...
 	stats   Stats
 	watches watchers

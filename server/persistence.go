@@ -20,8 +20,15 @@ func cmdLastSave(x *call, args [][]byte) error {
 	return nil
 }
 
-// SAVE
-func cmdSave(x *call, args [][]byte) error { return errNoPersistence }
+// SAVE writes the RDB file (rdbfile.go) on the owner, as Redis's SAVE
+// blocks its one thread.
+func cmdSave(x *call, args [][]byte) error {
+	if err := x.s.saveRDB(); err != nil {
+		return resp.NewError("")
+	}
+	x.W.Status("OK")
+	return nil
+}
 
 // BGSAVE [SCHEDULE]
 func cmdBgSave(x *call, args [][]byte) error {

@@ -33,7 +33,9 @@ func defaults() options {
 		// The binary serves from the epoll edge where there is one: one
 		// request at a time it is 1.1-1.3x the goroutine edge
 		// (docs/performance.md). Elsewhere the server ignores it.
-		server: server.Config{EventLoop: runtime.GOOS == "linux"},
+		// dir is Redis's "./": dump.rdb in the working directory is
+		// loaded at start and written by SAVE.
+		server: server.Config{EventLoop: runtime.GOOS == "linux", Dir: "."},
 	}
 }
 
@@ -84,11 +86,10 @@ func (o *options) parseConfig(r io.Reader) error {
 var errArgs = errors.New("Bad directive or wrong number of arguments")
 
 // ignored lists directives of redis.conf that minilock accepts and
-// ignores: it saves nothing, does not daemonize, logs to stderr and
-// reports its working directory as dir.
+// ignores: it does not daemonize and logs to stderr.
 var ignored = map[string]bool{
 	"save": true, "appendonly": true, "daemonize": true, "supervised": true,
-	"pidfile": true, "logfile": true, "dir": true,
+	"pidfile": true, "logfile": true,
 }
 
 func (o *options) apply(name string, args []string) error {
@@ -176,6 +177,8 @@ func (o *options) apply(name string, args []string) error {
 				err = errors.New("argument must be 'yes' or 'no'")
 			}
 		}
+	case "dir":
+		o.server.Dir, err = one()
 	case "restart-delay":
 		var ms int
 		ms, err = num()

@@ -180,6 +180,7 @@ func diffGroups() []caseGroup {
 		{"object", objectCases},
 		{"command keys", commandKeysCases},
 		{"persistence", persistenceCases},
+		{"dump", append(dumpCases, dumpDirectCases...)},
 		{"memory stats", memoryStatsCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
@@ -189,6 +190,7 @@ func diffGroups() []caseGroup {
 		{"zset via", allVia(zsetCases)},
 		{"list via", allVia(listCases)},
 		{"stream via", allVia(streamCases)},
+		{"dump via", allVia(dumpCases)},
 	}
 }
 
