@@ -14,7 +14,6 @@ import (
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
-	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // CONFIG GET and CONFIG SET (config.c). Every parameter redis-server 7.0
@@ -47,6 +46,7 @@ type configDef struct {
 	min, max string // kInt and kMemory bounds, as Redis prints them
 	enum     []string
 	msg      string // kSpecial: the error for a malformed value
+	hidden   bool   // HIDDEN_CONFIG: answered by name, never matched by a pattern
 }
 
 // configAliases maps each of Redis's alias names to the parameter it
@@ -79,6 +79,9 @@ var configByName = func() map[string]*configDef {
 	for i := range configDefs {
 		m[configDefs[i].name] = &configDefs[i]
 	}
+	for i := range hiddenDefs {
+		m[hiddenDefs[i].name] = &hiddenDefs[i]
+	}
 	return m
 }()
 
@@ -92,7 +95,7 @@ func canonicalParam(name string) string {
 
 // liveParam is a parameter minilock acts on: get reads minilock's
 // setting; set, when there is one, applies a value CONFIG SET has already
-// checked (nil: immutable or protected in Redis, or refused, see fixedParams).
+// checked (nil: immutable or protected in Redis).
 type liveParam struct {
 	get func(s *Server) string
 	set func(s *Server, v string) error
@@ -137,14 +140,29 @@ var liveParams = map[string]liveParam{
 		get: func(s *Server) string { return yesNo(s.ops.live.protectedMode.Load()) },
 		set: func(s *Server, v string) error { s.ops.live.protectedMode.Store(v == "yes"); return nil },
 	},
-	// The Lua engine reads its threshold when it starts, and each
-	// connection's frame guard its limits when it connects: minilock
-	// reports these and refuses to change them while running (errFixed).
-	"busy-reply-threshold":      {get: func(s *Server) string { return itoa(s.cfg.BusyThreshold.Milliseconds()) }},
-	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, edge.DefaultMaxBulkLen)) }},
-	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, edge.DefaultMaxQueryLen)) }},
-	"restart-delay":             {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
-	"maxmemory":                 maxMemoryParam,
+	// Live as in Redis: the Lua engine's watchdog, every connection's frame
+	// guard and the string-growing commands read them at each use.
+	"busy-reply-threshold": intParam(func(s *Server) int64 { return s.lua.BusyThreshold().Milliseconds() },
+		func(s *Server, n int64) { s.lua.SetBusyThreshold(time.Duration(n) * time.Millisecond) }),
+	"proto-max-bulk-len": intParam(func(s *Server) int64 { return s.limits.Load().MaxBulkLen },
+		func(s *Server, n int64) {
+			l := s.limits.Load()
+			l.MaxBulkLen = n
+			s.limits.Set(l)
+			s.ks.SetMaxStringLen(n)
+		}),
+	"client-query-buffer-limit": intParam(func(s *Server) int64 { return s.limits.Load().MaxQueryLen },
+		func(s *Server, n int64) {
+			l := s.limits.Load()
+			l.MaxQueryLen = n
+			s.limits.Set(l)
+		}),
+	"min-replicas-to-write": intParam(func(s *Server) int64 { return s.rt.minReplicas },
+		func(s *Server, n int64) { s.rt.minReplicas = n }),
+	"min-replicas-max-lag": intParam(func(s *Server) int64 { return s.rt.maxLag },
+		func(s *Server, n int64) { s.rt.maxLag = n }),
+	"restart-delay": {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
+	"maxmemory":     maxMemoryParam,
 	"notify-keyspace-events": {
 		get: func(s *Server) string { return s.notify.flags.String() },
 		set: func(s *Server, v string) error {
@@ -214,12 +232,6 @@ var liveParams = map[string]liveParam{
 	"stream-node-max-entries":   encodingParam(func(e *keyspace.Encodings) *int { return &e.StreamNodeMaxEntries }),
 	"hll-sparse-max-bytes":      encodingParam(func(e *keyspace.Encodings) *int { return &e.HLLSparseMaxBytes }),
 }
-
-// errFixed refuses to change a setting minilock reads only at startup.
-var errFixed = errors.New("minilock applies this setting only at startup")
-
-// fixedParams are the live parameters CONFIG SET refuses (errFixed).
-var fixedParams = map[string]bool{"busy-reply-threshold": true, "proto-max-bulk-len": true, "client-query-buffer-limit": true}
 
 // setIdleTimeout is CONFIG SET timeout: connections waiting for their
 // next command get the new deadline at once, counted from their last
@@ -734,9 +746,6 @@ func cmdConfigSet(x *call, args [][]byte) error {
 			v, err = setCOBL(x.s.param(ch.def.name), ch.value)
 		} else {
 			v, err = ch.def.check(ch.value)
-		}
-		if err == nil && fixedParams[canonicalParam(ch.def.name)] {
-			err = errFixed
 		}
 		if err != nil {
 			return configSetErr(ch.name, err)

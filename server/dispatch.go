@@ -128,6 +128,8 @@ func (s *Server) execute(c *client, args [][]byte) {
 		err = errNotInMulti
 	case s.maxMemory > 0 && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)) && s.outOfMemory():
 		err = errOOM
+	case !s.goodReplicas() && s.isWriteCommand(c, cmd, args):
+		err = errNoGoodReplicas
 	case c.monitor && cmd.flags&(fWrite|fReadOnly|fMayReplicate) != 0:
 		// A MONITOR client is a replica to Redis, and a replica may not
 		// touch the keyspace (processCommand).

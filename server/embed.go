@@ -256,13 +256,8 @@ func (s *Server) relisten(addrs []string, tlsCfg *tls.Config, between func()) er
 	if len(addrs) == 0 {
 		addrs = s.Addrs()
 	}
-	old := s.lns
 	s.lns = nil
-	for i, addr := range addrs {
-		lim := edge.Limits{MaxBulkLen: s.cfg.MaxBulkLen, MaxQueryLen: s.cfg.QueryBufferLimit}
-		if i < len(old) {
-			lim = old[i].Limits
-		}
+	for _, addr := range addrs {
 		nl, err := net.Listen("tcp", addr)
 		if err != nil {
 			s.closeListeners()
@@ -271,7 +266,7 @@ func (s *Server) relisten(addrs []string, tlsCfg *tls.Config, between func()) er
 		if tlsCfg != nil {
 			nl = tls.NewListener(nl, tlsCfg)
 		}
-		s.lns = append(s.lns, edge.NewListener(nl, lim))
+		s.lns = append(s.lns, edge.NewListener(nl, s.limits))
 	}
 	if between != nil {
 		between()

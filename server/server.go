@@ -152,7 +152,10 @@ type Server struct {
 	start time.Time
 	runID string
 	lns   []*edge.Listener
-	done  chan struct{} // closed when the server has stopped
+	// limits are the frame guard's limits, shared by every listener's
+	// connections and changed by CONFIG SET.
+	limits *edge.LiveLimits
+	done   chan struct{} // closed when the server has stopped
 
 	host scriptHost // the one script host; scripts never nest
 	// doctor watches the commands when Config.Doctor is set (doctor.go).
@@ -167,7 +170,8 @@ type Server struct {
 	nextID     atomic.Int64
 	net        edge.Edge // the goroutine edge: Closing, Inflight, the I/O counters
 	stats      stats
-	ops        opsState // INFO's counters, the slow log, settings (stats.go)
+	ops        opsState     // INFO's counters, the slow log, settings (stats.go)
+	rt         runtimeState // run-time settings the commands read (replicas.go)
 
 	notify notifyState // keyspace notifications (notify.go)
 	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
@@ -217,6 +221,7 @@ func Start(cfg Config) (*Server, error) {
 			ordered:  map[string]bool{},
 		},
 		cfg:   cfg,
+		rt:    newRuntimeState(),
 		log:   log,
 		start: time.Now(),
 		runID: newRunID(),
@@ -228,6 +233,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	cfg = s.cfg
 	s.net.H, s.net.Log, s.net.Stats, s.net.WriteTimeout = (*netHandler)(s), log, &s.ops.Stats, cfg.WriteTimeout
+	s.limits = edge.NewLiveLimits(edge.Limits{MaxBulkLen: cfg.MaxBulkLen, MaxQueryLen: cfg.QueryBufferLimit})
 	s.clients.m = make(map[int64]*client)
 	s.nextID.Store(2) // Redis's first client id, after its internal ones
 	for _, addr := range cfg.Addrs {
@@ -241,8 +247,7 @@ func Start(cfg Config) (*Server, error) {
 			s.closeListeners()
 			return nil, fmt.Errorf("listen %s: %w", addr, err)
 		}
-		lim := edge.Limits{MaxBulkLen: cfg.MaxBulkLen, MaxQueryLen: cfg.QueryBufferLimit}
-		s.lns = append(s.lns, edge.NewListener(ln, lim))
+		s.lns = append(s.lns, edge.NewListener(ln, s.limits))
 	}
 	if len(s.lns) == 0 {
 		return nil, errors.New("server: no address to listen on")

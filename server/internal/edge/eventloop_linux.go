@@ -376,7 +376,7 @@ func (l *Loop) accept(lfd int, ln *Listener) {
 		if lsa, err := unix.Getsockname(fd); err == nil {
 			lc.laddr = sockAddr(lsa)
 		}
-		sess := l.h.Admit(ln, NewGuard(lc, ln.Limits))
+		sess := l.h.Admit(ln, NewLiveGuard(lc, ln.Limits))
 		if sess == nil {
 			continue // refused: Admit answered and closed it
 		}

@@ -81,18 +81,50 @@ type Limits struct {
 	// whose arguments add up to more than the limit.
 }
 
-func (l Limits) maxBulkLen() int64 {
-	if l.MaxBulkLen > 0 {
-		return l.MaxBulkLen
-	}
-	return DefaultMaxBulkLen
+// LiveLimits are the Limits every connection of a server reads while
+// CONFIG SET may change them (proto-max-bulk-len and
+// client-query-buffer-limit are run-time settings in Redis): each
+// connection's goroutine loads them at every check, so a new value applies
+// from the connection's next read, as Redis's next processInputBuffer reads
+// server.proto_max_bulk_len. A nil *LiveLimits reads as Redis's defaults.
+type LiveLimits struct{ bulk, query atomic.Int64 }
+
+// NewLiveLimits returns live limits starting at l.
+func NewLiveLimits(l Limits) *LiveLimits {
+	ll := new(LiveLimits)
+	ll.Set(l)
+	return ll
 }
 
-func (l Limits) maxQueryLen() int64 {
-	if l.MaxQueryLen > 0 {
-		return l.MaxQueryLen
+// Set changes the limits; zero fields mean Redis's defaults.
+func (l *LiveLimits) Set(x Limits) {
+	if x.MaxBulkLen <= 0 {
+		x.MaxBulkLen = DefaultMaxBulkLen
 	}
-	return DefaultMaxQueryLen
+	if x.MaxQueryLen <= 0 {
+		x.MaxQueryLen = DefaultMaxQueryLen
+	}
+	l.bulk.Store(x.MaxBulkLen)
+	l.query.Store(x.MaxQueryLen)
+}
+
+// Load returns the limits now in force.
+func (l *LiveLimits) Load() Limits {
+	return Limits{MaxBulkLen: l.maxBulkLen(), MaxQueryLen: l.maxQueryLen()}
+}
+
+func (l *LiveLimits) maxBulkLen() int64 {
+	if l == nil {
+		return DefaultMaxBulkLen
+	}
+	return l.bulk.Load()
+}
+
+func (l *LiveLimits) maxQueryLen() int64 {
+	if l == nil {
+		return DefaultMaxQueryLen
+	}
+	return l.query.Load()
 }
 
 // A ProtocolError is a request Redis answers with "-ERR Protocol error: ..."
@@ -131,7 +163,7 @@ const (
 // Write and the deadlines pass through to the socket.
 type Guard struct {
 	net.Conn
-	lim         Limits
+	lim         *LiveLimits // shared with every connection of the listener
 	authPending atomic.Bool
 	// ErrOut, when set, takes the protocol error's reply instead of the
 	// socket: a connection whose output goes through a feed (goroutine
@@ -173,7 +205,14 @@ type Guard struct {
 	readErr error // from Conn.Read, returned once the data that came with it is used
 }
 
+// NewGuard guards c with fixed limits lim.
 func NewGuard(c net.Conn, lim Limits) *Guard {
+	return &Guard{Conn: c, lim: NewLiveLimits(lim)}
+}
+
+// NewLiveGuard guards c with limits that may change while it serves (nil:
+// Redis's defaults).
+func NewLiveGuard(c net.Conn, lim *LiveLimits) *Guard {
 	return &Guard{Conn: c, lim: lim}
 }
 

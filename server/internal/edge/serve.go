@@ -110,7 +110,7 @@ func (e *Edge) Accept(ln *Listener) {
 				time.Sleep(5 * time.Millisecond)
 				continue
 			}
-			go e.ServeConn(ln, NewGuard(conn, ln.Limits))
+			go e.ServeConn(ln, NewLiveGuard(conn, ln.Limits))
 		}
 	}()
 }

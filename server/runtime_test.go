@@ -1,0 +1,188 @@
+package server
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/minilock/minilock/internal/redistest"
+)
+
+// bulkSet is SET k <n bytes> as a multibulk.
+func bulkSet(n int) []byte {
+	return []byte(fmt.Sprintf("*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$%d\r\n%s\r\n", n, strings.Repeat("x", n)))
+}
+
+// CONFIG SET proto-max-bulk-len and client-query-buffer-limit apply at
+// once to every connection, those open before the change included, while
+// the connections' goroutines read them (run under -race).
+func TestLiveFrameLimits(t *testing.T) {
+	s := RunT(t)
+	admin := redistest.Dial(t, s.Addr())
+	old := redistest.Dial(t, s.Addr())
+	do(t, old, "PING")
+
+	// Readers busy on other connections while the limits change.
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 3 {
+		c := redistest.Dial(t, s.Addr())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if got, err := c.Do("SET", "r", strings.Repeat("y", 1000)); err != nil || string(got) != "+OK\r\n" {
+					t.Errorf("reader: %q %v", got, err)
+					return
+				}
+			}
+		}()
+	}
+	for i := range 20 {
+		v := []string{"1mb", "2mb", "536870912"}[i%3]
+		if got := do(t, admin, "CONFIG", "SET", "proto-max-bulk-len", v, "client-query-buffer-limit", v); got != "+OK\r\n" {
+			t.Fatalf("CONFIG SET %s: %q", v, got)
+		}
+	}
+	close(stop)
+	wg.Wait()
+
+	do(t, admin, "CONFIG", "SET", "proto-max-bulk-len", "1mb")
+	if got := do(t, admin, "CONFIG", "GET", "proto-max-bulk-len"); got != "*2\r\n$18\r\nproto-max-bulk-len\r\n$7\r\n1048576\r\n" {
+		t.Fatalf("CONFIG GET: %q", got)
+	}
+	// The string-growing commands read it too (checkStringLength).
+	if got := do(t, admin, "SETRANGE", "k", "1048576", "x"); got != "-ERR string exceeds maximum allowed size (proto-max-bulk-len)\r\n" {
+		t.Fatalf("SETRANGE past the limit: %q", got)
+	}
+	if got := do(t, admin, "SETRANGE", "k", "1048575", "x"); got != ":1048576\r\n" {
+		t.Fatalf("SETRANGE at the limit: %q", got)
+	}
+	// A connection opened before the change gets the new limit.
+	if err := old.Send(bulkSet(1<<20 + 1)); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := old.ReadReply(); string(got) != "-ERR Protocol error: invalid bulk length\r\n" {
+		t.Fatalf("bulk above the new limit: %q", got)
+	}
+
+	// client-query-buffer-limit: a command in progress past it closes the
+	// connection without a reply; raising it lets the same command through.
+	do(t, admin, "CONFIG", "SET", "proto-max-bulk-len", "512mb", "client-query-buffer-limit", "1mb")
+	c := redistest.Dial(t, s.Addr())
+	c.Timeout = 5 * time.Second
+	_ = c.Send(bulkSet(2 << 20))
+	if got, err := c.ReadReply(); err == nil {
+		t.Fatalf("past client-query-buffer-limit: answered %q", got)
+	}
+	do(t, admin, "CONFIG", "SET", "client-query-buffer-limit", "4mb")
+	c = redistest.Dial(t, s.Addr())
+	if err := c.Send(bulkSet(2 << 20)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := c.ReadReply(); err != nil || string(got) != "+OK\r\n" {
+		t.Fatalf("under the raised limit: %q %v", got, err)
+	}
+	if got := do(t, admin, "CONFIG", "GET", "client-query-buffer-limit"); !strings.HasSuffix(got, "$7\r\n4194304\r\n") {
+		t.Fatalf("CONFIG GET: %q", got)
+	}
+}
+
+// min-replicas-to-write on a node without replicas refuses every write
+// (and scripts and transactions that write) with NOREPLICAS while
+// min-replicas-max-lag is not 0.
+func TestMinReplicasToWrite(t *testing.T) {
+	s := RunT(t)
+	a := redistest.Dial(t, s.Addr())
+	b := redistest.Dial(t, s.Addr())
+	const noRepl = "-NOREPLICAS Not enough good replicas to write.\r\n"
+	do(t, a, "SET", "k", "v")
+	if got := do(t, a, "INFO", "replication"); strings.Contains(got, "min_slaves_good_slaves") {
+		t.Fatalf("INFO without the setting: %q", got)
+	}
+	do(t, b, "MULTI")
+	do(t, b, "SET", "k", "w")
+	do(t, a, "CONFIG", "SET", "min-slaves-to-write", "1")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"SET", "k", "x"}, noRepl},
+		{[]string{"GET", "k"}, "$1\r\nv\r\n"},
+		{[]string{"PUBLISH", "c", "m"}, ":0\r\n"},
+		{[]string{"EVAL", "return redis.call('set','k','x')", "0"}, "-NOREPLICAS Not enough good replicas to write. script: "},
+		{[]string{"EVAL", "return redis.pcall('set','k','x')", "0"}, noRepl},
+		{[]string{"EVAL", "#!lua\nreturn 1", "0"}, noRepl},
+		{[]string{"EVAL", "#!lua flags=no-writes\nreturn 1", "0"}, ":1\r\n"},
+		{[]string{"FUNCTION", "FLUSH"}, noRepl},
+		{[]string{"INFO", "replication"}, "connected_slaves:0\r\nmin_slaves_good_slaves:0\r\n"},
+	} {
+		if got := do(t, a, tc.args...); !strings.Contains(got, tc.want) {
+			t.Errorf("%q = %q, want %q", tc.args, got, tc.want)
+		}
+	}
+	// An EXEC that queued a write before the setting changed is aborted.
+	if got := do(t, b, "EXEC"); got != "-EXECABORT Transaction discarded because of: NOREPLICAS Not enough good replicas to write.\r\n" {
+		t.Fatalf("EXEC: %q", got)
+	}
+	// min-replicas-max-lag 0 turns the check off.
+	do(t, a, "CONFIG", "SET", "min-replicas-max-lag", "0")
+	if got := do(t, a, "SET", "k", "x"); got != "+OK\r\n" {
+		t.Fatalf("lag 0: %q", got)
+	}
+}
+
+// A standalone node's answers to the replication handshake.
+func TestReplconfSync(t *testing.T) {
+	s := RunT(t)
+	a := redistest.Dial(t, s.Addr())
+	for _, tc := range [][2]string{
+		{"REPLCONF listening-port 6380", "+OK\r\n"},
+		{"REPLCONF capa eof capa psync2", "+OK\r\n"},
+		{"REPLCONF listening-port", "-ERR syntax error\r\n"},
+		{"REPLCONF rdb-only 2", "-ERR value is out of range, value must between 0 and 1\r\n"},
+		{"REPLCONF nope 1", "-ERR Unrecognized REPLCONF option: nope\r\n"},
+		{"ASKING", "-ERR This instance has cluster support disabled\r\n"},
+		{"SYNC", "-ERR SYNC is not supported: minilock does not replicate\r\n"},
+		{"PSYNC ? -1", "-ERR PSYNC is not supported: minilock does not replicate\r\n"},
+	} {
+		if got := do(t, a, strings.Fields(tc[0])...); got != tc[1] {
+			t.Errorf("%s = %q, want %q", tc[0], got, tc[1])
+		}
+	}
+	// REPLCONF ACK has no reply: the next command's reply comes next.
+	_ = a.Send([]byte("*3\r\n$8\r\nREPLCONF\r\n$3\r\nACK\r\n$1\r\n1\r\n"))
+	if got := do(t, a, "PING"); got != "+PONG\r\n" {
+		t.Fatalf("after REPLCONF ACK: %q", got)
+	}
+}
+
+// The hidden parameters answer by name and change, and no pattern lists
+// them (HIDDEN_CONFIG).
+func TestHiddenConfigs(t *testing.T) {
+	s := RunT(t)
+	a := redistest.Dial(t, s.Addr())
+	if got := do(t, a, "CONFIG", "GET", "key-load-delay"); got != "*2\r\n$14\r\nkey-load-delay\r\n$1\r\n0\r\n" {
+		t.Fatalf("by name: %q", got)
+	}
+	if got := do(t, a, "CONFIG", "GET", "*"); strings.Contains(got, "key-load-delay") || strings.Contains(got, "watchdog-period") {
+		t.Fatal("CONFIG GET * lists a hidden parameter")
+	}
+	if got := do(t, a, "CONFIG", "SET", "loading-process-events-interval-bytes", "1023"); !strings.Contains(got, "must be between 1024 and 2147483647") {
+		t.Fatalf("range: %q", got)
+	}
+	if got := do(t, a, "CONFIG", "SET", "lua-enable-deprecated-api", "yes"); !strings.Contains(got, "can't set immutable config") {
+		t.Fatalf("immutable: %q", got)
+	}
+	do(t, a, "CONFIG", "SET", "watchdog-period", "7")
+	if got := do(t, a, "CONFIG", "GET", "watchdog-period"); !strings.HasSuffix(got, "$1\r\n7\r\n") {
+		t.Fatalf("after set: %q", got)
+	}
+}
