@@ -194,6 +194,7 @@ func (c *client) runBatch() {
 		}
 	}
 	c.pushed = c.pushed[:0]
+	c.NoteReplies(int64(c.W.Len()-c.Sent), c.lastAt.Unix())
 	c.FlushToFeed()
 	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.InBytes, int64(c.W.Len()))
 }

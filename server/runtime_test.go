@@ -186,3 +186,91 @@ func TestHiddenConfigs(t *testing.T) {
 		t.Fatalf("after set: %q", got)
 	}
 }
+
+// clientField reads field name of the CLIENT LIST line of client id from
+// the reply list.
+func clientField(t *testing.T, list, id, name string) int64 {
+	t.Helper()
+	for _, line := range strings.Split(list, "\n") {
+		if !strings.HasPrefix(line, "id="+id+" ") {
+			continue
+		}
+		for _, f := range strings.Fields(line) {
+			if v, ok := strings.CutPrefix(f, name+"="); ok {
+				var n int64
+				if _, err := fmt.Sscan(v, &n); err != nil {
+					t.Fatalf("%s=%q", name, v)
+				}
+				return n
+			}
+		}
+	}
+	t.Fatalf("no %s for client %s in %q", name, id, list)
+	return 0
+}
+
+// CLIENT LIST's qbuf, qbuf-free, rbp and tot-mem are minilock's own
+// buffers: a half-sent command shows in qbuf and in tot-mem until it is
+// complete, the asking client's own command is in its qbuf, and a big reply
+// sets rbp.
+func TestClientListBuffers(t *testing.T) {
+	for _, loop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("event loop %v", loop), func(t *testing.T) { testClientListBuffers(t, loop) })
+	}
+}
+
+func testClientListBuffers(t *testing.T, loop bool) {
+	s := RunT(t, Config{EventLoop: loop})
+	a := redistest.Dial(t, s.Addr())
+	b := redistest.Dial(t, s.Addr())
+	idOf := func(c *redistest.Conn) string {
+		return strings.TrimSuffix(strings.TrimPrefix(do(t, c, "CLIENT", "ID"), ":"), "\r\n")
+	}
+	aid, bid := idOf(a), idOf(b)
+	list := func() string { return do(t, b, "CLIENT", "LIST") }
+
+	l := list()
+	if got := clientField(t, l, bid, "qbuf"); got != 26 { // *2 $6 CLIENT $4 LIST
+		t.Errorf("own qbuf %d, want 26", got)
+	}
+	if got := clientField(t, l, aid, "qbuf"); got != 0 {
+		t.Errorf("idle qbuf %d", got)
+	}
+	idleMem := clientField(t, l, aid, "tot-mem")
+
+	head := "*3\r\n$3\r\nSET\r\n$1\r\nk\r\n$100000\r\n"
+	if err := a.Send([]byte(head + strings.Repeat("x", 50000))); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		l = list()
+		if clientField(t, l, aid, "qbuf") >= 50000 || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := clientField(t, l, aid, "qbuf"); got < 50000 || got > 50000+int64(len(head)) {
+		t.Errorf("half-sent qbuf %d", got)
+	}
+	if got := clientField(t, l, aid, "tot-mem"); got < idleMem+50000 {
+		t.Errorf("half-sent tot-mem %d, idle %d", got, idleMem)
+	}
+	if err := a.Send([]byte(strings.Repeat("x", 50000) + "\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := a.ReadReply(); err != nil || string(got) != "+OK\r\n" {
+		t.Fatalf("SET: %q %v", got, err)
+	}
+	l = list()
+	if got := clientField(t, l, aid, "qbuf"); got != 0 {
+		t.Errorf("qbuf after the command %d", got)
+	}
+	if got := clientField(t, l, aid, "qbuf-free"); got <= 0 {
+		t.Errorf("qbuf-free %d", got)
+	}
+	do(t, a, "GET", "k")
+	if got := clientField(t, list(), aid, "rbp"); got < 100000 {
+		t.Errorf("rbp after a 100 kB reply: %d", got)
+	}
+}

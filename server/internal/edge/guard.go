@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/tidwall/redcon"
 
@@ -200,6 +201,11 @@ type Guard struct {
 	argBuf  []byte // scratch for splitting inline lines
 	argEnds []int
 
+	// qbuf, qfree and qmem are what the guard holds of the request
+	// stream, published for CLIENT LIST (QueryBuffer), which the owner
+	// runs while the connection's goroutine reads.
+	qbuf, qfree, qmem atomic.Int64
+
 	perr    error // the error found after the commands still in out
 	err     error // perr, once it has been returned: Read keeps returning it
 	readErr error // from Conn.Read, returned once the data that came with it is used
@@ -276,7 +282,39 @@ func (g *Guard) take() Requests {
 		base:  from,
 	}
 	g.outR, g.cmdR = g.outDone, len(g.ends)
+	g.publish()
 	return r
+}
+
+// publish records the figures QueryBuffer returns: the request bytes held
+// and not handed over yet (complete commands not returned, the one being
+// parsed, as canonical multibulk, and the input not parsed yet), the room
+// the next read has in the read buffer (fill moves the unparsed input to
+// its front), and
+// what the guard's buffers take beyond the Guard itself (the read buffer
+// when it is not the inline idle one, the command buffer and the argument
+// offsets). Connection goroutine (or whoever holds the guard).
+func (g *Guard) publish() {
+	unparsed := len(g.in) - g.inPos
+	g.qbuf.Store(int64(len(g.out) - g.outR + unparsed))
+	g.qfree.Store(int64(cap(g.in) - unparsed))
+	mem := cap(g.out) + int(unsafe.Sizeof(0))*(cap(g.spans)+cap(g.ends))
+	if cap(g.in) > 0 && unsafe.SliceData(g.in[:1]) != &g.small[0] {
+		mem += cap(g.in)
+	}
+	g.qmem.Store(int64(mem))
+}
+
+// QueryBuffer returns, from any goroutine, the request bytes the guard
+// holds and has not handed over (CLIENT LIST's qbuf adds the batch being
+// served), the room in its read buffer (qbuf-free)
+// and the memory its buffers take beyond the Guard struct, as of its last
+// read or hand-over. A nil guard holds nothing.
+func (g *Guard) QueryBuffer() (used, free, mem int64) {
+	if g == nil {
+		return 0, 0, 0
+	}
+	return g.qbuf.Load(), g.qfree.Load(), g.qmem.Load()
 }
 
 // Args appends the arguments of r's commands to args and the commands,
@@ -413,6 +451,7 @@ func (g *Guard) Release() {
 		putBuf(g.in)
 		g.in, g.inPos = g.small[:0], 0
 	}
+	g.publish()
 }
 
 // reply writes Redis's reply to a protocol error. Redis turns CR and LF in
@@ -473,6 +512,7 @@ func (g *Guard) fill() {
 		putBuf(g.out)
 		g.in, g.out = g.small[:0], nil
 		want = min(want, idleRead)
+		g.publish() // idle while the read waits
 	} else if g.carry > 0 {
 		// The idle read filled the small buffer, so more was probably
 		// waiting: read only the rest of Redis's 16 KiB, keeping the
@@ -512,6 +552,7 @@ func (g *Guard) fill() {
 	if int64(len(g.out)-g.outDone)+int64(len(g.in)) > g.lim.maxQueryLen() {
 		g.fail(errQueryBufferLimit)
 	}
+	g.publish()
 }
 
 // fail drops the command being parsed and records why the connection ends.

@@ -278,10 +278,6 @@ func (c *Conn) ownRest() {
 // EndBatch records what the connection holds once a batch is done, and
 // drops buffers too big to keep while idle.
 func (c *Conn) EndBatch() {
-	rbs := int64(cap(c.W.B))
-	if rbs > c.ReplyPeak.Load() {
-		c.ReplyPeak.Store(rbs)
-	}
 	if cap(c.W.B) > MaxIdleBuffer && len(c.W.B) == 0 {
 		c.W.B = nil // the event loop may still have replies to write
 	}
