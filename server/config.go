@@ -157,6 +157,20 @@ var liveParams = map[string]liveParam{
 			l.MaxQueryLen = n
 			s.limits.Set(l)
 		}),
+	"client-output-buffer-limit": {
+		get: (*Server).cobl,
+		set: func(s *Server, v string) error {
+			s.ops.params["client-output-buffer-limit"] = v
+			// The subscribers connected now take the pubsub class at once.
+			hard, soft, softFor := s.pubsubLimits()
+			for _, c := range s.clients.snapshot() {
+				if c.Feed != nil && !c.monitor && c.inSubscribedMode() {
+					c.Feed.SetLimits(hard, soft, softFor)
+				}
+			}
+			return nil
+		},
+	},
 	"min-replicas-to-write": intParam(func(s *Server) int64 { return s.rt.minReplicas },
 		func(s *Server, n int64) { s.rt.minReplicas = n }),
 	"min-replicas-max-lag": intParam(func(s *Server) int64 { return s.rt.maxLag },
@@ -287,11 +301,16 @@ const (
 	pubsubSoftSeconds = 60 * time.Second
 )
 
+// cobl is client-output-buffer-limit's value.
+func (s *Server) cobl() string {
+	return cmpEmpty(s.ops.params["client-output-buffer-limit"], configByName["client-output-buffer-limit"].def)
+}
+
 // pubsubLimits reads client-output-buffer-limit's pubsub class: the hard
 // and soft limits, in bytes, and how long the soft one may be exceeded. A
-// subscriber's feed takes them when it starts.
+// subscriber's feed takes them when it starts, and again at each CONFIG SET.
 func (s *Server) pubsubLimits() (hard, soft int, softFor time.Duration) {
-	f := strings.Fields(s.param("client-output-buffer-limit"))
+	f := strings.Fields(s.cobl())
 	for i := 0; i+3 < len(f); i += 4 {
 		if f[i] != "pubsub" {
 			continue

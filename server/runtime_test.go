@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"net"
 	"strings"
 	"sync"
 	"testing"
@@ -272,5 +273,33 @@ func testClientListBuffers(t *testing.T, loop bool) {
 	do(t, a, "GET", "k")
 	if got := clientField(t, list(), aid, "rbp"); got < 100000 {
 		t.Errorf("rbp after a 100 kB reply: %d", got)
+	}
+}
+
+// CONFIG SET client-output-buffer-limit applies to a subscriber already
+// connected: one that reads nothing is dropped at the new 2 MiB limit, far
+// below the 32 MiB it started with.
+func TestPubsubLimitLive(t *testing.T) {
+	s := RunT(t)
+	pub := redistest.Dial(t, s.Addr())
+	slow, err := net.Dial("tcp", s.Addr())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	slow.Write([]byte("SUBSCRIBE news\r\n"))
+	waitFor(t, func() bool { return s.pubsubCount("news") == 1 })
+	if got := do(t, pub, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 2mb 0 0"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET: %q", got)
+	}
+	if got := do(t, pub, "CONFIG", "GET", "client-output-buffer-limit"); !strings.Contains(got, "pubsub 2097152 0 0") {
+		t.Fatalf("CONFIG GET: %q", got)
+	}
+	msg := strings.Repeat("m", 1<<20)
+	for range 24 {
+		do(t, pub, "PUBLISH", "news", msg)
+	}
+	if got := do(t, pub, "PUBSUB", "NUMSUB", "news"); got != "*2\r\n$4\r\nnews\r\n:0\r\n" {
+		t.Fatalf("PUBSUB NUMSUB after 24 MiB: %q", got)
 	}
 }
