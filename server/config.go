@@ -122,8 +122,29 @@ func encodingParam(field func(*keyspace.Encodings) *int) liveParam {
 
 // liveParams are the parameters minilock acts on, by canonical name.
 var liveParams = map[string]liveParam{
-	"port":      {get: func(s *Server) string { return s.port() }},
-	"bind":      {get: (*Server).bindValue},
+	"port": {
+		get: func(s *Server) string { return s.port() },
+		set: func(s *Server, v string) error {
+			if v == s.port() {
+				return nil // unchanged: Redis does not apply it
+			}
+			return s.rebind(s.bindHosts(), v, errListenPort)
+		},
+	},
+	"bind": {
+		get: (*Server).bindValue,
+		set: func(s *Server, v string) error {
+			hosts := strings.Fields(v)
+			if len(hosts) == 0 {
+				hosts = []string{"*", "-::*"} // CONFIG SET bind "" is Redis's default
+			}
+			if err := s.rebind(hosts, s.port(), errBind); err != nil {
+				return err
+			}
+			s.rt.bind = hosts
+			return nil
+		},
+	},
 	"databases": {get: func(s *Server) string { return strconv.Itoa(s.ks.Databases()) }},
 	"dir": {get: func(s *Server) string {
 		d, _ := os.Getwd()
@@ -359,6 +380,9 @@ func (s *Server) applyParams() error {
 			return fmt.Errorf("%s %q: %w", p[0], p[1], err)
 		}
 		name := canonicalParam(d.name)
+		if name == "port" || name == "bind" {
+			continue // Config.Addrs
+		}
 		if lp, ok := liveParams[name]; ok {
 			if lp.set != nil {
 				if err := lp.set(s, v); err != nil {
@@ -391,6 +415,9 @@ func cmp0(v, def int64) int64 {
 }
 
 func (s *Server) bindValue() string {
+	if s.rt.bind != nil {
+		return strings.Join(s.rt.bind, " ") // as CONFIG SET bind gave them
+	}
 	var binds []string
 	for _, a := range s.Addrs() {
 		if i := strings.LastIndexByte(a, ':'); i >= 0 {

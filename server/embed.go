@@ -216,7 +216,7 @@ func (s *Server) Restart() error {
 // Unlisten and Listen must not run concurrently with each other, Close or
 // Restart.
 func (s *Server) Unlisten() {
-	for _, ln := range s.lns {
+	for _, ln := range s.listeners() {
 		ln.StopAccepting()
 	}
 	s.closeConns()
@@ -256,22 +256,26 @@ func (s *Server) relisten(addrs []string, tlsCfg *tls.Config, between func()) er
 	if len(addrs) == 0 {
 		addrs = s.Addrs()
 	}
-	s.lns = nil
+	var lns []*edge.Listener
 	for _, addr := range addrs {
 		nl, err := net.Listen("tcp", addr)
 		if err != nil {
-			s.closeListeners()
+			for _, ln := range lns {
+				ln.StopAccepting()
+			}
+			s.setListeners(nil)
 			return err
 		}
 		if tlsCfg != nil {
 			nl = tls.NewListener(nl, tlsCfg)
 		}
-		s.lns = append(s.lns, edge.NewListener(nl, s.limits))
+		lns = append(lns, edge.NewListener(nl, s.limits))
 	}
+	s.setListeners(lns)
 	if between != nil {
 		between()
 	}
-	for _, ln := range s.lns {
+	for _, ln := range lns {
 		s.serve(ln)
 	}
 	return nil

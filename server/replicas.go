@@ -20,6 +20,8 @@ import (
 type runtimeState struct {
 	minReplicas int64 // min-replicas-to-write
 	maxLag      int64 // min-replicas-max-lag
+	// bind is the hosts CONFIG SET bind last gave (listen.go), nil before.
+	bind []string
 }
 
 // newRuntimeState holds Redis's defaults.

@@ -303,3 +303,76 @@ func TestPubsubLimitLive(t *testing.T) {
 		t.Fatalf("PUBSUB NUMSUB after 24 MiB: %q", got)
 	}
 }
+
+// freePort returns a TCP port nothing listens on right now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	_, port, _ := net.SplitHostPort(ln.Addr().String())
+	return port
+}
+
+// CONFIG SET port and bind move the listening sockets at run time; the
+// connections already established stay, and a failure changes nothing.
+func TestConfigSetPortBind(t *testing.T) {
+	for _, loop := range []bool{false, true} {
+		t.Run(fmt.Sprintf("event loop %v", loop), func(t *testing.T) {
+			s := RunT(t, Config{EventLoop: loop})
+			a := redistest.Dial(t, s.Addr())
+			old := s.Addr()
+			busy, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer busy.Close()
+			_, busyPort, _ := net.SplitHostPort(busy.Addr().String())
+			if got := do(t, a, "CONFIG", "SET", "port", busyPort); got != "-ERR CONFIG SET failed (possibly related to argument 'port') - Unable to listen on this port\r\n" {
+				t.Fatalf("port in use: %q", got)
+			}
+			if s.Addr() != old {
+				t.Fatalf("a failed CONFIG SET port moved the server to %s", s.Addr())
+			}
+			_, oldPort, _ := net.SplitHostPort(old)
+			if got := do(t, a, "CONFIG", "SET", "port", oldPort); got != "+OK\r\n" {
+				t.Fatalf("same port: %q", got)
+			}
+			port := freePort(t)
+			if got := do(t, a, "CONFIG", "SET", "port", port); got != "+OK\r\n" {
+				t.Fatalf("CONFIG SET port: %q", got)
+			}
+			if got := do(t, a, "CONFIG", "GET", "port"); got != fmt.Sprintf("*2\r\n$4\r\nport\r\n$%d\r\n%s\r\n", len(port), port) {
+				t.Fatalf("CONFIG GET port: %q", got)
+			}
+			b := redistest.Dial(t, "127.0.0.1:"+port)
+			if got := do(t, b, "PING"); got != "+PONG\r\n" {
+				t.Fatalf("on the new port: %q", got)
+			}
+			if got := do(t, a, "PING"); got != "+PONG\r\n" {
+				t.Fatalf("the connection made before: %q", got)
+			}
+			waitFor(t, func() bool {
+				c, err := net.Dial("tcp", old)
+				if err == nil {
+					c.Close()
+				}
+				return err != nil
+			})
+			if got := do(t, b, "CONFIG", "SET", "bind", "192.0.2.1"); got != "-ERR CONFIG SET failed (possibly related to argument 'bind') - Failed to bind to specified addresses.\r\n" {
+				t.Fatalf("bind to an address not ours: %q", got)
+			}
+			if got := do(t, b, "CONFIG", "SET", "bind", "-192.0.2.1 127.0.0.1"); got != "+OK\r\n" {
+				t.Fatalf("optional address: %q", got)
+			}
+			if got := do(t, b, "CONFIG", "GET", "bind"); got != "*2\r\n$4\r\nbind\r\n$20\r\n-192.0.2.1 127.0.0.1\r\n" {
+				t.Fatalf("CONFIG GET bind: %q", got)
+			}
+			if got := do(t, redistest.Dial(t, s.Addr()), "PING"); got != "+PONG\r\n" {
+				t.Fatalf("after bind: %q", got)
+			}
+		})
+	}
+}

@@ -40,6 +40,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,7 +152,8 @@ type Server struct {
 	log   *slog.Logger
 	start time.Time
 	runID string
-	lns   []*edge.Listener
+	lns   []*edge.Listener // lnMu held: CONFIG SET port and bind replace them
+	lnMu  sync.Mutex
 	// limits are the frame guard's limits, shared by every listener's
 	// connections and changed by CONFIG SET.
 	limits *edge.LiveLimits
@@ -311,15 +313,29 @@ func (d dueWork) Next() (int64, bool) {
 
 // Addr returns the address of the first listener, for clients to dial:
 // "127.0.0.1:54321".
-func (s *Server) Addr() string { return s.lns[0].Addr().String() }
+// Empty when it listens on none (CONFIG SET port 0).
+func (s *Server) Addr() string {
+	if lns := s.listeners(); len(lns) > 0 {
+		return lns[0].Addr().String()
+	}
+	return ""
+}
 
 // Addrs returns the addresses of all listeners.
 func (s *Server) Addrs() []string {
-	out := make([]string, len(s.lns))
-	for i, ln := range s.lns {
+	lns := s.listeners()
+	out := make([]string, len(lns))
+	for i, ln := range lns {
 		out[i] = ln.Addr().String()
 	}
 	return out
+}
+
+// listeners returns the listeners now in use. Any goroutine.
+func (s *Server) listeners() []*edge.Listener {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	return slices.Clone(s.lns)
 }
 
 // Done returns a channel that is closed once the server has stopped, by
@@ -354,7 +370,7 @@ func (s *Server) Close() error {
 			// must not hold that up.
 			s.lua.KillForShutdown()
 		}
-		for _, ln := range s.lns {
+		for _, ln := range s.listeners() {
 			ln.StopAccepting()
 		}
 		// From here on no command of a new batch runs.
@@ -385,7 +401,7 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) closeListeners() {
-	for _, ln := range s.lns {
+	for _, ln := range s.listeners() {
 		ln.StopAccepting()
 	}
 }

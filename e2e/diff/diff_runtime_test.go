@@ -48,6 +48,8 @@ var runtimeCases = []diffCase{
 		c("CONFIG SET busy-reply-threshold -1"), c("CONFIG SET lua-time-limit x"),
 		c("CONFIG SET busy-reply-threshold 5000 lua-time-limit 10"),
 		c("CONFIG SET busy-reply-threshold 5000"), c("CONFIG GET busy-reply-threshold")),
+	tc("port and bind refused",
+		c("CONFIG SET bind 192.0.2.1"), c("CONFIG SET port 65536"), c("CONFIG SET port -1"), c("CONFIG SET port x"), c("PING")),
 	tc("hidden configs",
 		c("CONFIG GET key-load-delay"), c("CONFIG GET rdb-key-save-delay"), c("CONFIG GET loading-process-events-interval-bytes"),
 		c("CONFIG GET use-exit-on-panic"), c("CONFIG GET watchdog-period"), c("CONFIG GET lua-enable-deprecated-api"),
