@@ -558,9 +558,19 @@ func (d *configDef) check(v string) (string, error) {
 		if n < lo || n > hi {
 			return "", d.rangeErr()
 		}
+		if d.name == "repl-backlog-size" {
+			n = max(n, 16<<10) // resizeReplicationBacklog: CONFIG_REPL_BACKLOG_MIN_SIZE
+		}
 		return strconv.FormatUint(n, 10), nil
 	case kSpecial:
 		return checkSpecial(d, v)
+	}
+	if !sdsParams[d.name] {
+		// A plain string parameter is kept as a C string (zstrdup).
+		v = cString(v)
+	}
+	if err := checkString(d.name, v); err != nil {
+		return "", err
 	}
 	if d.name == "notify-keyspace-events" {
 		// Kept as given: its canonical form drops 'n' beside 'A' (as

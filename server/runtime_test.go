@@ -376,3 +376,64 @@ func TestConfigSetPortBind(t *testing.T) {
 		})
 	}
 }
+
+// CONFIG SET busy-reply-threshold (here by its old name) applies to the
+// next script at once: with the 5 s default lowered to 100 ms, other
+// clients are answered BUSY long before 5 s.
+func TestBusyThresholdLive(t *testing.T) {
+	s := RunT(t)
+	a := redistest.Dial(t, s.Addr())
+	b := redistest.Dial(t, s.Addr())
+	if got := do(t, b, "CONFIG", "SET", "lua-time-limit", "100"); got != "+OK\r\n" {
+		t.Fatalf("CONFIG SET: %q", got)
+	}
+	start := time.Now()
+	if err := a.Send(redistest.Encode("EVAL", scrLoop, "0")); err != nil {
+		t.Fatal(err)
+	}
+	scrWaitRunning(t, s)
+	if got := scrDo(b, "PING"); got != scrBusy {
+		t.Fatalf("PING = %q, want BUSY", got)
+	}
+	if elapsed := time.Since(start); elapsed < 100*time.Millisecond || elapsed > 3*time.Second {
+		t.Errorf("BUSY after %v, want 100 ms (or a little more)", elapsed)
+	}
+	if got := scrDo(b, "SCRIPT", "KILL"); got != "+OK\r\n" {
+		t.Fatalf("SCRIPT KILL = %q", got)
+	}
+	if got := scrRead(a); got != scrKilled(scrLoop) {
+		t.Fatalf("EVAL = %q", got)
+	}
+}
+
+// The string parameters config.c validates or keeps as C strings, and
+// repl-backlog-size's floor.
+func TestConfigStringChecks(t *testing.T) {
+	s := RunT(t)
+	a := redistest.Dial(t, s.Addr())
+	fail := func(name, msg string) string {
+		return "-ERR CONFIG SET failed (possibly related to argument '" + name + "') - " + msg + "\r\n"
+	}
+	for _, tc := range []struct{ name, value, want string }{
+		{"proc-title-template", "{title}", fail("proc-title-template", "template format is invalid or contains unknown variables")},
+		{"proc-title-template", "{bogus} x", fail("proc-title-template", "template format is invalid or contains unknown variables")},
+		{"proc-title-template", "x{", fail("proc-title-template", "template format is invalid or contains unknown variables")},
+		{"proc-title-template", " {server-mode} ", fail("proc-title-template", "template format is invalid or contains unknown variables")},
+		{"proc-title-template", "{{title} {port}", "+OK\r\n"},
+		{"cluster-announce-hostname", "a_b", fail("cluster-announce-hostname", "Hostnames may only contain alphanumeric characters, hyphens or dots")},
+		{"cluster-announce-hostname", strings.Repeat("a", 256), fail("cluster-announce-hostname", "Hostnames must be less than 256 characters")},
+		{"cluster-announce-hostname", "host-1.example", "+OK\r\n"},
+		{"replica-announce-ip", "ab\x00cd", "+OK\r\n"},
+		{"masterauth", "ab\x00cd", "+OK\r\n"},
+		{"repl-backlog-size", "100", "+OK\r\n"},
+	} {
+		if got := do(t, a, "CONFIG", "SET", tc.name, tc.value); got != tc.want {
+			t.Errorf("CONFIG SET %s %q = %q, want %q", tc.name, tc.value, got, tc.want)
+		}
+	}
+	for name, want := range map[string]string{"replica-announce-ip": "ab", "masterauth": "ab\x00cd", "repl-backlog-size": "16384", "proc-title-template": "{{title} {port}"} {
+		if got := do(t, a, "CONFIG", "GET", name); !strings.HasSuffix(got, "\r\n"+want+"\r\n") {
+			t.Errorf("CONFIG GET %s = %q, want %q", name, got, want)
+		}
+	}
+}

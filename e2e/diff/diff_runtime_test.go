@@ -1,6 +1,7 @@
 package diff_test
 
 import (
+	"flag"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -175,10 +176,9 @@ var skippedParams = map[string]bool{
 	"port": true, "bind": true, "maxclients": true, "timeout": true, "requirepass": true, "protected-mode": true,
 	"maxmemory": true, "maxmemory-clients": true, "client-output-buffer-limit": true,
 	"save": true, "appendonly": true, "dir": true, "dbfilename": true,
-	"oom-score-adj": true, "oom-score-adj-values": true, "watchdog-period": true, "proc-title-template": true,
+	"oom-score-adj": true, "oom-score-adj-values": true, "watchdog-period": true,
 	"min-replicas-to-write": true, "min-slaves-to-write": true, "min-replicas-max-lag": true, "min-slaves-max-lag": true,
-	"replicaof": true, "slaveof": true, "masterauth": true, "masteruser": true,
-	"cluster-announce-hostname": true, "bind-source-addr": true, "unixsocket": true, "logfile": true,
+	"replicaof": true, "slaveof": true, "unixsocket": true, "logfile": true,
 }
 
 // hiddenParams are the HIDDEN_CONFIG parameters, which CONFIG GET * does
@@ -211,7 +211,7 @@ func randomParamValue(r *rand.Rand, def string) string {
 	case 6:
 		return strings.ToUpper(def)
 	case 7:
-		return []string{"", "abc", "a b", "-", "+5", " 5", "0x10", "1e3", "5.0", "007"}[r.IntN(10)]
+		return []string{"", "abc", "a b", "-", "+5", " 5", "0x10", "1e3", "5.0", "007", "{title}", "{port} x", "{bogus}", "{{", "a_b", "host-1.example"}[r.IntN(16)]
 	}
 	return strconv.Itoa(r.IntN(300))
 }
@@ -293,6 +293,8 @@ func bulkText(b []byte) []byte {
 	return nil
 }
 
+var runtimeConfigCases = flag.Int("diff.configcases", 60, "generated CONFIG SET cases in TestDiffRuntime")
+
 // TestDiffRuntime runs the run-time configuration cases: hand-written, and
 // generated CONFIG SET/GET over every parameter (seeded; rerun a failure
 // with -diff.seed).
@@ -309,7 +311,7 @@ func TestDiffRuntime(t *testing.T) {
 	groups := []caseGroup{
 		{"runtime", runtimeCases},
 		{"client reply pubsub", clientReplyPubsubCases()},
-		{"random config", randomRuntimeConfigCases(r, 60, defaults)},
+		{"random config", randomRuntimeConfigCases(r, *runtimeConfigCases, defaults)},
 	}
 	checkCaseNames(t, groups)
 	for _, g := range groups {
