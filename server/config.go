@@ -46,7 +46,6 @@ type configDef struct {
 	min, max string // kInt and kMemory bounds, as Redis prints them
 	enum     []string
 	msg      string // kSpecial: the error for a malformed value
-	hidden   bool   // HIDDEN_CONFIG: answered by name, never matched by a pattern
 }
 
 // configAliases maps each of Redis's alias names to the parameter it
@@ -402,13 +401,6 @@ var minilockDefs = []configDef{{name: "restart-delay", def: "0", kind: kImmutabl
 
 func cmpEmpty(v, def string) string {
 	if v == "" {
-		return def
-	}
-	return v
-}
-
-func cmp0(v, def int64) int64 {
-	if v == 0 {
 		return def
 	}
 	return v

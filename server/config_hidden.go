@@ -6,12 +6,13 @@ package server
 // reading CONFIG GET *, cannot record them. Found by asking redis-server
 // for every name its binary holds; the bounds are what its CONFIG SET
 // answers. minilock keeps their values: they only slow down or stop Redis's
-// own loading, saving and crash handling for Redis's tests.
+// own loading, saving and crash handling for Redis's tests. They are not
+// in allConfigNames, which is what keeps them out of the patterns.
 var hiddenDefs = []configDef{
-	{name: "key-load-delay", def: "0", kind: kInt, min: "-2147483648", max: "2147483647", hidden: true},
-	{name: "loading-process-events-interval-bytes", def: "2097152", kind: kInt, min: "1024", max: "2147483647", hidden: true},
-	{name: "lua-enable-deprecated-api", def: "no", kind: kImmutable, hidden: true},
-	{name: "rdb-key-save-delay", def: "0", kind: kInt, min: "-2147483648", max: "2147483647", hidden: true},
-	{name: "use-exit-on-panic", def: "no", kind: kBool, hidden: true},
-	{name: "watchdog-period", def: "0", kind: kInt, min: "0", max: "2147483647", hidden: true},
+	{name: "key-load-delay", def: "0", kind: kInt, min: "-2147483648", max: "2147483647"},
+	{name: "loading-process-events-interval-bytes", def: "2097152", kind: kInt, min: "1024", max: "2147483647"},
+	{name: "lua-enable-deprecated-api", def: "no", kind: kImmutable},
+	{name: "rdb-key-save-delay", def: "0", kind: kInt, min: "-2147483648", max: "2147483647"},
+	{name: "use-exit-on-panic", def: "no", kind: kBool},
+	{name: "watchdog-period", def: "0", kind: kInt, min: "0", max: "2147483647"},
 }
