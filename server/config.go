@@ -191,6 +191,8 @@ var liveParams = map[string]liveParam{
 			return nil
 		},
 	},
+	"tcp-keepalive": intParam(func(s *Server) int64 { return s.limits.KeepAlive() },
+		func(s *Server, n int64) { s.limits.SetKeepAlive(n) }),
 	"min-replicas-to-write": intParam(func(s *Server) int64 { return s.rt.minReplicas },
 		func(s *Server, n int64) { s.rt.minReplicas = n }),
 	"min-replicas-max-lag": intParam(func(s *Server) int64 { return s.rt.maxLag },

@@ -88,13 +88,33 @@ type Limits struct {
 // connection's goroutine loads them at every check, so a new value applies
 // from the connection's next read, as Redis's next processInputBuffer reads
 // server.proto_max_bulk_len. A nil *LiveLimits reads as Redis's defaults.
-type LiveLimits struct{ bulk, query atomic.Int64 }
+//
+// They carry tcp-keepalive too, which Redis applies to each connection it
+// accepts (createClient): a new value applies to the connections accepted
+// after it.
+type LiveLimits struct{ bulk, query, keepAlive atomic.Int64 }
 
-// NewLiveLimits returns live limits starting at l.
+// DefaultTCPKeepAlive is tcp-keepalive's default, in seconds.
+const DefaultTCPKeepAlive = 300
+
+// NewLiveLimits returns live limits starting at l, with tcp-keepalive's
+// default.
 func NewLiveLimits(l Limits) *LiveLimits {
 	ll := new(LiveLimits)
 	ll.Set(l)
+	ll.keepAlive.Store(DefaultTCPKeepAlive)
 	return ll
+}
+
+// SetKeepAlive changes tcp-keepalive, in seconds (0: off).
+func (l *LiveLimits) SetKeepAlive(sec int64) { l.keepAlive.Store(sec) }
+
+// KeepAlive returns tcp-keepalive, in seconds.
+func (l *LiveLimits) KeepAlive() int64 {
+	if l == nil {
+		return DefaultTCPKeepAlive
+	}
+	return l.keepAlive.Load()
 }
 
 // Set changes the limits; zero fields mean Redis's defaults.

@@ -110,6 +110,7 @@ func (e *Edge) Accept(ln *Listener) {
 				time.Sleep(5 * time.Millisecond)
 				continue
 			}
+			keepAliveConn(conn, ln.Limits.KeepAlive())
 			go e.ServeConn(ln, NewLiveGuard(conn, ln.Limits))
 		}
 	}()
