@@ -97,9 +97,11 @@ func CmdSMove(k *Keyspace, c *Ctx, args [][]byte) error {
 		dst = newSetFor(args[3])
 		do, di = k.create(c, args[2], kindSet, dst)
 	}
-	added := dst.add(args[3], &k.enc)
-	k.changed(c, args[2], di, do)
-	if added {
+	// The destination changes, for WATCH and its "sadd" event, only when
+	// the member was not there already (smoveCommand signals it only
+	// then).
+	if dst.add(args[3], &k.enc) {
+		k.changed(c, args[2], di, do)
 		k.notify(NotifySet, "sadd", args[2], c.DB)
 	}
 	c.W.Int(1)

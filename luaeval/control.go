@@ -89,7 +89,7 @@ type control struct {
 	// instructions.
 	servePolls uint32
 	tick       time.Duration
-	threshold  time.Duration
+	threshold  atomic.Int64 // busy-reply-threshold in ns: CONFIG SET changes it while the monitor reads it
 	memLimit   int64
 }
 
@@ -102,15 +102,21 @@ func (c *control) init(e *Engine) {
 	c.wake = make(chan struct{}, 1)
 	c.done = make(chan struct{})
 	c.stopped = make(chan struct{})
-	c.threshold = e.cfg.BusyThreshold
+	c.threshold.Store(int64(e.cfg.BusyThreshold))
 	c.servePolls = uint32(max(busyServeEvery/seam.PollInterval(), 1))
 	c.memLimit = e.cfg.MemoryLimit
-	// Sampling every few ms keeps BUSY late by at most a tick and stops a
-	// runaway allocation after a few ms of growth.
-	c.tick = 5 * time.Millisecond
-	if t := c.threshold / 4; t < c.tick {
-		c.tick = max(t, time.Millisecond)
+	c.tick = c.tickFor()
+}
+
+// tickFor is the monitor's sampling period for the threshold now in force:
+// every few ms keeps BUSY late by at most a tick and stops a runaway
+// allocation after a few ms of growth.
+func (c *control) tickFor() time.Duration {
+	tick := 5 * time.Millisecond
+	if t := time.Duration(c.threshold.Load()) / 4; t < tick {
+		tick = max(t, time.Millisecond)
 	}
+	return tick
 }
 
 // begin marks the start of a run (owner goroutine).
@@ -331,6 +337,11 @@ func (c *control) monitor() {
 			return
 		case <-t.C:
 		}
+		if tick := c.tickFor(); tick != c.tick {
+			// CONFIG SET busy-reply-threshold changed the threshold.
+			c.tick = tick
+			t.Reset(tick)
+		}
 		m := read()
 		g := c.gen.Load()
 		now := time.Now()
@@ -367,7 +378,7 @@ func (c *control) monitor() {
 		prev = m
 		growth, over := m.overLimit(base, c.memLimit)
 		c.growth.Store(growth)
-		if now.Sub(seenAt) >= c.threshold {
+		if now.Sub(seenAt) >= time.Duration(c.threshold.Load()) {
 			c.setBusy(g)
 		}
 		if c.memLimit > 0 && over {

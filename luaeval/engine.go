@@ -266,28 +266,45 @@ func (e *Engine) EvalSHA(w *resp.Writer, args [][]byte, readOnly bool, h Host) e
 // a shebang, an unknown SHA1 or a bad shebang is neither: its commands
 // are judged as it runs. args are the command's arguments after its name.
 func (e *Engine) ScriptOOM(args [][]byte, sha bool) (deny, allow bool) {
-	if len(args) == 0 {
+	flags, ok := e.scriptFlags(args, sha)
+	if !ok {
 		return false, false
 	}
-	var flags int
+	return flags&(flagAllowOOM|flagNoWrites) == 0, flags&flagAllowOOM != 0
+}
+
+// ScriptWrites reads an EVAL's or EVALSHA's script flags as ScriptOOM does
+// and reports whether the script is a write command to Redis before it
+// runs: one with a shebang that does not declare no-writes
+// (scriptFlagsToCmdFlags gives it CMD_WRITE). A script without a shebang
+// is judged by the commands it calls.
+func (e *Engine) ScriptWrites(args [][]byte, sha bool) bool {
+	flags, ok := e.scriptFlags(args, sha)
+	return ok && flags&flagNoWrites == 0
+}
+
+// scriptFlags returns the shebang flags of the script args name (its body,
+// or with sha its SHA1); ok is false without a readable shebang.
+func (e *Engine) scriptFlags(args [][]byte, sha bool) (flags int, ok bool) {
+	if len(args) == 0 {
+		return 0, false
+	}
 	if sha {
 		s := e.cache.get(args[0])
 		if len(args[0]) != 40 || s == nil || !s.shebang {
-			return false, false
+			return 0, false
 		}
-		flags = boolFlag(s.noWrites, flagNoWrites) | boolFlag(s.allowOOM, flagAllowOOM)
-	} else {
-		// The shebang is in the body: no hashing to find the script.
-		if !bytes.HasPrefix(args[0], []byte("#!")) {
-			return false, false
-		}
-		f, _, err := parseShebang(args[0])
-		if err != nil {
-			return false, false
-		}
-		flags = f
+		return boolFlag(s.noWrites, flagNoWrites) | boolFlag(s.allowOOM, flagAllowOOM), true
 	}
-	return flags&(flagAllowOOM|flagNoWrites) == 0, flags&flagAllowOOM != 0
+	// The shebang is in the body: no hashing to find the script.
+	if !bytes.HasPrefix(args[0], []byte("#!")) {
+		return 0, false
+	}
+	f, _, err := parseShebang(args[0])
+	if err != nil {
+		return 0, false
+	}
+	return f, true
 }
 
 func boolFlag(b bool, f int) int {
@@ -355,6 +372,14 @@ func (e *Engine) KillForShutdown() { _ = e.ctl.kill(true) }
 // answer -BUSY themselves. After the busy script ends, later calls return a
 // fresh open channel.
 func (e *Engine) BusyChan() <-chan struct{} { return e.ctl.busyChan() }
+
+// SetBusyThreshold changes busy-reply-threshold (CONFIG SET), from any
+// goroutine: a script already running becomes busy once it has run for the
+// new threshold. Zero makes every script busy at the monitor's next tick.
+func (e *Engine) SetBusyThreshold(d time.Duration) { e.ctl.threshold.Store(int64(max(d, 0))) }
+
+// BusyThreshold returns busy-reply-threshold.
+func (e *Engine) BusyThreshold() time.Duration { return time.Duration(e.ctl.threshold.Load()) }
 
 // Running reports whether a script is executing (any goroutine).
 func (e *Engine) Running() bool { return e.ctl.state.Load() != stIdle }

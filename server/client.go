@@ -196,6 +196,7 @@ func (c *client) runBatch() {
 	}
 	c.srv.trackingTick() // BCAST's messages: Redis's beforeSleep
 	c.pushed = c.pushed[:0]
+	c.NoteReplies(int64(c.W.Len()-c.Sent), c.lastAt.Unix())
 	c.FlushToFeed()
 	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.InBytes, int64(c.W.Len()))
 }

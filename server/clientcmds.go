@@ -145,16 +145,31 @@ func (c *client) flags() string {
 }
 
 // clientStructSize is what a client and its socket cost before their
-// buffers.
-const clientStructSize = int64(unsafe.Sizeof(client{}) + unsafe.Sizeof(edge.Conn{}))
+// buffers: the session, the connection and its frame guard (whose inline
+// idle read buffer is part of it).
+const clientStructSize = int64(unsafe.Sizeof(client{}) + unsafe.Sizeof(edge.Conn{}) + unsafe.Sizeof(edge.Guard{}))
 
 // clientLine formats c as a CLIENT LIST line, with Redis 7.0's fields in
-// its order. Sizes are minilock's own: the reply buffer a connection keeps
-// (rbs), the bytes of the command being run (argv-mem, only for the client
-// running one, as in Redis), what a transaction has queued (multi-mem).
+// its order. Sizes are minilock's own buffers':
+//   - qbuf: the request bytes the frame guard holds and has not handed to
+//     the owner yet (complete commands, the one still being parsed, in
+//     canonical multibulk as the guard copies them, and the input not
+//     parsed yet), plus, for the client asking, the batch being served,
+//     its own CLIENT LIST included, as in Redis's query buffer;
+//   - qbuf-free: the room the next read has in the guard's read buffer
+//     (the 2 KiB inline one of an idle connection, or the pooled 32 KiB
+//     one);
+//   - argv-mem: the argument bytes of the command being run (only for the
+//     client running one, as in Redis);
+//   - multi-mem: what a transaction has queued;
+//   - rbs: the reply buffer's capacity; rbp: the most reply bytes one turn
+//     on the owner produced in the last 5 seconds (Redis's buf_peak);
+//   - tot-mem: the structs, the guard's buffers (the arguments are windows
+//     on them, so argv-mem is not added again), the reply buffers and
+//     multi-mem.
+//
 // Replies are written as they are made, so there is never an output list
-// (obl, oll, omem 0), and a command is parsed in place from the read
-// buffer, so no query buffer is reported (qbuf 0).
+// (obl, oll, omem 0).
 func (s *Server) clientLine(c *client, x *call) string {
 	now := time.Now()
 	db, cmd := c.db, c.lastCmd
@@ -185,7 +200,11 @@ func (s *Server) clientLine(c *client, x *call) string {
 		// Its buffers are the owner's while its command runs.
 		rbs = int64(cap(c.W.B))
 	}
-	totMem := clientStructSize + held + argvMem + multiMem
+	qbuf, qfree, qmem := c.Guard.QueryBuffer()
+	if c == x.c {
+		qbuf += c.InBytes // the batch being served, its CLIENT LIST included
+	}
+	totMem := clientStructSize + qmem + held + multiMem
 	var b strings.Builder
 	b.Grow(320)
 	field := func(name, v string) {
@@ -210,12 +229,12 @@ func (s *Server) clientLine(c *client, x *call) string {
 	field("psub", i(int64(len(c.pubsub.patterns))))
 	field("ssub", i(int64(len(c.pubsub.shard))))
 	field("multi", i(int64(multi)))
-	field("qbuf", "0")
-	field("qbuf-free", "0")
+	field("qbuf", i(qbuf))
+	field("qbuf-free", i(qfree))
 	field("argv-mem", i(argvMem))
 	field("multi-mem", i(multiMem))
 	field("rbs", i(rbs))
-	field("rbp", i(c.ReplyPeak.Load()))
+	field("rbp", i(c.ReplyPeak(now.Unix())))
 	field("obl", "0")
 	field("oll", "0")
 	field("omem", "0")
@@ -232,7 +251,8 @@ func (s *Server) clientLine(c *client, x *call) string {
 func (s *Server) clientsMemory() int64 {
 	var n int64
 	for _, c := range s.clients.snapshot() {
-		n += clientStructSize + c.HeldMem.Load()
+		_, _, qmem := c.Guard.QueryBuffer()
+		n += clientStructSize + qmem + c.HeldMem.Load()
 	}
 	return n
 }

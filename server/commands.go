@@ -377,6 +377,10 @@ var commandTable = []*command{
 	{name: "cluster", subs: clusterSubs()},
 	{name: "readonly", run: cmdClusterDisabled},
 	{name: "readwrite", run: cmdClusterDisabled},
+	{name: "asking", run: cmdClusterDisabled},
+	{name: "replconf", run: cmdReplconf}, // replicas.go
+	{name: "sync", run: cmdSync},
+	{name: "psync", run: cmdSync},
 	{name: "module", subs: []*command{
 		{name: "list", run: cmdModuleList},
 		{name: "load", run: cmdModuleRefused},

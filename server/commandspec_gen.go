@@ -20,6 +20,11 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "asking", Arity: 1, Flags: cmdspec.Fast,
+		ACL:  cmdspec.ACLFast | cmdspec.ACLConnection,
+		Docs: cmdspec.Docs{Summary: "Sent by cluster clients after an -ASK redirect", Since: "3.0.0", Group: "cluster", Complexity: "O(1)"},
+	},
+	{
 		Name: "auth", Arity: -2, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale | cmdspec.Fast | cmdspec.NoAuth | cmdspec.AllowBusy,
 		ACL: cmdspec.ACLFast | cmdspec.ACLConnection,
 		Docs: cmdspec.Docs{Summary: "Authenticate to the server", Since: "1.0.0", Group: "connection", Complexity: "O(N) where N is the number of passwords defined for the user",
@@ -2555,6 +2560,15 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "psync", Arity: -3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.NoAsyncLoading | cmdspec.NoMulti,
+		ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "Internal command used for replication", Since: "2.8.0", Group: "server",
+			Args: []cmdspec.Arg{
+				{Name: "replicationid", Type: cmdspec.ArgString},
+				{Name: "offset", Type: cmdspec.ArgInteger},
+			}},
+	},
+	{
 		Name: "pttl", Arity: 2, Flags: cmdspec.ReadOnly | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL:  cmdspec.ACLKeyspace | cmdspec.ACLRead | cmdspec.ACLFast,
 		Tips: []string{"nondeterministic_output"},
@@ -2684,6 +2698,11 @@ var commandSpecs = []*cmdspec.Command{
 				{Name: "key", Type: cmdspec.ArgKey},
 				{Name: "newkey", Type: cmdspec.ArgKey, KeySpec: 1},
 			}},
+	},
+	{
+		Name: "replconf", Arity: -1, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale | cmdspec.AllowBusy,
+		ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "An internal command for configuring the replication stream", Since: "3.0.0", Group: "server", Complexity: "O(1)", DocFlags: cmdspec.DocSyscmd},
 	},
 	{
 		Name: "replicaof", Arity: 3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Stale | cmdspec.NoAsyncLoading,
@@ -3404,6 +3423,11 @@ var commandSpecs = []*cmdspec.Command{
 				{Name: "index1", Type: cmdspec.ArgInteger},
 				{Name: "index2", Type: cmdspec.ArgInteger},
 			}},
+	},
+	{
+		Name: "sync", Arity: 1, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.NoAsyncLoading | cmdspec.NoMulti,
+		ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "Internal command used for replication", Since: "1.0.0", Group: "server"},
 	},
 	{
 		Name: "time", Arity: 1, Flags: cmdspec.Loading | cmdspec.Stale | cmdspec.Fast,

@@ -14,7 +14,6 @@ import (
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
-	"github.com/minilock/minilock/server/internal/edge"
 )
 
 // CONFIG GET and CONFIG SET (config.c). Every parameter redis-server 7.0
@@ -79,6 +78,9 @@ var configByName = func() map[string]*configDef {
 	for i := range configDefs {
 		m[configDefs[i].name] = &configDefs[i]
 	}
+	for i := range hiddenDefs {
+		m[hiddenDefs[i].name] = &hiddenDefs[i]
+	}
 	return m
 }()
 
@@ -92,7 +94,7 @@ func canonicalParam(name string) string {
 
 // liveParam is a parameter minilock acts on: get reads minilock's
 // setting; set, when there is one, applies a value CONFIG SET has already
-// checked (nil: immutable or protected in Redis, or refused, see fixedParams).
+// checked (nil: immutable or protected in Redis).
 type liveParam struct {
 	get func(s *Server) string
 	set func(s *Server, v string) error
@@ -119,8 +121,29 @@ func encodingParam(field func(*keyspace.Encodings) *int) liveParam {
 
 // liveParams are the parameters minilock acts on, by canonical name.
 var liveParams = map[string]liveParam{
-	"port":      {get: func(s *Server) string { return s.port() }},
-	"bind":      {get: (*Server).bindValue},
+	"port": {
+		get: func(s *Server) string { return s.port() },
+		set: func(s *Server, v string) error {
+			if v == s.port() {
+				return nil // unchanged: Redis does not apply it
+			}
+			return s.rebind(s.bindHosts(), v, errListenPort)
+		},
+	},
+	"bind": {
+		get: (*Server).bindValue,
+		set: func(s *Server, v string) error {
+			hosts := strings.Fields(v)
+			if len(hosts) == 0 {
+				hosts = []string{"*", "-::*"} // CONFIG SET bind "" is Redis's default
+			}
+			if err := s.rebind(hosts, s.port(), errBind); err != nil {
+				return err
+			}
+			s.rt.bind = hosts
+			return nil
+		},
+	},
 	"databases": {get: func(s *Server) string { return strconv.Itoa(s.ks.Databases()) }},
 	"dir": {get: func(s *Server) string {
 		d, _ := filepath.Abs(s.cfg.Dir)
@@ -137,14 +160,45 @@ var liveParams = map[string]liveParam{
 		get: func(s *Server) string { return yesNo(s.ops.live.protectedMode.Load()) },
 		set: func(s *Server, v string) error { s.ops.live.protectedMode.Store(v == "yes"); return nil },
 	},
-	// The Lua engine reads its threshold when it starts, and each
-	// connection's frame guard its limits when it connects: minilock
-	// reports these and refuses to change them while running (errFixed).
-	"busy-reply-threshold":      {get: func(s *Server) string { return itoa(s.cfg.BusyThreshold.Milliseconds()) }},
-	"proto-max-bulk-len":        {get: func(s *Server) string { return itoa(cmp0(s.cfg.MaxBulkLen, edge.DefaultMaxBulkLen)) }},
-	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, edge.DefaultMaxQueryLen)) }},
-	"restart-delay":             {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
-	"maxmemory":                 maxMemoryParam,
+	// Live as in Redis: the Lua engine's watchdog, every connection's frame
+	// guard and the string-growing commands read them at each use.
+	"busy-reply-threshold": intParam(func(s *Server) int64 { return s.lua.BusyThreshold().Milliseconds() },
+		func(s *Server, n int64) { s.lua.SetBusyThreshold(time.Duration(n) * time.Millisecond) }),
+	"proto-max-bulk-len": intParam(func(s *Server) int64 { return s.limits.Load().MaxBulkLen },
+		func(s *Server, n int64) {
+			l := s.limits.Load()
+			l.MaxBulkLen = n
+			s.limits.Set(l)
+			s.ks.SetMaxStringLen(n)
+		}),
+	"client-query-buffer-limit": intParam(func(s *Server) int64 { return s.limits.Load().MaxQueryLen },
+		func(s *Server, n int64) {
+			l := s.limits.Load()
+			l.MaxQueryLen = n
+			s.limits.Set(l)
+		}),
+	"client-output-buffer-limit": {
+		get: (*Server).cobl,
+		set: func(s *Server, v string) error {
+			s.ops.params["client-output-buffer-limit"] = v
+			// The subscribers connected now take the pubsub class at once.
+			hard, soft, softFor := s.pubsubLimits()
+			for _, c := range s.clients.snapshot() {
+				if c.Feed != nil && !c.monitor && c.inSubscribedMode() {
+					c.Feed.SetLimits(hard, soft, softFor)
+				}
+			}
+			return nil
+		},
+	},
+	"tcp-keepalive": intParam(func(s *Server) int64 { return s.limits.KeepAlive() },
+		func(s *Server, n int64) { s.limits.SetKeepAlive(n) }),
+	"min-replicas-to-write": intParam(func(s *Server) int64 { return s.rt.minReplicas },
+		func(s *Server, n int64) { s.rt.minReplicas = n }),
+	"min-replicas-max-lag": intParam(func(s *Server) int64 { return s.rt.maxLag },
+		func(s *Server, n int64) { s.rt.maxLag = n }),
+	"restart-delay": {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
+	"maxmemory":     maxMemoryParam,
 	"rdbcompression": {
 		get: func(s *Server) string { return yesNo(s.ks.RDBCompression()) },
 		set: func(s *Server, v string) error { s.ks.SetRDBCompression(v == "yes"); return nil },
@@ -219,12 +273,6 @@ var liveParams = map[string]liveParam{
 	"hll-sparse-max-bytes":      encodingParam(func(e *keyspace.Encodings) *int { return &e.HLLSparseMaxBytes }),
 }
 
-// errFixed refuses to change a setting minilock reads only at startup.
-var errFixed = errors.New("minilock applies this setting only at startup")
-
-// fixedParams are the live parameters CONFIG SET refuses (errFixed).
-var fixedParams = map[string]bool{"busy-reply-threshold": true, "proto-max-bulk-len": true, "client-query-buffer-limit": true}
-
 // setIdleTimeout is CONFIG SET timeout: connections waiting for their
 // next command get the new deadline at once, counted from their last
 // command, as Redis's clientsCron closes a client idle for longer than
@@ -279,11 +327,16 @@ const (
 	pubsubSoftSeconds = 60 * time.Second
 )
 
+// cobl is client-output-buffer-limit's value.
+func (s *Server) cobl() string {
+	return cmpEmpty(s.ops.params["client-output-buffer-limit"], configByName["client-output-buffer-limit"].def)
+}
+
 // pubsubLimits reads client-output-buffer-limit's pubsub class: the hard
 // and soft limits, in bytes, and how long the soft one may be exceeded. A
-// subscriber's feed takes them when it starts.
+// subscriber's feed takes them when it starts, and again at each CONFIG SET.
 func (s *Server) pubsubLimits() (hard, soft int, softFor time.Duration) {
-	f := strings.Fields(s.param("client-output-buffer-limit"))
+	f := strings.Fields(s.cobl())
 	for i := 0; i+3 < len(f); i += 4 {
 		if f[i] != "pubsub" {
 			continue
@@ -332,6 +385,9 @@ func (s *Server) applyParams() error {
 			return fmt.Errorf("%s %q: %w", p[0], p[1], err)
 		}
 		name := canonicalParam(d.name)
+		if name == "port" || name == "bind" {
+			continue // Config.Addrs
+		}
 		if lp, ok := liveParams[name]; ok {
 			if lp.set != nil {
 				if err := lp.set(s, v); err != nil {
@@ -356,14 +412,10 @@ func cmpEmpty(v, def string) string {
 	return v
 }
 
-func cmp0(v, def int64) int64 {
-	if v == 0 {
-		return def
-	}
-	return v
-}
-
 func (s *Server) bindValue() string {
+	if s.rt.bind != nil {
+		return strings.Join(s.rt.bind, " ") // as CONFIG SET bind gave them
+	}
 	var binds []string
 	for _, a := range s.Addrs() {
 		if i := strings.LastIndexByte(a, ':'); i >= 0 {
@@ -504,9 +556,19 @@ func (d *configDef) check(v string) (string, error) {
 		if n < lo || n > hi {
 			return "", d.rangeErr()
 		}
+		if d.name == "repl-backlog-size" {
+			n = max(n, 16<<10) // resizeReplicationBacklog: CONFIG_REPL_BACKLOG_MIN_SIZE
+		}
 		return strconv.FormatUint(n, 10), nil
 	case kSpecial:
 		return checkSpecial(d, v)
+	}
+	if !sdsParams[d.name] {
+		// A plain string parameter is kept as a C string (zstrdup).
+		v = cString(v)
+	}
+	if err := checkString(d.name, v); err != nil {
+		return "", err
 	}
 	if d.name == "notify-keyspace-events" {
 		// Kept as given: its canonical form drops 'n' beside 'A' (as
@@ -738,9 +800,6 @@ func cmdConfigSet(x *call, args [][]byte) error {
 			v, err = setCOBL(x.s.param(ch.def.name), ch.value)
 		} else {
 			v, err = ch.def.check(ch.value)
-		}
-		if err == nil && fixedParams[canonicalParam(ch.def.name)] {
-			err = errFixed
 		}
 		if err != nil {
 			return configSetErr(ch.name, err)

@@ -140,6 +140,8 @@ func (s *Server) executeCmd(c *client, args [][]byte) {
 		err = errNotInMulti
 	case s.maxMemory > 0 && s.performEvictions() && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)):
 		err = errOOM
+	case !s.goodReplicas() && s.isWriteCommand(c, cmd, args):
+		err = errNoGoodReplicas
 	case c.monitor && cmd.flags&(fWrite|fReadOnly|fMayReplicate) != 0:
 		// A MONITOR client is a replica to Redis, and a replica may not
 		// touch the keyspace (processCommand).

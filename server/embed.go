@@ -219,7 +219,7 @@ func (s *Server) Restart() error {
 // Unlisten and Listen must not run concurrently with each other, Close or
 // Restart.
 func (s *Server) Unlisten() {
-	for _, ln := range s.lns {
+	for _, ln := range s.listeners() {
 		ln.StopAccepting()
 	}
 	s.closeConns()
@@ -259,27 +259,26 @@ func (s *Server) relisten(addrs []string, tlsCfg *tls.Config, between func()) er
 	if len(addrs) == 0 {
 		addrs = s.Addrs()
 	}
-	old := s.lns
-	s.lns = nil
-	for i, addr := range addrs {
-		lim := edge.Limits{MaxBulkLen: s.cfg.MaxBulkLen, MaxQueryLen: s.cfg.QueryBufferLimit}
-		if i < len(old) {
-			lim = old[i].Limits
-		}
+	var lns []*edge.Listener
+	for _, addr := range addrs {
 		nl, err := net.Listen("tcp", addr)
 		if err != nil {
-			s.closeListeners()
+			for _, ln := range lns {
+				ln.StopAccepting()
+			}
+			s.setListeners(nil)
 			return err
 		}
 		if tlsCfg != nil {
 			nl = tls.NewListener(nl, tlsCfg)
 		}
-		s.lns = append(s.lns, edge.NewListener(nl, lim))
+		lns = append(lns, edge.NewListener(nl, s.limits))
 	}
+	s.setListeners(lns)
 	if between != nil {
 		between()
 	}
-	for _, ln := range s.lns {
+	for _, ln := range lns {
 		s.serve(ln)
 	}
 	return nil

@@ -87,7 +87,7 @@ func (fs *fuzzServer) get(t testing.TB) *Server {
 			t.Fatal(err)
 		}
 		// As Start serves its TCP listeners; Close stops this one too.
-		sl := edge.NewListener(ln, edge.Limits{MaxBulkLen: fs.cfg.MaxBulkLen, MaxQueryLen: fs.cfg.QueryBufferLimit})
+		sl := edge.NewListener(ln, edge.NewLiveLimits(edge.Limits{MaxBulkLen: fs.cfg.MaxBulkLen, MaxQueryLen: fs.cfg.QueryBufferLimit}))
 		s.lns = append(s.lns, sl)
 		s.serve(sl)
 		fs.s = s

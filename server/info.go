@@ -389,9 +389,15 @@ func infoStats(x *call) [][2]string {
 }
 
 func infoReplication(x *call) [][2]string {
-	return [][2]string{
+	out := [][2]string{
 		{"role", "master"},
 		{"connected_slaves", "0"},
+	}
+	if !x.s.goodReplicas() {
+		// Shown while min-replicas-to-write is on (genRedisInfoString).
+		out = append(out, [2]string{"min_slaves_good_slaves", "0"})
+	}
+	return append(out, [][2]string{
 		{"master_failover_state", "no-failover"},
 		{"master_replid", x.s.ops.replID},
 		{"master_replid2", strings.Repeat("0", 40)},
@@ -401,7 +407,7 @@ func infoReplication(x *call) [][2]string {
 		{"repl_backlog_size", x.s.param("repl-backlog-size")},
 		{"repl_backlog_first_byte_offset", "0"},
 		{"repl_backlog_histlen", "0"},
-	}
+	}...)
 }
 
 func infoCPU(x *call) [][2]string {

@@ -47,6 +47,11 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 		err = errScriptNotAllow
 	case readOnly && cmd.flags&(fWrite|fMayReplicate) != 0:
 		err = errScriptReadOnly
+	case cmd.flags&fWrite != 0 && !h.s.goodReplicas():
+		// script.c:scriptVerifyWriteCommandAllow: reached by an EVAL
+		// script without a shebang; one with flags was refused before
+		// it ran.
+		err = errNoGoodReplicas
 	case cmd.flags&fWrite != 0 && h.now < h.s.writableAt:
 		err = h.s.errRestartDelay(h.now)
 	case h.oom && !h.dirty && cmd.flags&fDenyOOM != 0:

@@ -40,6 +40,7 @@ import (
 	"log/slog"
 	"net"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -156,8 +157,12 @@ type Server struct {
 	log   *slog.Logger
 	start time.Time
 	runID string
-	lns   []*edge.Listener
-	done  chan struct{} // closed when the server has stopped
+	lns   []*edge.Listener // lnMu held: CONFIG SET port and bind replace them
+	lnMu  sync.Mutex
+	// limits are the frame guard's limits, shared by every listener's
+	// connections and changed by CONFIG SET.
+	limits *edge.LiveLimits
+	done   chan struct{} // closed when the server has stopped
 
 	host scriptHost // the one script host; scripts never nest
 	// doctor watches the commands when Config.Doctor is set (doctor.go).
@@ -176,7 +181,8 @@ type Server struct {
 	nextID          atomic.Int64
 	net             edge.Edge // the goroutine edge: Closing, Inflight, the I/O counters
 	stats           stats
-	ops             opsState // INFO's counters, the slow log, settings (stats.go)
+	ops             opsState     // INFO's counters, the slow log, settings (stats.go)
+	rt              runtimeState // run-time settings the commands read (replicas.go)
 
 	notify notifyState   // keyspace notifications (notify.go)
 	track  trackingState // client-side caching (tracking.go)
@@ -227,6 +233,7 @@ func Start(cfg Config) (*Server, error) {
 			ordered:  map[string]bool{},
 		},
 		cfg:   cfg,
+		rt:    newRuntimeState(),
 		log:   log,
 		start: time.Now(),
 		runID: newRunID(),
@@ -238,6 +245,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	cfg = s.cfg
 	s.net.H, s.net.Log, s.net.Stats, s.net.WriteTimeout = (*netHandler)(s), log, &s.ops.Stats, cfg.WriteTimeout
+	s.limits = edge.NewLiveLimits(edge.Limits{MaxBulkLen: cfg.MaxBulkLen, MaxQueryLen: cfg.QueryBufferLimit})
 	s.clients.m = make(map[int64]*client)
 	s.nextID.Store(2) // Redis's first client id, after its internal ones
 	for _, addr := range cfg.Addrs {
@@ -251,8 +259,7 @@ func Start(cfg Config) (*Server, error) {
 			s.closeListeners()
 			return nil, fmt.Errorf("listen %s: %w", addr, err)
 		}
-		lim := edge.Limits{MaxBulkLen: cfg.MaxBulkLen, MaxQueryLen: cfg.QueryBufferLimit}
-		s.lns = append(s.lns, edge.NewListener(ln, lim))
+		s.lns = append(s.lns, edge.NewListener(ln, s.limits))
 	}
 	if len(s.lns) == 0 {
 		return nil, errors.New("server: no address to listen on")
@@ -324,15 +331,29 @@ func (d dueWork) Next() (int64, bool) {
 
 // Addr returns the address of the first listener, for clients to dial:
 // "127.0.0.1:54321".
-func (s *Server) Addr() string { return s.lns[0].Addr().String() }
+// Empty when it listens on none (CONFIG SET port 0).
+func (s *Server) Addr() string {
+	if lns := s.listeners(); len(lns) > 0 {
+		return lns[0].Addr().String()
+	}
+	return ""
+}
 
 // Addrs returns the addresses of all listeners.
 func (s *Server) Addrs() []string {
-	out := make([]string, len(s.lns))
-	for i, ln := range s.lns {
+	lns := s.listeners()
+	out := make([]string, len(lns))
+	for i, ln := range lns {
 		out[i] = ln.Addr().String()
 	}
 	return out
+}
+
+// listeners returns the listeners now in use. Any goroutine.
+func (s *Server) listeners() []*edge.Listener {
+	s.lnMu.Lock()
+	defer s.lnMu.Unlock()
+	return slices.Clone(s.lns)
 }
 
 // Done returns a channel that is closed once the server has stopped, by
@@ -367,7 +388,7 @@ func (s *Server) Close() error {
 			// must not hold that up.
 			s.lua.KillForShutdown()
 		}
-		for _, ln := range s.lns {
+		for _, ln := range s.listeners() {
 			ln.StopAccepting()
 		}
 		// From here on no command of a new batch runs.
@@ -398,7 +419,7 @@ func (s *Server) Close() error {
 }
 
 func (s *Server) closeListeners() {
-	for _, ln := range s.lns {
+	for _, ln := range s.listeners() {
 		ln.StopAccepting()
 	}
 }

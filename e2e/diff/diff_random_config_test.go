@@ -7,9 +7,8 @@ import (
 
 // configResets are Redis 7.0.15's defaults for the parameters the
 // config generator sets (CONFIG GET on a fresh redis-server); each case
-// puts them back, as the servers are shared by the cases. Not among them:
-// busy-reply-threshold (lua-time-limit), which minilock reads only at
-// startup (a difference docs/differences.md lists).
+// puts them back, as the servers are shared by the cases (TestDiffRuntime
+// draws from every parameter).
 var configResets = [][2]string{
 	{"hash-max-listpack-entries", "512"}, {"hash-max-listpack-value", "64"},
 	{"zset-max-listpack-entries", "128"}, {"zset-max-listpack-value", "64"},

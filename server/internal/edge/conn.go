@@ -68,8 +68,12 @@ type Conn struct {
 	WriteBy time.Time
 	// What the connection holds between batches, for CLIENT LIST and
 	// INFO, written by its own goroutine: the reply buffer's capacity and
-	// its peak, and all its buffers together.
-	ReplyCap, ReplyPeak, HeldMem atomic.Int64
+	// all its buffers together.
+	ReplyCap, HeldMem atomic.Int64
+	// replyPeak is CLIENT LIST's rbp: the most reply bytes one turn on
+	// the owner produced, in the window that began at peakAt (Unix s).
+	// Owner goroutine only.
+	replyPeak, peakAt int64
 	// Killed is set by CLIENT KILL: the connection is closed, and what it
 	// had sent but not run yet does not run.
 	Killed atomic.Bool
@@ -77,6 +81,28 @@ type Conn struct {
 	// lc is the connection's state on the event loop (eventloop_linux.go);
 	// nil on the goroutine edge.
 	lc *loopConn
+}
+
+// peakWindow is how long rbp remembers a peak, as Redis's clientsCron
+// resets buf_peak every 5 seconds.
+const peakWindow = 5
+
+// NoteReplies records that a turn on the owner produced n reply bytes, at
+// Unix second now. Owner goroutine.
+func (c *Conn) NoteReplies(n, now int64) {
+	if now-c.peakAt >= peakWindow {
+		c.replyPeak, c.peakAt = 0, now
+	}
+	c.replyPeak = max(c.replyPeak, n)
+}
+
+// ReplyPeak is rbp: the most reply bytes one turn produced in the last
+// peakWindow seconds, 0 once they have passed. Owner goroutine.
+func (c *Conn) ReplyPeak(now int64) int64 {
+	if now-c.peakAt >= peakWindow {
+		return 0
+	}
+	return c.replyPeak
 }
 
 // OnLoop reports whether the connection is served by the event loop.

@@ -372,11 +372,12 @@ func (l *Loop) accept(lfd int, ln *Listener) {
 		}
 		l.acceptDelay = 0
 		unix.SetsockoptInt(fd, unix.IPPROTO_TCP, unix.TCP_NODELAY, 1)
+		keepAliveFD(fd, ln.Limits.KeepAlive())
 		lc := &loopConn{l: l, fd: fd, raddr: sockAddr(sa)}
 		if lsa, err := unix.Getsockname(fd); err == nil {
 			lc.laddr = sockAddr(lsa)
 		}
-		sess := l.h.Admit(ln, NewGuard(lc, ln.Limits))
+		sess := l.h.Admit(ln, NewLiveGuard(lc, ln.Limits))
 		if sess == nil {
 			continue // refused: Admit answered and closed it
 		}

@@ -128,6 +128,16 @@ func (f *Feed) overLimit(n int) bool {
 	return now.Sub(f.overSince) >= f.softFor
 }
 
+// SetLimits changes the feed's limits (CONFIG SET
+// client-output-buffer-limit applies to the clients already connected, as
+// Redis checks server.client_obuf_limits at every write). The new limits
+// are checked at the next byte queued. Any goroutine.
+func (f *Feed) SetLimits(hard, soft int, softFor time.Duration) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.hard, f.soft, f.softFor = hard, soft, softFor
+}
+
 // Size is the bytes waiting to be written (CLIENT LIST's omem).
 func (f *Feed) Size() int {
 	f.mu.Lock()

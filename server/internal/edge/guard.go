@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/tidwall/redcon"
 
@@ -81,18 +82,70 @@ type Limits struct {
 	// whose arguments add up to more than the limit.
 }
 
-func (l Limits) maxBulkLen() int64 {
-	if l.MaxBulkLen > 0 {
-		return l.MaxBulkLen
-	}
-	return DefaultMaxBulkLen
+// LiveLimits are the Limits every connection of a server reads while
+// CONFIG SET may change them (proto-max-bulk-len and
+// client-query-buffer-limit are run-time settings in Redis): each
+// connection's goroutine loads them at every check, so a new value applies
+// from the connection's next read, as Redis's next processInputBuffer reads
+// server.proto_max_bulk_len. A nil *LiveLimits reads as Redis's defaults.
+//
+// They carry tcp-keepalive too, which Redis applies to each connection it
+// accepts (createClient): a new value applies to the connections accepted
+// after it.
+type LiveLimits struct{ bulk, query, keepAlive atomic.Int64 }
+
+// DefaultTCPKeepAlive is tcp-keepalive's default, in seconds.
+const DefaultTCPKeepAlive = 300
+
+// NewLiveLimits returns live limits starting at l, with tcp-keepalive's
+// default.
+func NewLiveLimits(l Limits) *LiveLimits {
+	ll := new(LiveLimits)
+	ll.Set(l)
+	ll.keepAlive.Store(DefaultTCPKeepAlive)
+	return ll
 }
 
-func (l Limits) maxQueryLen() int64 {
-	if l.MaxQueryLen > 0 {
-		return l.MaxQueryLen
+// SetKeepAlive changes tcp-keepalive, in seconds (0: off).
+func (l *LiveLimits) SetKeepAlive(sec int64) { l.keepAlive.Store(sec) }
+
+// KeepAlive returns tcp-keepalive, in seconds.
+func (l *LiveLimits) KeepAlive() int64 {
+	if l == nil {
+		return DefaultTCPKeepAlive
 	}
-	return DefaultMaxQueryLen
+	return l.keepAlive.Load()
+}
+
+// Set changes the limits; zero fields mean Redis's defaults.
+func (l *LiveLimits) Set(x Limits) {
+	if x.MaxBulkLen <= 0 {
+		x.MaxBulkLen = DefaultMaxBulkLen
+	}
+	if x.MaxQueryLen <= 0 {
+		x.MaxQueryLen = DefaultMaxQueryLen
+	}
+	l.bulk.Store(x.MaxBulkLen)
+	l.query.Store(x.MaxQueryLen)
+}
+
+// Load returns the limits now in force.
+func (l *LiveLimits) Load() Limits {
+	return Limits{MaxBulkLen: l.maxBulkLen(), MaxQueryLen: l.maxQueryLen()}
+}
+
+func (l *LiveLimits) maxBulkLen() int64 {
+	if l == nil {
+		return DefaultMaxBulkLen
+	}
+	return l.bulk.Load()
+}
+
+func (l *LiveLimits) maxQueryLen() int64 {
+	if l == nil {
+		return DefaultMaxQueryLen
+	}
+	return l.query.Load()
 }
 
 // A ProtocolError is a request Redis answers with "-ERR Protocol error: ..."
@@ -131,7 +184,7 @@ const (
 // Write and the deadlines pass through to the socket.
 type Guard struct {
 	net.Conn
-	lim         Limits
+	lim         *LiveLimits // shared with every connection of the listener
 	authPending atomic.Bool
 	// ErrOut, when set, takes the protocol error's reply instead of the
 	// socket: a connection whose output goes through a feed (goroutine
@@ -168,12 +221,24 @@ type Guard struct {
 	argBuf  []byte // scratch for splitting inline lines
 	argEnds []int
 
+	// qbuf, qfree and qmem are what the guard holds of the request
+	// stream, published for CLIENT LIST (QueryBuffer), which the owner
+	// runs while the connection's goroutine reads.
+	qbuf, qfree, qmem atomic.Int64
+
 	perr    error // the error found after the commands still in out
 	err     error // perr, once it has been returned: Read keeps returning it
 	readErr error // from Conn.Read, returned once the data that came with it is used
 }
 
+// NewGuard guards c with fixed limits lim.
 func NewGuard(c net.Conn, lim Limits) *Guard {
+	return &Guard{Conn: c, lim: NewLiveLimits(lim)}
+}
+
+// NewLiveGuard guards c with limits that may change while it serves (nil:
+// Redis's defaults).
+func NewLiveGuard(c net.Conn, lim *LiveLimits) *Guard {
 	return &Guard{Conn: c, lim: lim}
 }
 
@@ -237,7 +302,39 @@ func (g *Guard) take() Requests {
 		base:  from,
 	}
 	g.outR, g.cmdR = g.outDone, len(g.ends)
+	g.publish()
 	return r
+}
+
+// publish records the figures QueryBuffer returns: the request bytes held
+// and not handed over yet (complete commands not returned, the one being
+// parsed, as canonical multibulk, and the input not parsed yet), the room
+// the next read has in the read buffer (fill moves the unparsed input to
+// its front), and
+// what the guard's buffers take beyond the Guard itself (the read buffer
+// when it is not the inline idle one, the command buffer and the argument
+// offsets). Connection goroutine (or whoever holds the guard).
+func (g *Guard) publish() {
+	unparsed := len(g.in) - g.inPos
+	g.qbuf.Store(int64(len(g.out) - g.outR + unparsed))
+	g.qfree.Store(int64(cap(g.in) - unparsed))
+	mem := cap(g.out) + int(unsafe.Sizeof(0))*(cap(g.spans)+cap(g.ends))
+	if cap(g.in) > 0 && unsafe.SliceData(g.in[:1]) != &g.small[0] {
+		mem += cap(g.in)
+	}
+	g.qmem.Store(int64(mem))
+}
+
+// QueryBuffer returns, from any goroutine, the request bytes the guard
+// holds and has not handed over (CLIENT LIST's qbuf adds the batch being
+// served), the room in its read buffer (qbuf-free)
+// and the memory its buffers take beyond the Guard struct, as of its last
+// read or hand-over. A nil guard holds nothing.
+func (g *Guard) QueryBuffer() (used, free, mem int64) {
+	if g == nil {
+		return 0, 0, 0
+	}
+	return g.qbuf.Load(), g.qfree.Load(), g.qmem.Load()
 }
 
 // Args appends the arguments of r's commands to args and the commands,
@@ -374,6 +471,7 @@ func (g *Guard) Release() {
 		putBuf(g.in)
 		g.in, g.inPos = g.small[:0], 0
 	}
+	g.publish()
 }
 
 // reply writes Redis's reply to a protocol error. Redis turns CR and LF in
@@ -434,6 +532,7 @@ func (g *Guard) fill() {
 		putBuf(g.out)
 		g.in, g.out = g.small[:0], nil
 		want = min(want, idleRead)
+		g.publish() // idle while the read waits
 	} else if g.carry > 0 {
 		// The idle read filled the small buffer, so more was probably
 		// waiting: read only the rest of Redis's 16 KiB, keeping the
@@ -473,6 +572,7 @@ func (g *Guard) fill() {
 	if int64(len(g.out)-g.outDone)+int64(len(g.in)) > g.lim.maxQueryLen() {
 		g.fail(errQueryBufferLimit)
 	}
+	g.publish()
 }
 
 // fail drops the command being parsed and records why the connection ends.

@@ -10,7 +10,7 @@ import (
 // connections it accepts.
 type Listener struct {
 	net.Listener
-	Limits  Limits
+	Limits  *LiveLimits
 	stop    sync.Once
 	stopped atomic.Bool // see Stopped
 	// OnStop, set by the event loop, closes the loop's own descriptor of
@@ -18,8 +18,9 @@ type Listener struct {
 	OnStop func()
 }
 
-// NewListener serves ln with the frame limits lim.
-func NewListener(ln net.Listener, lim Limits) *Listener {
+// NewListener serves ln with the frame limits lim, which its connections
+// read live (several listeners may share them).
+func NewListener(ln net.Listener, lim *LiveLimits) *Listener {
 	return &Listener{Listener: ln, Limits: lim}
 }
 

@@ -110,7 +110,8 @@ func (e *Edge) Accept(ln *Listener) {
 				time.Sleep(5 * time.Millisecond)
 				continue
 			}
-			go e.ServeConn(ln, NewGuard(conn, ln.Limits))
+			keepAliveConn(conn, ln.Limits.KeepAlive())
+			go e.ServeConn(ln, NewLiveGuard(conn, ln.Limits))
 		}
 	}()
 }
@@ -278,10 +279,6 @@ func (c *Conn) ownRest() {
 // EndBatch records what the connection holds once a batch is done, and
 // drops buffers too big to keep while idle.
 func (c *Conn) EndBatch() {
-	rbs := int64(cap(c.W.B))
-	if rbs > c.ReplyPeak.Load() {
-		c.ReplyPeak.Store(rbs)
-	}
 	if cap(c.W.B) > MaxIdleBuffer && len(c.W.B) == 0 {
 		c.W.B = nil // the event loop may still have replies to write
 	}
