@@ -8,6 +8,7 @@ import (
 	"github.com/minilock/minilock/internal/cmdspec"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/acl"
 )
 
 // command is one entry of the command table.
@@ -24,6 +25,8 @@ type command struct {
 	// spec is the command's metadata (commandspec_gen.go), whose arity
 	// and flags index copies into the fields above.
 	spec *cmdspec.Command
+	// acl is the command as the ACL rules know it (acl.go).
+	acl *acl.Command
 }
 
 // call is one command being executed on the owner goroutine.
@@ -122,10 +125,13 @@ func (s *Server) execute(c *client, args [][]byte) {
 	case protected(cmd) != nil:
 		// Before authentication, as processCommand checks it.
 		err = protected(cmd)
-	case !c.authed && cmd.flags&fNoAuth == 0:
+	case cmd.flags&fNoAuth == 0 && s.authRequired(c):
 		err = resp.ErrNoAuth
 	case c.multi != nil && cmd.flags&fNoMulti != 0:
 		err = errNotInMulti
+	case !c.user.Unrestricted && s.aclRefused(c, cmd, args, &err):
+		// The user's permissions (processCommand's ACL check); the
+		// default user with every permission skips it on the flag.
 	case s.maxMemory > 0 && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)) && s.outOfMemory():
 		err = errOOM
 	case c.monitor && cmd.flags&(fWrite|fReadOnly|fMayReplicate) != 0:

@@ -64,7 +64,12 @@ type Config struct {
 	// to listen on it is not an error.
 	Addrs []string
 	// Password enables AUTH, as redis.conf's requirepass. Empty means none.
+	// It is the default user's password.
 	Password string
+	// Users are redis.conf's "user" lines: a name and its ACL rules, as
+	// ACL SETUSER takes them. None means only the default user (and those
+	// of the aclfile parameter, which may not be given with Users).
+	Users [][]string
 	// Databases is the number of databases. Zero means 16.
 	Databases int
 	// MaxClients limits concurrent connections; the next one gets
@@ -173,6 +178,7 @@ type Server struct {
 	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
 
 	embed embedState // what the embedding API set (embed_types.go)
+	acl   aclState   // users and the ACL LOG (acl.go)
 
 	closeOnce sync.Once
 }
@@ -223,7 +229,11 @@ func Start(cfg Config) (*Server, error) {
 		done:  make(chan struct{}),
 	}
 	s.ops.init(s)
+	s.initACL()
 	if err := s.startupParams(); err != nil {
+		return nil, err
+	}
+	if err := s.startupUsers(); err != nil {
 		return nil, err
 	}
 	cfg = s.cfg
@@ -420,7 +430,7 @@ func (s *Server) admit(ln *edge.Listener, conn *edge.Guard) *client {
 	if int64(s.clients.count()) >= s.ops.live.maxClients.Load() {
 		return refuse("-ERR max number of clients reached\r\n")
 	}
-	if s.ops.live.protectedMode.Load() && s.password() == "" && !remoteHostIsLoopback(conn) {
+	if s.ops.live.protectedMode.Load() && s.defaultNoPass() && !remoteHostIsLoopback(conn) {
 		return refuse(deniedProtected)
 	}
 	c := newClient(s, conn)
