@@ -220,7 +220,8 @@ func (s *Server) aclRefuseInExec(x *call, cmd *command, args [][]byte) error {
 }
 
 // aclRefusedInScript is script.c:scriptVerifyACL.
-func (s *Server) aclRefusedInScript(x *call, cmd *command, args [][]byte, err *error) bool {
+func (s *Server) aclRefusedInScript(x *call, db int, cmd *command, args [][]byte, err *error) bool {
+	x.DB = db // the database the script has selected, for the log's client-info
 	*err = s.aclRefuseInScript(x, cmd, args)
 	return *err != nil
 }

@@ -157,7 +157,12 @@ func (s *Server) execute(c *client, args [][]byte) {
 		return
 	}
 	if c.multi != nil && !controlsMulti(cmd) {
-		c.multi.queue(cmd, args)
+		if !c.multi.aborted {
+			// An aborted transaction keeps nothing more: CLIENT LIST's
+			// multi= (and an ACL LOG entry's) stop counting, as in
+			// multi.c:queueMultiCommand.
+			c.multi.queue(cmd, args)
+		}
 		c.W.Status("QUEUED")
 		return
 	}

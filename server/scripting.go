@@ -45,7 +45,7 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 		err = errScriptArity
 	case cmd.flags&fNoScript != 0:
 		err = errScriptNotAllow
-	case !h.x.c.user.Unrestricted && h.s.aclRefusedInScript(&h.x, cmd, args, &err):
+	case !h.x.c.user.Unrestricted && h.s.aclRefusedInScript(&h.x, h.db, cmd, args, &err):
 	case readOnly && cmd.flags&(fWrite|fMayReplicate) != 0:
 		err = errScriptReadOnly
 	case cmd.flags&fWrite != 0 && h.now < h.s.writableAt:

@@ -255,6 +255,11 @@ func runACLCases(t *testing.T, p *pair, cases []diffCase) {
 				aclReset(t, &p.ends[i])
 			}
 			p.run(t, dc)
+			if t.Failed() {
+				for i, st := range dc.steps {
+					t.Logf("step %d on conn %d: %s", i+1, st.conn, st.label)
+				}
+			}
 		})
 	}
 	for i := range p.ends {
