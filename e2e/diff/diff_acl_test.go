@@ -167,6 +167,8 @@ var aclCases = []diffCase{
 		cmd("EVAL", "return redis.pcall('publish','d','m')", "0"), cmd("EVAL", "return redis.call('publish','c','m')", "0"),
 		cmd("EVAL", "return redis.call('set','a','v')", "0"), cmd("EVAL", "return redis.call('get',KEYS[1])", "1", "b"),
 		cmd("EVAL_RO", "return redis.call('get','r')", "0"),
+		cmd("EVAL", "return {redis.acl_check_cmd('get','a'), redis.acl_check_cmd('get','b'), redis.acl_check_cmd('del','a'), redis.acl_check_cmd('get'), redis.acl_check_cmd('publish','c','m'), redis.acl_check_cmd('publish','d','m')}", "0"),
+		cmd("EVAL", "return redis.acl_check_cmd('nosuch')", "0"),
 		c("ACL LOG 5").with(aclLog)),
 	tc("functions", cmd("FUNCTION", "LOAD", "#!lua name=l\nredis.register_function('g', function(k) return redis.call('get', k[1]) end)\nredis.register_function('h', function(k, a) return redis.call('get', a[1]) end)"),
 		c("ACL SETUSER u on nopass ~a* +@all"), c("AUTH u x"), c("FCALL g 1 a"), c("FCALL g 1 b"), c("FCALL h 0 b"), c("FCALL h 0 a"),
