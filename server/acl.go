@@ -62,8 +62,10 @@ func buildACLTable() {
 	aclTable = acl.NewTable(cmds)
 	for _, cmd := range commandTable {
 		cmd.acl = aclTable.Lookup(cmd.name)
+		setACLFinders(cmd)
 		for _, sub := range cmd.subs {
 			sub.acl = aclTable.Lookup(sub.name)
+			setACLFinders(sub)
 		}
 	}
 }
@@ -112,17 +114,16 @@ func (s *Server) defaultNoPass() bool { return !s.acl.needAuth.Load() }
 // authRequired is server.c:authRequired.
 func (s *Server) authRequired(c *client) bool { return !c.authed && s.acl.needAuth.Load() }
 
-// aclArgs are the arguments of a check of cmd called with args.
-func aclArgs(cmd *command, args [][]byte) acl.Args {
-	a := acl.Args{Argv: args}
+// setACLFinders tells cmd's ACL entry how to find the keys and channels
+// of a call.
+func setACLFinders(cmd *command) {
 	if cmd.spec.HasKeys() {
-		a.Keys = func() []cmdspec.KeyRef { return commandKeyRefs(cmd, args) }
+		cmd.acl.KeysOf = func(argv [][]byte) []cmdspec.KeyRef { return commandKeyRefs(cmd, argv) }
 	}
-	switch cmd.name {
+	switch name := cmd.name; name {
 	case "subscribe", "ssubscribe", "psubscribe", "publish", "spublish":
-		a.Channels = func() []acl.Channel { return channelRefs(cmd.name, args) }
+		cmd.acl.ChannelsOf = func(argv [][]byte) []acl.Channel { return channelRefs(name, argv) }
 	}
-	return a
 }
 
 // commandKeyRefs are the keys cmd names in args, by its key specs (SET's
@@ -158,10 +159,17 @@ const (
 
 // aclCheck checks cmd for c's user; on a denial it logs it and returns the
 // result and the argument position it is about.
-func (s *Server) aclCheck(x *call, u *acl.User, cmd *command, args [][]byte, ctx string) acl.Result {
-	a := aclArgs(cmd, args)
+func (s *Server) aclCheck(c *client, x *call, u *acl.User, cmd *command, args [][]byte, ctx string) acl.Result {
+	a := acl.Args{Argv: args}
 	r, pos := u.Check(cmd.acl, &a)
 	if r != acl.OK {
+		if x == nil {
+			// A command refused at the top level: the log's client-info
+			// is its client's, in its database.
+			x = &c.call
+			*x = call{s: s, c: c}
+			x.DB = c.db
+		}
 		obj := cmd.name
 		if r != acl.DeniedCmd {
 			obj = string(args[pos])
@@ -188,10 +196,7 @@ func (s *Server) aclRefuse(c *client, cmd *command, args [][]byte) error {
 	if c.multi != nil {
 		ctx = aclCtxMulti
 	}
-	x := &c.call
-	*x = call{s: s, c: c}
-	x.DB = c.db
-	switch s.aclCheck(x, c.user, cmd, args, ctx) {
+	switch s.aclCheck(c, nil, c.user, cmd, args, ctx) {
 	case acl.OK:
 		return nil
 	case acl.DeniedCmd:
@@ -206,7 +211,7 @@ func (s *Server) aclRefuse(c *client, cmd *command, args [][]byte) error {
 // aclRefuseInExec is execCommand's second check of each queued command.
 func (s *Server) aclRefuseInExec(x *call, cmd *command, args [][]byte) error {
 	why := ""
-	switch s.aclCheck(x, x.c.user, cmd, args, aclCtxMulti) {
+	switch s.aclCheck(x.c, x, x.c.user, cmd, args, aclCtxMulti) {
 	case acl.OK:
 		return nil
 	case acl.DeniedCmd:
@@ -228,7 +233,7 @@ func (s *Server) aclRefusedInScript(x *call, db int, cmd *command, args [][]byte
 
 func (s *Server) aclRefuseInScript(x *call, cmd *command, args [][]byte) error {
 	var why string
-	switch s.aclCheck(x, x.c.user, cmd, args, aclCtxLua) {
+	switch s.aclCheck(x.c, x, x.c.user, cmd, args, aclCtxLua) {
 	case acl.OK:
 		return nil
 	case acl.DeniedCmd:
@@ -570,7 +575,7 @@ func cmdACLDryRun(x *call, args [][]byte) error {
 	if !arityOK(cmd, len(argv)) {
 		return resp.NewError("wrong number of arguments for '" + cmd.name + "' command")
 	}
-	a := aclArgs(cmd, argv)
+	a := acl.Args{Argv: argv}
 	r, pos := u.Check(cmd.acl, &a)
 	switch r {
 	case acl.OK:

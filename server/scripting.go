@@ -114,7 +114,7 @@ func (h *scriptHost) Permitted(args [][]byte) bool {
 	if h.x.c.user.Unrestricted {
 		return true
 	}
-	a := aclArgs(cmd, args)
+	a := acl.Args{Argv: args}
 	r, _ := h.x.c.user.Check(cmd.acl, &a)
 	return r == acl.OK
 }

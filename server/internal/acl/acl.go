@@ -21,9 +21,13 @@ type Command struct {
 	Name   string // full lower-case name: "get", "client|kill"
 	Cats   cmdspec.ACL
 	NoAuth bool // CMD_NO_AUTH: every user may run it
-	Parent *Command
-	Subs   []*Command // sorted by name
-	subs   map[string]*Command
+	// KeysOf and ChannelsOf find the keys and the channels a call names
+	// (nil: it names none).
+	KeysOf     func(argv [][]byte) []cmdspec.KeyRef
+	ChannelsOf func(argv [][]byte) []Channel
+	Parent     *Command
+	Subs       []*Command // sorted by name
+	subs       map[string]*Command
 }
 
 // Table is every command Redis 7.0.15 has, so that rules name the same
@@ -103,6 +107,7 @@ const (
 type KeyPattern struct {
 	Pattern string
 	Perm    int
+	pat     []byte // Pattern, for matching without a conversion each time
 }
 
 func (p KeyPattern) String() string {
@@ -254,7 +259,7 @@ func (s *Selector) Apply(op string) error {
 			}
 		}
 		if !found {
-			s.Keys = append(s.Keys, KeyPattern{pat, perm})
+			s.Keys = append(s.Keys, KeyPattern{pat, perm, []byte(pat)})
 		}
 		s.allKeys = false
 	case op != "" && op[0] == '&':

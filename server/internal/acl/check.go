@@ -25,20 +25,17 @@ type Channel struct {
 	Subscribe bool // SUBSCRIBE or PUBLISH (UNSUBSCRIBE is never refused)
 }
 
-// Args are what a check needs of a command call besides the command: its
-// arguments and, computed only when a selector restricts them, its keys
-// and channels.
+// Args are a command call's arguments and, found only when a selector
+// restricts keys, its keys (once for all the selectors).
 type Args struct {
 	Argv     [][]byte
-	Keys     func() []cmdspec.KeyRef
-	Channels func() []Channel
 	keys     []cmdspec.KeyRef
 	keysDone bool
 }
 
-func (a *Args) keyRefs() []cmdspec.KeyRef {
-	if !a.keysDone && a.Keys != nil {
-		a.keys, a.keysDone = a.Keys(), true
+func (a *Args) keyRefs(c *Command) []cmdspec.KeyRef {
+	if !a.keysDone && c.KeysOf != nil {
+		a.keys, a.keysDone = c.KeysOf(a.Argv), true
 	}
 	return a.keys
 }
@@ -86,14 +83,14 @@ func (s *Selector) check(c *Command, a *Args) (Result, int) {
 		}
 	}
 	if !s.allKeys {
-		for _, k := range a.keyRefs() {
+		for _, k := range a.keyRefs(c) {
 			if !s.keyOK(a.Argv[k.Pos], k.Flags) {
 				return DeniedKey, k.Pos
 			}
 		}
 	}
-	if !s.allChannels && a.Channels != nil {
-		for _, ch := range a.Channels() {
+	if !s.allChannels && c.ChannelsOf != nil {
+		for _, ch := range c.ChannelsOf(a.Argv) {
 			if !ch.Subscribe {
 				continue
 			}
@@ -146,7 +143,7 @@ func (s *Selector) keyOK(key []byte, f cmdspec.KeyFlags) bool {
 		if p.Perm&need != need {
 			continue
 		}
-		if keyspace.Match([]byte(p.Pattern), string(key)) {
+		if keyspace.Match(p.pat, string(key)) {
 			return true
 		}
 	}
