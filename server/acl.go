@@ -75,6 +75,8 @@ type aclState struct {
 	users map[string]*acl.User
 	def   *acl.User
 	log   []*aclLogEntry // newest first
+	// keys is the buffer checks find a call's keys in.
+	keys []cmdspec.KeyRef
 	// needAuth is Redis's authRequired for a connection that has not
 	// authenticated: the default user has a password or is off.
 	needAuth atomic.Bool
@@ -118,7 +120,7 @@ func (s *Server) authRequired(c *client) bool { return !c.authed && s.acl.needAu
 // of a call.
 func setACLFinders(cmd *command) {
 	if cmd.spec.HasKeys() {
-		cmd.acl.KeysOf = func(argv [][]byte) []cmdspec.KeyRef { return commandKeyRefs(cmd, argv) }
+		cmd.acl.KeysOf = func(dst []cmdspec.KeyRef, argv [][]byte) []cmdspec.KeyRef { return appendKeyRefs(dst, cmd, argv) }
 	}
 	switch name := cmd.name; name {
 	case "subscribe", "ssubscribe", "psubscribe", "publish", "spublish":
@@ -128,11 +130,13 @@ func setACLFinders(cmd *command) {
 
 // commandKeyRefs are the keys cmd names in args, by its key specs (SET's
 // by setGetKeys, as getKeysFromCommandWithSpecs does).
-func commandKeyRefs(cmd *command, args [][]byte) []cmdspec.KeyRef {
+func commandKeyRefs(cmd *command, args [][]byte) []cmdspec.KeyRef { return appendKeyRefs(nil, cmd, args) }
+
+func appendKeyRefs(dst []cmdspec.KeyRef, cmd *command, args [][]byte) []cmdspec.KeyRef {
 	if cmd.name == "set" {
-		return setKeys(args)
+		return append(dst, setKey(args))
 	}
-	keys, _ := cmd.spec.KeysBySpecs(args)
+	keys, _ := cmd.spec.AppendKeysBySpecs(dst, args)
 	return keys
 }
 
@@ -160,8 +164,9 @@ const (
 // aclCheck checks cmd for c's user; on a denial it logs it and returns the
 // result and the argument position it is about.
 func (s *Server) aclCheck(c *client, x *call, u *acl.User, cmd *command, args [][]byte, ctx string) acl.Result {
-	a := acl.Args{Argv: args}
+	a := acl.Args{Argv: args, Keys: s.acl.keys}
 	r, pos := u.Check(cmd.acl, &a)
+	s.acl.keys = a.Keys[:0]
 	if r != acl.OK {
 		if x == nil {
 			// A command refused at the top level: the log's client-info

@@ -17,13 +17,16 @@ import (
 // VARIABLE_FLAGS; Redis answers it with setGetKeys, and so does this.
 
 // setKeys is t_string.c's setGetKeys: SET's key is read only with GET.
-func setKeys(argv [][]byte) []cmdspec.KeyRef {
+func setKeys(argv [][]byte) []cmdspec.KeyRef { return []cmdspec.KeyRef{setKey(argv)} }
+
+// setKey is SET's one key (an ACL check appends it to its buffer).
+func setKey(argv [][]byte) cmdspec.KeyRef {
 	for _, a := range argv[3:] {
 		if redisstr.Option(a, "get") {
-			return []cmdspec.KeyRef{{Pos: 1, Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyUpdate}}
+			return cmdspec.KeyRef{Pos: 1, Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyUpdate}
 		}
 	}
-	return []cmdspec.KeyRef{{Pos: 1, Flags: cmdspec.KeyOW | cmdspec.KeyUpdate}}
+	return cmdspec.KeyRef{Pos: 1, Flags: cmdspec.KeyOW | cmdspec.KeyUpdate}
 }
 
 var (

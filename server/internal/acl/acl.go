@@ -23,7 +23,7 @@ type Command struct {
 	NoAuth bool // CMD_NO_AUTH: every user may run it
 	// KeysOf and ChannelsOf find the keys and the channels a call names
 	// (nil: it names none).
-	KeysOf     func(argv [][]byte) []cmdspec.KeyRef
+	KeysOf     func(dst []cmdspec.KeyRef, argv [][]byte) []cmdspec.KeyRef
 	ChannelsOf func(argv [][]byte) []Channel
 	Parent     *Command
 	Subs       []*Command // sorted by name

@@ -26,18 +26,19 @@ type Channel struct {
 }
 
 // Args are a command call's arguments and, found only when a selector
-// restricts keys, its keys (once for all the selectors).
+// restricts keys, its keys (once for all the selectors). Keys is a buffer
+// the keys are appended to, which a caller may keep from call to call.
 type Args struct {
 	Argv     [][]byte
-	keys     []cmdspec.KeyRef
+	Keys     []cmdspec.KeyRef
 	keysDone bool
 }
 
 func (a *Args) keyRefs(c *Command) []cmdspec.KeyRef {
 	if !a.keysDone && c.KeysOf != nil {
-		a.keys, a.keysDone = c.KeysOf(a.Argv), true
+		a.Keys, a.keysDone = c.KeysOf(a.Keys[:0], a.Argv), true
 	}
-	return a.keys
+	return a.Keys
 }
 
 // Check is ACLCheckAllUserCommandPerm: OK if one of u's selectors allows
