@@ -130,7 +130,9 @@ func setACLFinders(cmd *command) {
 
 // commandKeyRefs are the keys cmd names in args, by its key specs (SET's
 // by setGetKeys, as getKeysFromCommandWithSpecs does).
-func commandKeyRefs(cmd *command, args [][]byte) []cmdspec.KeyRef { return appendKeyRefs(nil, cmd, args) }
+func commandKeyRefs(cmd *command, args [][]byte) []cmdspec.KeyRef {
+	return appendKeyRefs(nil, cmd, args)
+}
 
 func appendKeyRefs(dst []cmdspec.KeyRef, cmd *command, args [][]byte) []cmdspec.KeyRef {
 	if cmd.name == "set" {

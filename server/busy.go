@@ -19,7 +19,7 @@ func (s *Server) serveWhileBusy(c *client) {
 		case err != nil:
 		case protected(cmd) != nil:
 			err = protected(cmd)
-		case !c.authed && cmd.flags&fNoAuth == 0:
+		case cmd.flags&fNoAuth == 0 && s.authRequired(c):
 			err = resp.ErrNoAuth
 		case !runsWhileBusy(cmd):
 			err = s.busyError()

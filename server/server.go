@@ -233,9 +233,6 @@ func Start(cfg Config) (*Server, error) {
 	if err := s.startupParams(); err != nil {
 		return nil, err
 	}
-	if err := s.startupUsers(); err != nil {
-		return nil, err
-	}
 	cfg = s.cfg
 	s.net.H, s.net.Log, s.net.Stats, s.net.WriteTimeout = (*netHandler)(s), log, &s.ops.Stats, cfg.WriteTimeout
 	s.clients.m = make(map[int64]*client)
@@ -281,7 +278,9 @@ func Start(cfg Config) (*Server, error) {
 	var perr error
 	s.owner.Do(func() {
 		s.setNotifyFlags(notifyFlags)
-		perr = s.applyParams()
+		if perr = s.applyParams(); perr == nil {
+			perr = s.startupUsers() // aclfile is one of the params
+		}
 	})
 	if perr != nil {
 		s.Close()
