@@ -198,12 +198,20 @@ func (s *Server) aclRefused(c *client, cmd *command, args [][]byte, err *error) 
 	return *err != nil
 }
 
-func (s *Server) aclRefuse(c *client, cmd *command, args [][]byte) error {
-	ctx := aclCtxToplevel
-	if c.multi != nil {
-		ctx = aclCtxMulti
-	}
-	switch s.aclCheck(c, nil, c.user, cmd, args, ctx) {
+// aclRefusedWhileBusy is the check of the commands a client may send while
+// a script holds the owner (SCRIPT KILL, SHUTDOWN ...), on the client's own
+// goroutine: nothing changes users then (ACL and CONFIG cannot run in a
+// script), and it neither uses the owner's buffer nor writes the ACL LOG,
+// which the script's own denials may be writing.
+func aclRefusedWhileBusy(c *client, cmd *command, args [][]byte, err *error) bool {
+	a := acl.Args{Argv: args}
+	r, _ := c.user.Check(cmd.acl, &a)
+	*err = aclError(r, cmd)
+	return *err != nil
+}
+
+func aclError(r acl.Result, cmd *command) error {
+	switch r {
 	case acl.OK:
 		return nil
 	case acl.DeniedCmd:
@@ -213,6 +221,14 @@ func (s *Server) aclRefuse(c *client, cmd *command, args [][]byte) error {
 	default:
 		return errNoPermChannel
 	}
+}
+
+func (s *Server) aclRefuse(c *client, cmd *command, args [][]byte) error {
+	ctx := aclCtxToplevel
+	if c.multi != nil {
+		ctx = aclCtxMulti
+	}
+	return aclError(s.aclCheck(c, nil, c.user, cmd, args, ctx), cmd)
 }
 
 // aclRefuseInExec is execCommand's second check of each queued command.

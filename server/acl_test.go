@@ -161,3 +161,35 @@ func TestACLNoPathReachesRefusedKeys(t *testing.T) {
 		t.Error("no blocking command in the table")
 	}
 }
+
+// TestACLWhileScriptBusy: the commands a client may send while a script is
+// busy (SCRIPT KILL, SHUTDOWN) are refused to a user without them.
+func TestACLWhileScriptBusy(t *testing.T) {
+	s := RunT(t, Config{BusyThreshold: scrBusyThreshold})
+	admin := redistest.Dial(t, s.Addr())
+	admin.MustDo("ACL", "SETUSER", "u", "on", "nopass", "~*", "+@all", "-@admin", "-@dangerous", "-script|kill")
+	u := redistest.Dial(t, s.Addr())
+	if got := u.MustDo("AUTH", "u", "x"); got != "+OK\r\n" {
+		t.Fatalf("AUTH: %q", got)
+	}
+	b := redistest.Dial(t, s.Addr())
+	a, first := scrStartScript(t, s.Addr(), scrLoop, b)
+	if first != scrBusy {
+		t.Fatalf("PING while busy: %q", first)
+	}
+	for _, argv := range [][]string{{"SCRIPT", "KILL"}, {"SHUTDOWN", "NOSAVE"}} {
+		want := "-NOPERM this user has no permissions to run the '" + strings.ToLower(strings.Join(argv, "|")) + "' command\r\n"
+		if argv[0] == "SHUTDOWN" {
+			want = "-NOPERM this user has no permissions to run the 'shutdown' command\r\n"
+		}
+		if got := u.MustDo(argv...); got != want {
+			t.Errorf("%q while busy: %q, want %q", argv, got, want)
+		}
+	}
+	if got := b.MustDo("SCRIPT", "KILL"); got != "+OK\r\n" {
+		t.Fatalf("SCRIPT KILL: %q", got)
+	}
+	if got := a.MustReply(); got != scrKilled(scrLoop) {
+		t.Fatalf("the script: %q", got)
+	}
+}

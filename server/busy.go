@@ -21,6 +21,7 @@ func (s *Server) serveWhileBusy(c *client) {
 			err = protected(cmd)
 		case cmd.flags&fNoAuth == 0 && s.authRequired(c):
 			err = resp.ErrNoAuth
+		case !c.user.Unrestricted && aclRefusedWhileBusy(c, cmd, args, &err):
 		case !runsWhileBusy(cmd):
 			err = s.busyError()
 		}
