@@ -56,11 +56,12 @@ type Host interface {
 }
 
 // CommandChecker is optionally implemented by a Host for
-// redis.acl_check_cmd: Known reports whether args[0] names a command. A Host
-// without it makes acl_check_cmd answer true for every command (minilock has
-// a single all-powerful user, so a known command is always permitted).
+// redis.acl_check_cmd: Known reports whether args[0] names a command, and
+// Permitted whether the script's user may run args. A Host without it
+// makes acl_check_cmd answer true for every command.
 type CommandChecker interface {
 	Known(args [][]byte) bool
+	Permitted(args [][]byte) bool
 }
 
 // Config holds the engine's limits. The zero value is usable.

@@ -278,15 +278,16 @@ func luaSetRepl(L *lua.LState) int {
 	return 0
 }
 
-// luaACLCheck is redis.acl_check_cmd for minilock's one user, who may run
-// every command.
+// luaACLCheck is redis.acl_check_cmd: whether the script's user may run the
+// command with these arguments.
 func (e *Engine) luaACLCheck(L *lua.LState) int {
 	if msg := e.scriptArgs(L); msg != "" {
 		L.Error(errTable(L, msg), 0)
 	}
-	if c, ok := e.run.host.(CommandChecker); ok && !c.Known(e.argv) {
+	c, ok := e.run.host.(CommandChecker)
+	if ok && !c.Known(e.argv) {
 		L.Error(errTable(L, "Invalid command passed to redis.acl_check_cmd()"), 0)
 	}
-	L.Push(lua.LTrue)
+	L.Push(lua.LBool(!ok || c.Permitted(e.argv)))
 	return 1
 }

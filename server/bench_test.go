@@ -79,7 +79,7 @@ func benchArgs(w ...string) [][]byte {
 func benchClient(s *Server) *client {
 	// A guard with no socket: runBatch asks it for commands it holds
 	// past the batch (takeHeld), and it has none.
-	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), Conn: &edge.Conn{Done: make(chan struct{}, 1), Guard: edge.NewGuard(nil, edge.Limits{})}}
+	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, user: s.acl.def, born: time.Now(), Conn: &edge.Conn{Done: make(chan struct{}, 1), Guard: edge.NewGuard(nil, edge.Limits{})}}
 	c.W.Proto = 2
 	return c
 }
@@ -449,4 +449,68 @@ func BenchmarkTCP_acquire_P16_50clients(b *testing.B) {
 }
 func BenchmarkTCP_EVALSHA_release_P16_50clients(b *testing.B) {
 	benchTCP(b, benchRelease, nil, 16, 50, ":0\r\n")
+}
+
+// The ACL check beside dispatch: the default user (every permission, the
+// flag's fast path) and a user limited to key patterns and categories, as
+// a per-service user is. benchACL reports both for one command.
+func benchACL(b *testing.B, rules []string, cmds [][]string, want string) {
+	s, err := Start(Config{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	c := benchClient(s)
+	if rules != nil {
+		s.owner.Do(func() {
+			if err := s.setUser(nil, "svc", rules); err != nil {
+				b.Fatal(err)
+			}
+			c.user = s.acl.users["svc"]
+		})
+	}
+	expanded := make([][][][]byte, len(cmds))
+	for i, t := range cmds {
+		expanded[i] = benchExpand(t, "")
+	}
+	onOwner(s, c, func() {
+		for _, args := range benchExpand(benchSET, "") {
+			s.execute(c, args)
+		}
+	})
+	var last string
+	b.ReportAllocs()
+	b.ResetTimer()
+	s.owner.Do(func() {
+		for i := 0; i < b.N; i++ {
+			j := i % benchKeys
+			c.W.B = c.W.B[:0]
+			for _, cmd := range expanded {
+				s.execute(c, cmd[j])
+			}
+		}
+		last = string(c.W.B)
+	})
+	b.StopTimer()
+	if last != want {
+		b.Fatalf("reply %q, want %q", last, want)
+	}
+}
+
+var benchRestricted = []string{"on", "nopass", "~lock:*", "~session:*", "%R~cfg:*", "+@all", "-@dangerous", "-@admin"}
+
+func BenchmarkACL_GET_default(b *testing.B) {
+	benchACL(b, nil, [][]string{benchGET}, "$3\r\nxxx\r\n")
+}
+
+func BenchmarkACL_GET_restricted(b *testing.B) {
+	benchACL(b, benchRestricted, [][]string{benchGET}, "$3\r\nxxx\r\n")
+}
+
+func BenchmarkACL_SET_default(b *testing.B) {
+	benchACL(b, nil, [][]string{benchSET}, "+OK\r\n")
+}
+
+func BenchmarkACL_SET_restricted(b *testing.B) {
+	benchACL(b, benchRestricted, [][]string{benchSET}, "+OK\r\n")
 }

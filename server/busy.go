@@ -19,8 +19,9 @@ func (s *Server) serveWhileBusy(c *client) {
 		case err != nil:
 		case protected(cmd) != nil:
 			err = protected(cmd)
-		case !c.authed && cmd.flags&fNoAuth == 0:
+		case cmd.flags&fNoAuth == 0 && s.authRequired(c):
 			err = resp.ErrNoAuth
+		case !c.user.Unrestricted && aclRefusedWhileBusy(c, cmd, args, &err):
 		case !runsWhileBusy(cmd):
 			err = s.busyError()
 		}

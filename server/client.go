@@ -8,6 +8,7 @@ import (
 
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/acl"
 	"github.com/minilock/minilock/server/internal/edge"
 )
 
@@ -29,6 +30,7 @@ type client struct {
 	db      int
 	name    string
 	authed  bool
+	user    *acl.User // the ACL user (acl.go); the default user's at first
 	lastCmd string
 	lastAt  time.Time
 
@@ -81,7 +83,8 @@ func newClient(s *Server, conn *edge.Guard) *client {
 		srv:    s,
 		id:     s.nextID.Add(1) - 1,
 		born:   time.Now(),
-		authed: s.password() == "",
+		authed: s.defaultNoPass(),
+		user:   s.acl.def,
 	}
 	c.lastAt = c.born
 	c.W.Proto = 2

@@ -9,6 +9,7 @@ import (
 
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/acl"
 	"github.com/minilock/minilock/server/internal/edge"
 )
 
@@ -241,7 +242,7 @@ func (s *Server) clientLine(c *client, x *call) string {
 	field("tot-mem", i(totMem))
 	field("events", "r")
 	field("cmd", cmd)
-	field("user", "default")
+	field("user", c.user.Name)
 	field("redir", i(c.track.redir()))
 	field("resp", i(int64(c.W.Proto)))
 	return b.String()
@@ -287,6 +288,7 @@ func cmdClientKill(x *call, args [][]byte) error {
 		oldForm           = len(args) == 3
 		idSet, typSet     bool
 		addrSet, laddrSet bool
+		user              *acl.User
 	)
 	if oldForm {
 		addr, addrSet, skipMe = string(args[2]), true, false
@@ -314,9 +316,7 @@ func cmdClientKill(x *call, args [][]byte) error {
 			case redisstr.Option(opt, "laddr"):
 				laddr, laddrSet = string(v), true
 			case redisstr.Option(opt, "user"):
-				// Every connection is the default user's, authenticated
-				// or not: it is the only user.
-				if string(v) != "default" {
+				if user = x.s.acl.users[string(v)]; user == nil {
 					return resp.NewError("No such user '" + redisstr.CString(v) + "'")
 				}
 			case redisstr.Option(opt, "skipme"):
@@ -340,6 +340,7 @@ func cmdClientKill(x *call, args [][]byte) error {
 			typSet && c.typeOf() != typ,
 			addrSet && c.Addr != addr,
 			laddrSet && c.LAddr != laddr,
+			user != nil && c.user != user,
 			skipMe && c == x.c:
 			continue
 		}

@@ -20,13 +20,16 @@ import (
 // sortROGetKeys, and so does this.
 
 // setKeys is t_string.c's setGetKeys: SET's key is read only with GET.
-func setKeys(argv [][]byte) []cmdspec.KeyRef {
+func setKeys(argv [][]byte) []cmdspec.KeyRef { return []cmdspec.KeyRef{setKey(argv)} }
+
+// setKey is SET's one key (an ACL check appends it to its buffer).
+func setKey(argv [][]byte) cmdspec.KeyRef {
 	for _, a := range argv[3:] {
 		if redisstr.Option(a, "get") {
-			return []cmdspec.KeyRef{{Pos: 1, Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyUpdate}}
+			return cmdspec.KeyRef{Pos: 1, Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyUpdate}
 		}
 	}
-	return []cmdspec.KeyRef{{Pos: 1, Flags: cmdspec.KeyOW | cmdspec.KeyUpdate}}
+	return cmdspec.KeyRef{Pos: 1, Flags: cmdspec.KeyOW | cmdspec.KeyUpdate}
 }
 
 // sortKeys is db.c's sortGetKeys: the sorted key, and the last STORE's

@@ -266,6 +266,23 @@ var commandTable = []*command{
 		{name: "help", run: cmdClientHelp},
 	}},
 
+	// ACL users (acl.go).
+	{name: "acl", subs: []*command{
+		{name: "setuser", run: cmdACLSetUser},
+		{name: "getuser", run: cmdACLGetUser},
+		{name: "deluser", run: cmdACLDelUser},
+		{name: "list", run: cmdACLList},
+		{name: "users", run: cmdACLList},
+		{name: "whoami", run: cmdACLWhoAmI},
+		{name: "cat", run: cmdACLCat},
+		{name: "genpass", run: cmdACLGenPass},
+		{name: "dryrun", run: cmdACLDryRun},
+		{name: "log", run: cmdACLLog},
+		{name: "save", run: cmdACLSave},
+		{name: "load", run: cmdACLLoad},
+		{name: "help", run: cmdACLHelp},
+	}},
+
 	// Blocking pops (blocking.go).
 	{name: "blpop", run: cmdBLPop},
 	{name: "brpop", run: cmdBRPop},
@@ -418,6 +435,7 @@ var commands map[string]*command
 func init() {
 	commands = index(commandTable, commandSpecs)
 	numberCommands(commandTable)
+	buildACLTable()
 }
 
 // The flags minilock acts on, by the short names its code reads.

@@ -8,6 +8,113 @@ import "github.com/minilock/minilock/internal/cmdspec"
 // the commands in commandTable, sorted by name.
 var commandSpecs = []*cmdspec.Command{
 	{
+		Name: "acl", Arity: -2,
+		ACL:  cmdspec.ACLSlow,
+		Docs: cmdspec.Docs{Summary: "A container for Access List Control commands ", Since: "6.0.0", Group: "server", Complexity: "Depends on subcommand."},
+		Subcommands: []*cmdspec.Command{
+			{
+				Name: "acl|cat", Arity: -2, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL: cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "List the ACL categories or the commands inside a category", Since: "6.0.0", Group: "server", Complexity: "O(1) since the categories and commands are a fixed set.",
+					Args: []cmdspec.Arg{
+						{Name: "categoryname", Type: cmdspec.ArgString, Flags: cmdspec.ArgOptional},
+					}},
+			},
+			{
+				Name: "acl|deluser", Arity: -3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Remove the specified ACL users and the associated rules", Since: "6.0.0", Group: "server", Complexity: "O(1) amortized time considering the typical user.",
+					Args: []cmdspec.Arg{
+						{Name: "username", Type: cmdspec.ArgString, Flags: cmdspec.ArgMultiple},
+					}},
+			},
+			{
+				Name: "acl|dryrun", Arity: -4, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Returns whether the user can execute the given command without executing the command.", Since: "7.0.0", Group: "server", Complexity: "O(1).",
+					Args: []cmdspec.Arg{
+						{Name: "username", Type: cmdspec.ArgString},
+						{Name: "command", Type: cmdspec.ArgString},
+						{Name: "arg", Type: cmdspec.ArgString, Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple},
+					}},
+			},
+			{
+				Name: "acl|genpass", Arity: -2, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL: cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Generate a pseudorandom secure password to use for ACL users", Since: "6.0.0", Group: "server", Complexity: "O(1)",
+					Args: []cmdspec.Arg{
+						{Name: "bits", Type: cmdspec.ArgInteger, Flags: cmdspec.ArgOptional},
+					}},
+			},
+			{
+				Name: "acl|getuser", Arity: 3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Get the rules for a specific ACL user", Since: "6.0.0", Group: "server", Complexity: "O(N). Where N is the number of password, command and pattern rules that the user has.",
+					History: []cmdspec.History{
+						{Since: "6.2.0", Changes: "Added Pub/Sub channel patterns."},
+						{Since: "7.0.0", Changes: "Added selectors and changed the format of key and channel patterns from a list to their rule representation."},
+					},
+					Args: []cmdspec.Arg{
+						{Name: "username", Type: cmdspec.ArgString},
+					}},
+			},
+			{
+				Name: "acl|help", Arity: 2, Flags: cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Show helpful text about the different subcommands", Since: "6.0.0", Group: "server", Complexity: "O(1)"},
+			},
+			{
+				Name: "acl|list", Arity: 2, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "List the current ACL rules in ACL config file format", Since: "6.0.0", Group: "server", Complexity: "O(N). Where N is the number of configured users."},
+			},
+			{
+				Name: "acl|load", Arity: 2, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Reload the ACLs from the configured ACL file", Since: "6.0.0", Group: "server", Complexity: "O(N). Where N is the number of configured users."},
+			},
+			{
+				Name: "acl|log", Arity: -2, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "List latest events denied because of ACLs in place", Since: "6.0.0", Group: "server", Complexity: "O(N) with N being the number of entries shown.",
+					Args: []cmdspec.Arg{
+						{Name: "operation", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+							{Name: "count", Type: cmdspec.ArgInteger},
+							{Name: "reset", Type: cmdspec.ArgPureToken, Token: "RESET"},
+						}},
+					}},
+			},
+			{
+				Name: "acl|save", Arity: 2, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Save the current ACL rules in the configured ACL file", Since: "6.0.0", Group: "server", Complexity: "O(N). Where N is the number of configured users."},
+			},
+			{
+				Name: "acl|setuser", Arity: -3, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "Modify or create the rules for a specific ACL user", Since: "6.0.0", Group: "server", Complexity: "O(N). Where N is the number of rules provided.",
+					History: []cmdspec.History{
+						{Since: "6.2.0", Changes: "Added Pub/Sub channel patterns."},
+						{Since: "7.0.0", Changes: "Added selectors and key based permissions."},
+					},
+					Args: []cmdspec.Arg{
+						{Name: "username", Type: cmdspec.ArgString},
+						{Name: "rule", Type: cmdspec.ArgString, Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple},
+					}},
+			},
+			{
+				Name: "acl|users", Arity: 2, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+				Docs: cmdspec.Docs{Summary: "List the username of all the configured ACL rules", Since: "6.0.0", Group: "server", Complexity: "O(N). Where N is the number of configured users."},
+			},
+			{
+				Name: "acl|whoami", Arity: 2, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale,
+				ACL:  cmdspec.ACLSlow,
+				Docs: cmdspec.Docs{Summary: "Return the name of the user associated to the current connection", Since: "6.0.0", Group: "server", Complexity: "O(1)"},
+			},
+		},
+	},
+	{
 		Name: "append", Arity: 3, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL: cmdspec.ACLWrite | cmdspec.ACLString | cmdspec.ACLFast,
 		KeySpecs: []cmdspec.KeySpec{

@@ -151,7 +151,7 @@ var liveParams = map[string]liveParam{
 	}},
 	"requirepass": {
 		get: func(s *Server) string { return s.password() },
-		set: func(s *Server, v string) error { s.ops.live.password.Store(&v); return nil },
+		set: func(s *Server, v string) error { s.setRequirePass(v); return nil },
 	},
 	"maxclients": intParam(func(s *Server) int64 { return s.ops.live.maxClients.Load() },
 		func(s *Server, n int64) { s.ops.live.maxClients.Store(n) }),

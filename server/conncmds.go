@@ -1,11 +1,11 @@
 package server
 
 import (
-	"crypto/subtle"
 	"strconv"
 
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/acl"
 )
 
 // Connection commands: what a client's handshake and session use
@@ -49,19 +49,6 @@ var (
 	errClientName     = resp.NewError("Client names cannot contain spaces, newlines or special characters.")
 )
 
-// authenticate checks a username and password as Redis's default user
-// checks them: with no requirepass it accepts any password ("nopass").
-func (s *Server) authenticate(user, pass []byte) bool {
-	if string(user) != "default" {
-		return false
-	}
-	pw := s.password()
-	if pw == "" {
-		return true
-	}
-	return subtle.ConstantTimeCompare(pass, []byte(pw)) == 1
-}
-
 // AUTH [username] password
 func cmdAuth(x *call, args [][]byte) error {
 	if len(args) > 3 {
@@ -69,16 +56,15 @@ func cmdAuth(x *call, args [][]byte) error {
 	}
 	user, pass := []byte("default"), args[1]
 	if len(args) == 2 {
-		if x.s.password() == "" {
+		if x.s.acl.def.Flags&acl.FlagNoPass != 0 {
 			return errAuthNoPassword
 		}
 	} else {
 		user, pass = args[1], args[2]
 	}
-	if !x.s.authenticate(user, pass) {
+	if !x.s.login(x, user, pass, args[0]) {
 		return resp.ErrWrongPass
 	}
-	x.c.setAuthed(true)
 	x.W.OK()
 	return nil
 }
@@ -117,12 +103,11 @@ func cmdHello(x *call, args [][]byte) error {
 		}
 	}
 	if user != nil {
-		if !x.s.authenticate(user, pass) {
+		if !x.s.login(x, user, pass, args[0]) {
 			return resp.ErrWrongPass
 		}
-		x.c.setAuthed(true)
 	}
-	if !x.c.authed {
+	if x.s.authRequired(x.c) {
 		return errHelloNoAuth
 	}
 	if name != nil {
@@ -212,7 +197,8 @@ func cmdReset(x *call, args [][]byte) error {
 	x.DB = 0
 	c.W.Proto = 2
 	c.name = ""
-	c.setAuthed(x.s.password() == "")
+	c.user = x.s.acl.def
+	c.setAuthed(x.s.defaultNoPass())
 	// clearClientConnectionState clears CLIENT REPLY OFF and a pending
 	// SKIP, so RESET's own reply is sent, unless a SKIP drops it.
 	c.replyOff, c.replySkipNext = false, false

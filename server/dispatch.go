@@ -8,6 +8,7 @@ import (
 	"github.com/minilock/minilock/internal/cmdspec"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/acl"
 )
 
 // command is one entry of the command table.
@@ -24,6 +25,8 @@ type command struct {
 	// spec is the command's metadata (commandspec_gen.go), whose arity
 	// and flags index copies into the fields above.
 	spec *cmdspec.Command
+	// acl is the command as the ACL rules know it (acl.go).
+	acl *acl.Command
 }
 
 // call is one command being executed on the owner goroutine.
@@ -134,10 +137,13 @@ func (s *Server) executeCmd(c *client, args [][]byte) {
 	case protected(cmd) != nil:
 		// Before authentication, as processCommand checks it.
 		err = protected(cmd)
-	case !c.authed && cmd.flags&fNoAuth == 0:
+	case cmd.flags&fNoAuth == 0 && s.authRequired(c):
 		err = resp.ErrNoAuth
 	case c.multi != nil && cmd.flags&fNoMulti != 0:
 		err = errNotInMulti
+	case !c.user.Unrestricted && s.aclRefused(c, cmd, args, &err):
+		// The user's permissions (processCommand's ACL check); the
+		// default user with every permission skips it on the flag.
 	case s.maxMemory > 0 && s.performEvictions() && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)):
 		err = errOOM
 	case !s.goodReplicas() && s.isWriteCommand(c, cmd, args):
@@ -168,7 +174,12 @@ func (s *Server) executeCmd(c *client, args [][]byte) {
 		s.trackLimit() // processCommand's trackingLimitUsedSlots
 	}
 	if c.multi != nil && !controlsMulti(cmd) {
-		c.multi.queue(cmd, args)
+		if !c.multi.aborted {
+			// An aborted transaction keeps nothing more: CLIENT LIST's
+			// multi= (and an ACL LOG entry's) stop counting, as in
+			// multi.c:queueMultiCommand.
+			c.multi.queue(cmd, args)
+		}
 		c.W.Status("QUEUED")
 		return
 	}

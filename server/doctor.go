@@ -139,7 +139,7 @@ func (s *Server) doctorCommand(c *client, args [][]byte) bool {
 		return false
 	}
 	switch {
-	case !c.authed:
+	case s.authRequired(c):
 		c.W.Err(resp.ErrNoAuth)
 	case c.multi != nil:
 		c.W.Err(errNotInMulti)

@@ -95,12 +95,12 @@ func (s *Server) forcedError() (string, bool) {
 // RequireAuth makes new connections authenticate with password pw before
 // any other command, as requirepass does (CONFIG SET requirepass pw);
 // "" turns authentication off. Connections already open stay as they are,
-// as in Redis.
-func (s *Server) RequireAuth(pw string) { s.ops.live.password.Store(&pw) }
+// as in Redis. pw is the default user's password.
+func (s *Server) RequireAuth(pw string) { _ = s.owner.Do(func() { s.setRequirePass(pw) }) }
 
 // ErrNoUsers is returned by RequireUserAuth for a user other than
-// "default": minilock has no ACL users yet, so only the default user can
-// authenticate (AUTH default <pw>, or AUTH <pw>).
+// "default": the embedding API sets only the default user's password
+// (AUTH default <pw>, or AUTH <pw>); ACL SETUSER makes other users.
 var ErrNoUsers = errors.New("server: only the default user exists (no ACL users)")
 
 // RequireUserAuth is RequireAuth for AUTH username password. Only the

@@ -107,6 +107,13 @@ func cmdExec(x *call, args [][]byte) error {
 	x.inExec = true
 	defer func() { x.inExec = false }()
 	for _, q := range m.cmds {
+		if !x.c.user.Unrestricted {
+			// The permissions may have changed since it was queued.
+			if err := x.s.aclRefuseInExec(x, q.cmd, q.args); err != nil {
+				x.W.Err(err)
+				continue
+			}
+		}
 		x.s.run(x, q.cmd, q.args)
 	}
 	x.discard()

@@ -4,6 +4,7 @@ import (
 	"github.com/minilock/minilock/internal/redisstr"
 	"github.com/minilock/minilock/keyspace"
 	"github.com/minilock/minilock/resp"
+	"github.com/minilock/minilock/server/internal/acl"
 )
 
 // Scripting commands: EVAL, EVALSHA, their _RO forms, and SCRIPT. The Lua
@@ -45,6 +46,7 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 		err = errScriptArity
 	case cmd.flags&fNoScript != 0:
 		err = errScriptNotAllow
+	case !h.x.c.user.Unrestricted && h.s.aclRefusedInScript(&h.x, h.db, cmd, args, &err):
 	case readOnly && cmd.flags&(fWrite|fMayReplicate) != 0:
 		err = errScriptReadOnly
 	case cmd.flags&fWrite != 0 && !h.s.goodReplicas():
@@ -108,6 +110,19 @@ func (cc *cmdCache) find(name []byte) *command {
 // (luaeval.CommandChecker): an unknown command, or an unknown subcommand of
 // a container, is "Invalid command passed to redis.acl_check_cmd()".
 func (h *scriptHost) Known(args [][]byte) bool { return h.command(args) != nil }
+
+// Permitted reports whether the script's user may run args (of a known
+// command), as acl_check_cmd asks ACLCheckAllUserCommandPerm: no ACL LOG
+// entry.
+func (h *scriptHost) Permitted(args [][]byte) bool {
+	cmd := h.command(args)
+	if h.x.c.user.Unrestricted {
+		return true
+	}
+	a := acl.Args{Argv: args}
+	r, _ := h.x.c.user.Check(cmd.acl, &a)
+	return r == acl.OK
+}
 
 // command finds the command args name, or the subcommand for a container
 // such as SCRIPT; nil if there is none.

@@ -428,7 +428,7 @@ func benchCompareAndDelete(b *testing.B, release string) {
 		b.Fatal(err)
 	}
 	defer s.Close()
-	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, born: time.Now(), Conn: &edge.Conn{Done: make(chan struct{}, 1)}}
+	c := &client{srv: s, id: s.nextID.Add(1) - 1, authed: true, user: s.acl.def, born: time.Now(), Conn: &edge.Conn{Done: make(chan struct{}, 1)}}
 	c.W.Proto = 2
 	var sha string
 	s.owner.Do(func() {

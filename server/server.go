@@ -65,7 +65,12 @@ type Config struct {
 	// to listen on it is not an error.
 	Addrs []string
 	// Password enables AUTH, as redis.conf's requirepass. Empty means none.
+	// It is the default user's password.
 	Password string
+	// Users are redis.conf's "user" lines: a name and its ACL rules, as
+	// ACL SETUSER takes them. None means only the default user (and those
+	// of the aclfile parameter, which may not be given with Users).
+	Users [][]string
 	// Databases is the number of databases. Zero means 16.
 	Databases int
 	// MaxClients limits concurrent connections; the next one gets
@@ -189,6 +194,7 @@ type Server struct {
 	loop   *edge.Loop    // the epoll edge; nil on the goroutine edge
 
 	embed embedState // what the embedding API set (embed_types.go)
+	acl   aclState   // users and the ACL LOG (acl.go)
 
 	closeOnce sync.Once
 }
@@ -240,6 +246,7 @@ func Start(cfg Config) (*Server, error) {
 		done:  make(chan struct{}),
 	}
 	s.ops.init(s)
+	s.initACL()
 	if err := s.startupParams(); err != nil {
 		return nil, err
 	}
@@ -289,7 +296,10 @@ func Start(cfg Config) (*Server, error) {
 	s.owner.Do(func() {
 		s.setNotifyFlags(notifyFlags)
 		if perr = s.applyParams(); perr == nil {
-			perr = s.loadRDB()
+			perr = s.startupUsers() // aclfile is one of the params
+			if perr == nil {
+				perr = s.loadRDB()
+			}
 		}
 	})
 	if perr != nil {
@@ -459,7 +469,7 @@ func (s *Server) admit(ln *edge.Listener, conn *edge.Guard) *client {
 	if int64(s.clients.count()) >= s.ops.live.maxClients.Load() {
 		return refuse("-ERR max number of clients reached\r\n")
 	}
-	if s.ops.live.protectedMode.Load() && s.password() == "" && !remoteHostIsLoopback(conn) {
+	if s.ops.live.protectedMode.Load() && s.defaultNoPass() && !remoteHostIsLoopback(conn) {
 		return refuse(deniedProtected)
 	}
 	c := newClient(s, conn)

@@ -81,8 +81,11 @@ func (s *Server) slowlogPush(x *call, cmd *command, args [][]byte, us int64) {
 
 // slowlogRedacted says which arguments the slow log hides: AUTH's and
 // HELLO AUTH's credentials, as MONITOR does, and the value of a sensitive
-// setting in CONFIG SET (redactClientCommandArgument).
+// setting in CONFIG SET, ACL SETUSER's arguments (redactClientCommandArgument).
 func slowlogRedacted(cmd *command, args [][]byte) func(int) bool {
+	if cmd.name == "acl|setuser" {
+		return func(i int) bool { return i >= 2 } // the user's name too, as acl.c
+	}
 	if cmd.name == "config|set" {
 		return func(i int) bool { return i >= 3 && i%2 == 1 && sensitiveConfig(string(args[i-1])) }
 	}

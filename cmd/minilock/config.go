@@ -120,6 +120,12 @@ func (o *options) apply(name string, args []string) error {
 		o.binds = args
 	case "requirepass":
 		o.server.Password, err = one()
+	case "user":
+		// ACL users, checked when the server starts (ACL SETUSER's rules).
+		if len(args) == 0 {
+			return errArgs
+		}
+		o.server.Users = append(o.server.Users, args)
 	case "databases":
 		o.server.Databases, err = num()
 		if err == nil && o.server.Databases < 1 {

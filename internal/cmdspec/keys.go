@@ -28,8 +28,13 @@ func (c *Command) HasKeys() bool {
 // name first) names, and false for arguments the specs cannot read (or an
 // incomplete spec, which Redis then leaves to the command's own getkeys).
 func (c *Command) KeysBySpecs(argv [][]byte) ([]KeyRef, bool) {
+	return c.AppendKeysBySpecs(nil, argv)
+}
+
+// AppendKeysBySpecs is KeysBySpecs appending to keys (an ACL check reuses
+// one buffer).
+func (c *Command) AppendKeysBySpecs(keys []KeyRef, argv [][]byte) ([]KeyRef, bool) {
 	argc := len(argv)
-	var keys []KeyRef
 	for i := range c.KeySpecs {
 		s := &c.KeySpecs[i]
 		if s.Flags&KeyNotKey != 0 {
