@@ -25,8 +25,7 @@
 // NewSubscriber, IsReadOnlyCommand, the hash field TTLs (HExpire,
 // HPersist, HTTL, HSetEX: Redis 7.4), and streams and HyperLogLogs (XAdd,
 // Stream, PfAdd, PfCount, PfMerge) until minilock has those types.
-// RequireUserAuth accepts only the user "default": minilock has no ACL
-// users yet. TLS is served on the goroutine edge only (RunTLS picks it).
+// TLS is served on the goroutine edge only (RunTLS picks it).
 //
 // The package does not import testing: Tester and T are interfaces, as
 // they are in miniredis.
@@ -246,9 +245,8 @@ func (m *Miniredis) Port() string {
 // that off.
 func (m *Miniredis) RequireAuth(pw string) { m.srv.RequireAuth(pw) }
 
-// RequireUserAuth is RequireAuth for AUTH username password. minilock has
-// only the default user: for another name it panics, saying so, rather
-// than let a test pass that would not against Redis without that user.
+// RequireUserAuth makes every connection need AUTH username password: the
+// user exists with every permission (an ACL user); "" turns it off.
 func (m *Miniredis) RequireUserAuth(username, pw string) {
 	if err := m.srv.RequireUserAuth(username, pw); err != nil {
 		panic(fmt.Sprintf("miniredis: RequireUserAuth(%q): %v", username, err))

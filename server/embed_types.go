@@ -1,7 +1,6 @@
 package server
 
 import (
-	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -98,19 +97,31 @@ func (s *Server) forcedError() (string, bool) {
 // as in Redis. pw is the default user's password.
 func (s *Server) RequireAuth(pw string) { _ = s.owner.Do(func() { s.setRequirePass(pw) }) }
 
-// ErrNoUsers is returned by RequireUserAuth for a user other than
-// "default": the embedding API sets only the default user's password
-// (AUTH default <pw>, or AUTH <pw>); ACL SETUSER makes other users.
-var ErrNoUsers = errors.New("server: only the default user exists (no ACL users)")
-
-// RequireUserAuth is RequireAuth for AUTH username password. Only the
-// default user exists: another name is refused with ErrNoUsers.
+// RequireUserAuth makes user exist with password pw and every permission
+// (ACL SETUSER user reset on >pw ~* &* +@all), and every new connection
+// AUTH first: while the default user has no password it gets none it
+// could log in with (resetpass), as miniredis refuses it then. For
+// "default" it is RequireAuth(pw); another user with pw "" is turned off.
 func (s *Server) RequireUserAuth(user, pw string) error {
-	if user != "default" {
-		return ErrNoUsers
+	if user == "default" {
+		s.RequireAuth(pw)
+		return nil
 	}
-	s.RequireAuth(pw)
-	return nil
+	rules := []string{"reset"}
+	if pw != "" {
+		rules = append(rules, "on", ">"+pw, "~*", "&*", "+@all")
+	}
+	var err error
+	s.owner.Do(func() {
+		if err = s.setUser(nil, user, rules); err != nil {
+			return
+		}
+		if s.defaultNoPass() {
+			_ = s.acl.def.Set("resetpass")
+			s.aclChanged()
+		}
+	})
+	return err
 }
 
 // Seed seeds the generator the random commands (SPOP, SRANDMEMBER,

@@ -301,9 +301,6 @@ func TestEmbedRequireAuth(t *testing.T) {
 	if got, _ := open.Do("GET", "k"); string(got) != "$-1\r\n" {
 		t.Fatalf("GET on a connection opened before RequireAuth: %q", got)
 	}
-	if err := s.RequireUserAuth("bob", "x"); !errors.Is(err, server.ErrNoUsers) {
-		t.Fatalf("RequireUserAuth(bob): %v, want ErrNoUsers", err)
-	}
 	if err := s.RequireUserAuth("default", "other"); err != nil {
 		t.Fatal(err)
 	}
@@ -315,6 +312,35 @@ func TestEmbedRequireAuth(t *testing.T) {
 	c3 := redistest.Dial(t, s.Addr())
 	if got, _ := c3.Do("GET", "k"); string(got) != "$-1\r\n" {
 		t.Fatalf("GET after RequireAuth(\"\"): %q", got)
+	}
+}
+
+// RequireUserAuth makes an ACL user with every permission, and AUTH needed
+// by every new connection even though the default user had no password.
+func TestEmbedRequireUserAuth(t *testing.T) {
+	s := server.RunT(t, server.Manual())
+	if err := s.RequireUserAuth("bob", "x"); err != nil {
+		t.Fatal(err)
+	}
+	c := redistest.Dial(t, s.Addr())
+	for _, step := range []struct{ cmd, want string }{
+		{"GET k", "-NOAUTH Authentication required.\r\n"},
+		{"AUTH default x", "-WRONGPASS invalid username-password pair or user is disabled.\r\n"},
+		{"AUTH bob y", "-WRONGPASS invalid username-password pair or user is disabled.\r\n"},
+		{"AUTH bob x", "+OK\r\n"},
+		{"SET k v", "+OK\r\n"},
+		{"ACL WHOAMI", "$3\r\nbob\r\n"},
+	} {
+		if got, _ := c.Do(strings.Fields(step.cmd)...); string(got) != step.want {
+			t.Fatalf("%s: %q, want %q", step.cmd, got, step.want)
+		}
+	}
+	if err := s.RequireUserAuth("bob", ""); err != nil {
+		t.Fatal(err)
+	}
+	c2 := redistest.Dial(t, s.Addr())
+	if got, _ := c2.Do("AUTH", "bob", "x"); string(got) != "-WRONGPASS invalid username-password pair or user is disabled.\r\n" {
+		t.Fatalf("AUTH bob x after RequireUserAuth(bob, \"\"): %q", got)
 	}
 }
 
