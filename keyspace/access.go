@@ -10,8 +10,19 @@ func (e *entry) expired(now int64) bool { return e.expireAt != 0 && now > e.expi
 
 // find returns the live entry for key in c's database, deleting it first if
 // its deadline has passed (lazy expiry). The pointer is valid until the next
-// insertion into that database.
+// insertion into that database. It is the lookup of commands that may
+// change the key: a snapshot being taken copies the key out first
+// (copy-on-write, snapshot.go).
 func (k *Keyspace) find(c *Ctx, key []byte) (*entry, uint32, bool) {
+	e, i, ok := k.live(c, key)
+	if ok {
+		k.dbs[c.DB].before(i)
+	}
+	return e, i, ok
+}
+
+// live is find for readers: no copy-on-write.
+func (k *Keyspace) live(c *Ctx, key []byte) (*entry, uint32, bool) {
 	d := &k.dbs[c.DB]
 	i, ok := d.lookup(key)
 	if !ok {
@@ -38,7 +49,7 @@ func (k *Keyspace) expireNow(dbi int, i uint32) {
 // misses for INFO and reports a miss as a keymiss event, as Redis's
 // lookupKeyRead does.
 func (k *Keyspace) read(c *Ctx, key []byte) (*entry, uint32, bool) {
-	e, i, ok := k.find(c, key)
+	e, i, ok := k.live(c, key)
 	if ok {
 		k.stats.Hits++
 	} else {
@@ -98,6 +109,7 @@ func (k *Keyspace) putKV(c *Ctx, key, kv []byte) {
 
 // setExpire gives the key in slot i the deadline at (Unix ms, > 0).
 func (k *Keyspace) setExpire(dbi int, i uint32, at int64) {
+	k.dbs[dbi].before(i)
 	e := &k.dbs[dbi].slots[i]
 	if e.expireAt == 0 {
 		k.dbs[dbi].expires++
@@ -114,6 +126,8 @@ func (k *Keyspace) clearExpire(dbi int, e *entry) bool {
 	if e.expireAt == 0 {
 		return false
 	}
+	d := &k.dbs[dbi]
+	d.before(d.slotOf(e))
 	e.expireAt = 0
 	k.dbs[dbi].expires--
 	k.withTTL--

@@ -75,6 +75,9 @@ type Keyspace struct {
 
 	// notifier reports keyspace events (notify.go).
 	notifier notifier
+
+	// snap is the snapshot being taken, if any (snapshot.go).
+	snap *snapshot
 }
 
 // New returns an empty keyspace.
@@ -174,7 +177,8 @@ func (k *Keyspace) Sweep() {
 // and SCAN, which need a dense table.
 func (k *Keyspace) shrink(dbi int) {
 	d := &k.dbs[dbi]
-	if !d.sparse() {
+	if !d.sparse() || d.snap != nil {
+		// A snapshot's walk goes by slot number: compaction waits for it.
 		return
 	}
 	remap := d.compact()
