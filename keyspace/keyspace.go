@@ -65,6 +65,7 @@ type Keyspace struct {
 	mem     atomic.Int64
 	maxLen  int64
 	enc     Encodings
+	rdbRaw  bool       // rdbcompression no: DUMP writes no LZF
 	rng     *rand.Rand // SPOP, SRANDMEMBER, HRANDFIELD, RANDOMKEY ...
 	stats   Stats
 	watches watchers

@@ -60,6 +60,9 @@ var commandTable = []*command{
 	{name: "rename", run: data(keyspace.CmdRename)},
 	{name: "renamenx", run: data(keyspace.CmdRenameNX)},
 	{name: "copy", run: data(keyspace.CmdCopy)},
+	{name: "dump", run: data(keyspace.CmdDump)},
+	{name: "restore", run: data(keyspace.CmdRestore)},
+	{name: "restore-asking", run: data(keyspace.CmdRestore)},
 	{name: "move", run: data(keyspace.CmdMove)},
 	{name: "randomkey", run: data(keyspace.CmdRandomKey)},
 

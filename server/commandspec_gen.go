@@ -884,6 +884,18 @@ var commandSpecs = []*cmdspec.Command{
 		Docs: cmdspec.Docs{Summary: "Discard all commands issued after MULTI", Since: "2.0.0", Group: "transactions", Complexity: "O(N), when N is the number of queued commands"},
 	},
 	{
+		Name: "dump", Arity: 2, Flags: cmdspec.ReadOnly, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL:  cmdspec.ACLKeyspace | cmdspec.ACLRead | cmdspec.ACLSlow,
+		Tips: []string{"nondeterministic_output"},
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Return a serialized version of the value stored at the specified key.", Since: "2.6.0", Group: "generic", Complexity: "O(1) to access the key and additional O(N*M) to serialize it, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1).",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+			}},
+	},
+	{
 		Name: "echo", Arity: 2, Flags: cmdspec.Loading | cmdspec.Stale | cmdspec.Fast,
 		ACL: cmdspec.ACLFast | cmdspec.ACLConnection,
 		Docs: cmdspec.Docs{Summary: "Echo the given string", Since: "1.0.0", Group: "connection", Complexity: "O(1)",
@@ -2658,6 +2670,50 @@ var commandSpecs = []*cmdspec.Command{
 		Name: "reset", Arity: 1, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale | cmdspec.Fast | cmdspec.NoAuth | cmdspec.AllowBusy,
 		ACL:  cmdspec.ACLFast | cmdspec.ACLConnection,
 		Docs: cmdspec.Docs{Summary: "Reset the connection", Since: "6.2.0", Group: "connection", Complexity: "O(1)"},
+	},
+	{
+		Name: "restore", Arity: -4, Flags: cmdspec.Write | cmdspec.DenyOOM, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLKeyspace | cmdspec.ACLWrite | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Create a key using the provided serialized value, previously obtained using DUMP.", Since: "2.6.0", Group: "generic", Complexity: "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).",
+			History: []cmdspec.History{
+				{Since: "3.0.0", Changes: "Added the `REPLACE` modifier."},
+				{Since: "5.0.0", Changes: "Added the `ABSTTL` modifier."},
+				{Since: "5.0.0", Changes: "Added the `IDLETIME` and `FREQ` options."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "ttl", Type: cmdspec.ArgInteger},
+				{Name: "serialized-value", Type: cmdspec.ArgString},
+				{Name: "replace", Type: cmdspec.ArgPureToken, Token: "REPLACE", Since: "3.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "absttl", Type: cmdspec.ArgPureToken, Token: "ABSTTL", Since: "5.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "seconds", Type: cmdspec.ArgInteger, Token: "IDLETIME", Since: "5.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "frequency", Type: cmdspec.ArgInteger, Token: "FREQ", Since: "5.0.0", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "restore-asking", Arity: -4, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.Asking, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLKeyspace | cmdspec.ACLWrite | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "An internal command for migrating keys in a cluster", Since: "3.0.0", Group: "server", Complexity: "O(1) to create the new key and additional O(N*M) to reconstruct the serialized value, where N is the number of Redis objects composing the value and M their average size. For small string values the time complexity is thus O(1)+O(1*M) where M is small, so simply O(1). However for sorted set values the complexity is O(N*M*log(N)) because inserting values into sorted sets is O(log(N)).", DocFlags: cmdspec.DocSyscmd,
+			History: []cmdspec.History{
+				{Since: "3.0.0", Changes: "Added the `REPLACE` modifier."},
+				{Since: "5.0.0", Changes: "Added the `ABSTTL` modifier."},
+				{Since: "5.0.0", Changes: "Added the `IDLETIME` and `FREQ` options."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "ttl", Type: cmdspec.ArgInteger},
+				{Name: "serialized-value", Type: cmdspec.ArgString},
+				{Name: "replace", Type: cmdspec.ArgPureToken, Token: "REPLACE", Since: "3.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "absttl", Type: cmdspec.ArgPureToken, Token: "ABSTTL", Since: "5.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "seconds", Type: cmdspec.ArgInteger, Token: "IDLETIME", Since: "5.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "frequency", Type: cmdspec.ArgInteger, Token: "FREQ", Since: "5.0.0", Flags: cmdspec.ArgOptional},
+			}},
 	},
 	{
 		Name: "role", Arity: 1, Flags: cmdspec.NoScript | cmdspec.Loading | cmdspec.Stale | cmdspec.Fast,

@@ -145,6 +145,10 @@ var liveParams = map[string]liveParam{
 	"client-query-buffer-limit": {get: func(s *Server) string { return itoa(cmp0(s.cfg.QueryBufferLimit, edge.DefaultMaxQueryLen)) }},
 	"restart-delay":             {get: func(s *Server) string { return itoa(s.cfg.RestartDelay.Milliseconds()) }},
 	"maxmemory":                 maxMemoryParam,
+	"rdbcompression": {
+		get: func(s *Server) string { return yesNo(s.ks.RDBCompression()) },
+		set: func(s *Server, v string) error { s.ks.SetRDBCompression(v == "yes"); return nil },
+	},
 	"notify-keyspace-events": {
 		get: func(s *Server) string { return s.notify.flags.String() },
 		set: func(s *Server, v string) error {

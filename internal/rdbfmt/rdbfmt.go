@@ -47,11 +47,20 @@ func AppendString(b []byte, s []byte) []byte { return appendString(b, s, Compres
 // 256 KiB table once, not once per string from a sync.Pool, which the race
 // detector empties at random (a dump of 10,000 libraries then allocated
 // 650 MB under -race).
-type Encoder struct{ t *lzfTable }
+//
+// Plain turns compression off (rdbcompression no): strings are then
+// written integer-encoded or as they are.
+type Encoder struct {
+	t     *lzfTable
+	Plain bool
+}
 
 // AppendString is AppendString with e's table.
 func (e *Encoder) AppendString(b []byte, s []byte) []byte {
 	return appendString(b, s, func(in, out []byte) int {
+		if e.Plain {
+			return 0
+		}
 		if e.t == nil {
 			e.t = new(lzfTable)
 		}
@@ -223,4 +232,12 @@ func Footer(p []byte) (ver uint16, ok bool) {
 func AppendFooter(b []byte) []byte {
 	b = append(b, Version&0xff, Version>>8)
 	return binary.LittleEndian.AppendUint64(b, CRC64(0, b))
+}
+
+// Take reads n bytes; the result aliases r.B.
+func (r *Reader) Take(n int) ([]byte, bool) {
+	if n < 0 {
+		return nil, false
+	}
+	return r.take(uint64(n))
 }

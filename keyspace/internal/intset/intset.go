@@ -122,3 +122,14 @@ func (s *Set) Remove(v int64) bool {
 
 // Clone returns a copy of s.
 func (s *Set) Clone() Set { return Set{b: append([]byte(nil), s.b...), width: s.width} }
+
+// Width is the bytes each member takes (2, 4 or 8). As in Redis, it
+// never narrows: a set that once held a wide member stays wide.
+func (s *Set) Width() int { return s.w() }
+
+// FromBlob makes a set of width w (2, 4 or 8, at least what each member
+// needs) holding members, given in ascending order with no repeats, laid
+// out as Redis's intset contents (little-endian).
+func FromBlob(w int, members []byte) Set {
+	return Set{b: append([]byte(nil), members...), width: w}
+}

@@ -1,0 +1,152 @@
+package keyspace
+
+import (
+	"github.com/minilock/minilock/internal/rdbfmt"
+	"github.com/minilock/minilock/internal/redisstr"
+	"github.com/minilock/minilock/resp"
+)
+
+// DUMP and RESTORE (cluster.c: dumpCommand, restoreCommand).
+
+var (
+	errDumpPayload = resp.NewError("DUMP payload version or checksum are wrong")
+	errBadFormat   = resp.NewError("Bad data format")
+	errBusyKey     = &resp.Error{Code: "BUSYKEY", Msg: "Target key name already exists."}
+	errBadTTL      = resp.NewError("Invalid TTL value, must be >= 0")
+	errBadIdle     = resp.NewError("Invalid IDLETIME value, must be >= 0")
+	errBadFreq     = resp.NewError("Invalid FREQ value, must be >= 0 and <= 255")
+)
+
+// SetRDBCompression sets rdbcompression: whether DUMP (and what else
+// encodes with RDBCompression) compresses strings with LZF. Owner
+// goroutine only.
+func (k *Keyspace) SetRDBCompression(on bool) { k.rdbRaw = !on }
+
+// RDBCompression reports rdbcompression.
+func (k *Keyspace) RDBCompression() bool { return !k.rdbRaw }
+
+// DumpPayload is createDumpPayload: v's type and encoding, the RDB
+// version and the CRC64 of all that.
+func DumpPayload(w *RDBWriter, v Value) []byte {
+	return rdbfmt.AppendFooter(AppendRDBValue(w, nil, v))
+}
+
+// DUMP key
+func CmdDump(k *Keyspace, c *Ctx, args [][]byte) error {
+	e, _, ok := k.read(c, args[1])
+	if !ok {
+		c.W.Null()
+		return nil
+	}
+	v := Value{obj: e.obj}
+	if e.obj == nil {
+		v.str = e.val()
+	}
+	c.W.Bulk(DumpPayload(NewRDBWriter(k.enc, !k.rdbRaw), v))
+	return nil
+}
+
+// LoadPayload checks a DUMP payload's footer and reads its value
+// (verifyDumpPayload, rdbLoadObjectType, rdbLoadObject). Bytes between the
+// value and the footer are ignored, as Redis ignores them.
+func LoadPayload(p []byte, enc Encodings) (Value, error) {
+	if _, ok := rdbfmt.Footer(p); !ok {
+		return Value{}, errDumpPayload
+	}
+	r := &rdbfmt.Reader{B: p[:len(p)-10]}
+	t, ok := r.Byte()
+	if !ok || t > RDBTypeStreamListpacks2 || t == 8 {
+		return Value{}, errBadFormat
+	}
+	v, err := ReadRDBValue(r, t, enc)
+	if err != nil {
+		return Value{}, errBadFormat
+	}
+	return v, nil
+}
+
+// RESTORE key ttl serialized-value [REPLACE] [ABSTTL] [IDLETIME seconds]
+// [FREQ frequency]; RESTORE-ASKING is the same command.
+func CmdRestore(k *Keyspace, c *Ctx, args [][]byte) error {
+	replace, absTTL := false, false
+	idle, freq := int64(-1), int64(-1)
+	for j := 4; j < len(args); j++ {
+		more := len(args) - j - 1
+		switch {
+		case redisstr.Option(args[j], "replace"):
+			replace = true
+		case redisstr.Option(args[j], "absttl"):
+			absTTL = true
+		case redisstr.Option(args[j], "idletime") && more >= 1 && freq == -1:
+			n, ok := redisstr.ParseInt(args[j+1])
+			if !ok {
+				return resp.ErrNotInteger
+			}
+			if n < 0 {
+				return errBadIdle
+			}
+			idle = n
+			j++
+		case redisstr.Option(args[j], "freq") && more >= 1 && idle == -1:
+			n, ok := redisstr.ParseInt(args[j+1])
+			if !ok {
+				return resp.ErrNotInteger
+			}
+			if n < 0 || n > 255 {
+				return errBadFreq
+			}
+			freq = n
+			j++
+		default:
+			return resp.ErrSyntax
+		}
+	}
+	key := args[1]
+	if !replace {
+		if _, _, exists := k.find(c, key); exists {
+			return errBusyKey
+		}
+	}
+	ttl, ok := redisstr.ParseInt(args[2])
+	if !ok {
+		return resp.ErrNotInteger
+	}
+	if ttl < 0 {
+		return errBadTTL
+	}
+	v, err := LoadPayload(args[3], k.enc)
+	if err != nil {
+		return err
+	}
+	deleted := replace && k.del(c, key)
+	if ttl != 0 && !absTTL {
+		ttl += c.Now // wraps as Redis's long long does: then in the past
+	}
+	if ttl != 0 && ttl <= c.Now {
+		// checkAlreadyExpired: the key is not made; a replaced one is
+		// deleted.
+		if deleted {
+			k.notify(NotifyGeneric, "del", key, c.DB)
+		}
+		c.W.Status("OK")
+		return nil
+	}
+	if v.obj == nil {
+		v.str = append([]byte(nil), v.str...) // it aliases the argument
+	}
+	i := k.putValue(c.DB, key, v, ttl)
+	k.restoreAccessClock(c.DB, i, idle, freq)
+	k.touch(c.DB, key)
+	k.notify(NotifyNew, "new", key, c.DB)
+	k.notify(NotifyGeneric, "restore", key, c.DB)
+	c.W.Status("OK")
+	return nil
+}
+
+// restoreAccessClock is objectSetLRUOrLFU for a restored key in slot i of
+// database db: with an LFU maxmemory-policy freq (0..255) becomes its
+// access counter, otherwise idle (seconds) its idle time; -1 means not
+// given. minilock keeps no per-key access clock yet (OBJECT IDLETIME and
+// FREQ come with eviction), so this is where they connect; RESTORE has
+// already parsed and checked both as Redis does.
+func (k *Keyspace) restoreAccessClock(db int, i uint32, idle, freq int64) {}
