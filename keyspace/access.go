@@ -167,6 +167,7 @@ func (k *Keyspace) flush(dbi int) {
 		}
 	}
 	k.touchFlushed(dbi)
+	k.changes += int64(d.used)
 	k.withTTL -= d.expires
 	d.init(&k.mem)
 	if k.withTTL == 0 {

@@ -79,7 +79,15 @@ type Keyspace struct {
 
 	// snap is the snapshot being taken, if any (snapshot.go).
 	snap *snapshot
+	// changes counts the changes to keys (each signalModifiedKey, and the
+	// keys a flush removed): Redis's server.dirty, which the save points
+	// and rdb_changes_since_last_save read.
+	changes int64
 }
+
+// Changes is the number of key changes so far (Redis's server.dirty,
+// never reset). Owner goroutine only.
+func (k *Keyspace) Changes() int64 { return k.changes }
 
 // New returns an empty keyspace.
 func New(cfg Config) *Keyspace {

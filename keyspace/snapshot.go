@@ -267,3 +267,14 @@ func (k *Keyspace) SnapshotProgress() SnapshotInfo {
 	}
 	return SnapshotInfo{KeysDone: s.done, KeysTotal: s.total, CowBytes: s.cowNow, CowPeak: s.cowPk}
 }
+
+// AppendRDB appends the item as an RDB file holds a key (rdbSaveKeyValuePair:
+// deadline, type, name, value), encoded by w. Any goroutine may call it: the
+// item shares nothing with the keyspace.
+func (it *SnapshotItem) AppendRDB(w *RDBWriter, b []byte) []byte {
+	v := Value{obj: it.e.obj}
+	if v.obj == nil {
+		v.str = it.e.val()
+	}
+	return AppendRDBKey(w, b, readOnly(it.e.key()), v, it.e.expireAt)
+}

@@ -96,13 +96,20 @@ func (k *Keyspace) WatchFailed(c *Ctx, w *Watch) bool {
 }
 
 func (k *Keyspace) touch(dbi int, key []byte) {
+	k.changes++
 	if k.watches.active() {
-		k.touchString(dbi, string(key))
+		k.touchWatches(dbi, string(key))
 	}
 }
 
-// touchString marks every watch on key dirty (multi.c:touchWatchedKey).
+// touchString is touch for a key held as a string.
 func (k *Keyspace) touchString(dbi int, key string) {
+	k.changes++
+	k.touchWatches(dbi, key)
+}
+
+// touchWatches marks every watch on key dirty (multi.c:touchWatchedKey).
+func (k *Keyspace) touchWatches(dbi int, key string) {
 	if !k.watches.active() {
 		return
 	}

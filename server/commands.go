@@ -56,7 +56,7 @@ var commandTable = []*command{
 	{name: "scan", run: data(keyspace.CmdScan)},
 	{name: "dbsize", run: data(keyspace.CmdDBSize)},
 	{name: "flushdb", run: data(keyspace.CmdFlushDB)},
-	{name: "flushall", run: data(keyspace.CmdFlushAll)},
+	{name: "flushall", run: cmdFlushAll},
 	{name: "rename", run: data(keyspace.CmdRename)},
 	{name: "renamenx", run: data(keyspace.CmdRenameNX)},
 	{name: "copy", run: data(keyspace.CmdCopy)},

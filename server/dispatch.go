@@ -128,6 +128,9 @@ func (s *Server) execute(c *client, args [][]byte) {
 		err = errNotInMulti
 	case s.maxMemory > 0 && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)) && s.outOfMemory():
 		err = errOOM
+	case (cmd.flags&fWrite != 0 || cmd.name == "ping") && s.persist.lastFailed && s.writesRefused():
+		// processCommand refuses PING too: a health check should see it.
+		err = errMisconf
 	case c.monitor && cmd.flags&(fWrite|fReadOnly|fMayReplicate) != 0:
 		// A MONITOR client is a replica to Redis, and a replica may not
 		// touch the keyspace (processCommand).

@@ -167,7 +167,8 @@ type Server struct {
 	nextID     atomic.Int64
 	net        edge.Edge // the goroutine edge: Closing, Inflight, the I/O counters
 	stats      stats
-	ops        opsState // INFO's counters, the slow log, settings (stats.go)
+	ops        opsState     // INFO's counters, the slow log, settings (stats.go)
+	persist    persistState // BGSAVE, LASTSAVE, the save points (bgsave.go)
 
 	notify notifyState // keyspace notifications (notify.go)
 	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
@@ -223,6 +224,7 @@ func Start(cfg Config) (*Server, error) {
 		done:  make(chan struct{}),
 	}
 	s.ops.init(s)
+	s.persist.init(expiry.Millis(cfg.Clock.Now()))
 	if err := s.startupParams(); err != nil {
 		return nil, err
 	}
@@ -293,12 +295,15 @@ func (d dueWork) Tick(now int64) (more bool) {
 	// Active expiry may have deleted a stream that XREADGROUPs wait on:
 	// they hear of it now, not at the next command.
 	d.s.serveReady()
-	return more
+	return d.s.bgSaveTick(now) || more
 }
 
 func (d dueWork) Next() (int64, bool) {
 	next, ok := d.s.ks.NextExpiry()
 	if t, tok := d.s.blocking.Next(); tok && (!ok || t < next) {
+		next, ok = t, true
+	}
+	if t, tok := d.s.bgSaveNext(d.s.ks.Now()); tok && (!ok || t < next) {
 		next, ok = t, true
 	}
 	return next, ok

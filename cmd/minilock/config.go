@@ -33,7 +33,12 @@ func defaults() options {
 		// The binary serves from the epoll edge where there is one: one
 		// request at a time it is 1.1-1.3x the goroutine edge
 		// (docs/performance.md). Elsewhere the server ignores it.
-		server: server.Config{EventLoop: runtime.GOOS == "linux"},
+		server: server.Config{
+			EventLoop: runtime.GOOS == "linux",
+			// redis-server's save points when no config file sets them
+			// (an embedded server has none and writes no file).
+			Params: [][2]string{{"save", "3600 1 300 100 60 10000"}},
+		},
 	}
 }
 
@@ -84,10 +89,10 @@ func (o *options) parseConfig(r io.Reader) error {
 var errArgs = errors.New("Bad directive or wrong number of arguments")
 
 // ignored lists directives of redis.conf that minilock accepts and
-// ignores: it saves nothing, does not daemonize, logs to stderr and
-// reports its working directory as dir.
+// ignores: it keeps no append-only file, does not daemonize, logs to
+// stderr and reports its working directory as dir.
 var ignored = map[string]bool{
-	"save": true, "appendonly": true, "daemonize": true, "supervised": true,
+	"appendonly": true, "daemonize": true, "supervised": true,
 	"pidfile": true, "logfile": true, "dir": true,
 }
 
