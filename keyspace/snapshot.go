@@ -84,11 +84,21 @@ func (g *segment) array() []entry {
 	return g.slots
 }
 
-// detach copies e out of the keyspace.
-func detach(e *entry) entry {
+// detach copies e out of the keyspace. Its array is cut from *slab when
+// slab is not nil and has room: the walk copies a million small keys with
+// a few hundred allocations instead of a million, which keeps the garbage
+// collector (and so the other clients' latency) out of the save.
+func detach(e *entry, slab *[]byte) entry {
 	var out entry
-	kv := make([]byte, e.n)
-	copy(kv, e.kv())
+	var kv []byte
+	if slab != nil && cap(*slab)-len(*slab) >= int(e.n) {
+		n := len(*slab)
+		*slab = append(*slab, e.kv()...)
+		kv = (*slab)[n:len(*slab):len(*slab)]
+	} else {
+		kv = make([]byte, e.n)
+		copy(kv, e.kv())
+	}
 	out.setKV(kv)
 	out.expireAt = e.expireAt
 	if e.obj != nil {
@@ -113,7 +123,7 @@ func (g *segment) capture(i uint32) {
 	if int(i) >= len(slots) || !slots[i].live() {
 		return
 	}
-	it := SnapshotItem{DB: g.db, e: detach(&slots[i])}
+	it := SnapshotItem{DB: g.db, e: detach(&slots[i], nil)}
 	g.s.pending = append(g.s.pending, it)
 	g.s.done++
 	g.s.cowNow += it.size()
@@ -183,6 +193,10 @@ func (k *Keyspace) BeginSnapshot() ([]DBInfo, bool) {
 // Snapshotting reports whether a snapshot is being taken.
 func (k *Keyspace) Snapshotting() bool { return k.snap != nil }
 
+// slabBytes is the size of the arrays the walk cuts small keys' copies
+// from.
+const slabBytes = 32 << 10
+
 // SnapshotStep appends to dst the next keys of the snapshot, the captured
 // ones first, until it has added about maxBytes (at least one key), and
 // reports whether the snapshot is complete. It costs the owner a bounded
@@ -205,6 +219,7 @@ func (k *Keyspace) SnapshotStep(dst []SnapshotItem, maxBytes int64) ([]SnapshotI
 	if len(s.pending) == 0 {
 		s.pending = nil // let the backing array go
 	}
+	var slab []byte
 	for s.next < len(s.segs) && n < maxBytes {
 		g := s.segs[s.next]
 		slots := g.array()
@@ -218,7 +233,10 @@ func (k *Keyspace) SnapshotStep(dst []SnapshotItem, maxBytes int64) ([]SnapshotI
 			if !slots[i].live() {
 				continue
 			}
-			it := SnapshotItem{DB: g.db, e: detach(&slots[i])}
+			if cap(slab)-len(slab) < int(slots[i].n) && int(slots[i].n) < slabBytes/8 {
+				slab = make([]byte, 0, slabBytes)
+			}
+			it := SnapshotItem{DB: g.db, e: detach(&slots[i], &slab)}
 			n += it.size() + slotBytes
 			s.done++
 			dst = append(dst, it)

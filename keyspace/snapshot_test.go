@@ -65,7 +65,7 @@ func (r renderer) state(k *Keyspace) map[string]string {
 		for i := range k.dbs[dbi].slots {
 			e := &k.dbs[dbi].slots[i]
 			if e.live() {
-				it := SnapshotItem{DB: dbi, e: detach(e)}
+				it := SnapshotItem{DB: dbi, e: detach(e, nil)}
 				m[strconv.Itoa(dbi)+"/"+it.Key()] = r.render(&it)
 			}
 		}
