@@ -131,9 +131,6 @@ func CmdRestore(k *Keyspace, c *Ctx, args [][]byte) error {
 		c.W.Status("OK")
 		return nil
 	}
-	if v.obj == nil {
-		v.str = append([]byte(nil), v.str...) // it aliases the argument
-	}
 	i := k.putValue(c.DB, key, v, ttl)
 	k.restoreAccessClock(c.DB, i, idle, freq)
 	k.touch(c.DB, key)

@@ -72,11 +72,6 @@ func (p *persistState) init(now int64) {
 	p.lastSecs = -1
 }
 
-// rdbPath is where the RDB file goes: dir and dbfilename.
-func (s *Server) rdbPath() string {
-	return filepath.Join(s.param("dir"), s.param("dbfilename"))
-}
-
 // savePoints parses the save parameter: pairs of seconds and changes.
 func (s *Server) savePoints() [][2]int64 {
 	f := strings.Fields(s.param("save"))
@@ -410,11 +405,17 @@ func (s *Server) saveSync(now int64) error {
 	if err != nil {
 		return err
 	}
-	s.persist.lastFailed = false
-	s.persist.lastSave = now / 1000
-	s.persist.saved = b.changes
+	s.persist.savedSync(now, b.changes)
 	s.log.Info("DB saved on disk")
 	return nil
+}
+
+// savedSync records a successful synchronous save (SAVE, SHUTDOWN's)
+// covering the changes counted so far, as rdbSave does.
+func (p *persistState) savedSync(now, changes int64) {
+	p.lastFailed = false
+	p.lastSave = now / 1000
+	p.saved = changes
 }
 
 // boolDigit is INFO's 1 or 0.

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -123,7 +123,7 @@ var liveParams = map[string]liveParam{
 	"bind":      {get: (*Server).bindValue},
 	"databases": {get: func(s *Server) string { return strconv.Itoa(s.ks.Databases()) }},
 	"dir": {get: func(s *Server) string {
-		d, _ := os.Getwd()
+		d, _ := filepath.Abs(s.cfg.Dir)
 		return d
 	}},
 	"requirepass": {

@@ -51,6 +51,9 @@ func RunT(t TB, cfg ...Config) *Server {
 	if c.Clock == nil {
 		c.Clock = expiry.NewShifted()
 	}
+	if td, ok := t.(interface{ TempDir() string }); ok && c.Dir == "" {
+		c.Dir = td.TempDir() // SAVE writes there, not into the test's package
+	}
 	EdgeFromEnv(&c)
 	s, err := Start(c)
 	if err != nil {

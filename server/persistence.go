@@ -9,9 +9,6 @@ import (
 // without fork, by a copy-on-write snapshot (bgsave.go,
 // docs/persistence.md).
 
-// errNoPersistence is the reply to SAVE.
-var errNoPersistence = resp.NewError("minilock keeps no data on disk (no RDB, no AOF): SAVE and BGSAVE are not supported")
-
 // LASTSAVE: the Unix time of the last successful save (the start time
 // before any).
 func cmdLastSave(x *call, args [][]byte) error {
@@ -19,8 +16,19 @@ func cmdLastSave(x *call, args [][]byte) error {
 	return nil
 }
 
-// SAVE
-func cmdSave(x *call, args [][]byte) error { return errNoPersistence }
+// SAVE writes the RDB file (rdbfile.go) on the owner, as Redis's SAVE
+// blocks its one thread.
+func cmdSave(x *call, args [][]byte) error {
+	if x.s.persist.bg != nil {
+		return errBgSaveRunning
+	}
+	if err := x.s.saveRDB(); err != nil {
+		return resp.NewError("")
+	}
+	x.s.persist.savedSync(x.Now, x.s.ks.Changes())
+	x.W.Status("OK")
+	return nil
+}
 
 // BGSAVE [SCHEDULE] (rdb.c:bgsaveCommand). Inside MULTI/EXEC it is
 // scheduled, as Redis schedules it there, and the owner's cron starts it

@@ -110,6 +110,11 @@ type Config struct {
 	// A config file's lines beyond the fields above come here; CheckParam
 	// tells whether one would be accepted.
 	Params [][2]string
+	// Dir is redis.conf's dir: the directory of the RDB file (dbfilename),
+	// loaded at Start when it exists and written by SAVE. Empty means
+	// none: Start loads nothing and SAVE writes into the working
+	// directory, as Redis's default "./" would.
+	Dir string
 	// ConfigFile is the path of the config file the server was started
 	// with, which CONFIG REWRITE rewrites. Empty (the default) means none:
 	// CONFIG REWRITE then answers Redis's error for a server without one.
@@ -273,7 +278,9 @@ func Start(cfg Config) (*Server, error) {
 	var perr error
 	s.owner.Do(func() {
 		s.setNotifyFlags(notifyFlags)
-		perr = s.applyParams()
+		if perr = s.applyParams(); perr == nil {
+			perr = s.loadRDB()
+		}
 	})
 	if perr != nil {
 		s.Close()

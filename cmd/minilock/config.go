@@ -33,11 +33,14 @@ func defaults() options {
 		// The binary serves from the epoll edge where there is one: one
 		// request at a time it is 1.1-1.3x the goroutine edge
 		// (docs/performance.md). Elsewhere the server ignores it.
+		// dir is Redis's "./": dump.rdb in the working directory is
+		// loaded at start and written by SAVE. The save points are
+		// redis-server's when no config file sets them (an embedded server
+		// has none and writes no file).
 		server: server.Config{
 			EventLoop: runtime.GOOS == "linux",
-			// redis-server's save points when no config file sets them
-			// (an embedded server has none and writes no file).
-			Params: [][2]string{{"save", "3600 1 300 100 60 10000"}},
+			Dir:       ".",
+			Params:    [][2]string{{"save", "3600 1 300 100 60 10000"}},
 		},
 	}
 }
@@ -89,11 +92,11 @@ func (o *options) parseConfig(r io.Reader) error {
 var errArgs = errors.New("Bad directive or wrong number of arguments")
 
 // ignored lists directives of redis.conf that minilock accepts and
-// ignores: it keeps no append-only file, does not daemonize, logs to
-// stderr and reports its working directory as dir.
+// ignores: it keeps no append-only file, does not daemonize and logs to
+// stderr.
 var ignored = map[string]bool{
 	"appendonly": true, "daemonize": true, "supervised": true,
-	"pidfile": true, "logfile": true, "dir": true,
+	"pidfile": true, "logfile": true,
 }
 
 func (o *options) apply(name string, args []string) error {
@@ -181,6 +184,8 @@ func (o *options) apply(name string, args []string) error {
 				err = errors.New("argument must be 'yes' or 'no'")
 			}
 		}
+	case "dir":
+		o.server.Dir, err = one()
 	case "restart-delay":
 		var ms int
 		ms, err = num()
