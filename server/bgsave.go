@@ -489,6 +489,9 @@ func cmdFlushAll(x *call, args [][]byte) error {
 // first when save points are set; then Close. A failed save leaves the
 // server running and returns the error, as Redis refuses to exit then.
 func (s *Server) Shutdown() error {
+	// A script running holds the owner: it is stopped first, as Close
+	// stops it (its writes so far stay, and are saved).
+	s.lua.KillForShutdown()
 	var err error
 	if derr := s.owner.Do(func() { err = s.saveForShutdown(s.ks.Now(), false, false, false) }); derr != nil {
 		return derr
