@@ -40,7 +40,12 @@ func (k *Keyspace) live(c *Ctx, key []byte) (*entry, uint32, bool) {
 // has passed (db.c:deleteExpiredKeyAndPropagate), lazily or actively.
 func (k *Keyspace) expireNow(dbi int, i uint32) {
 	key := k.dbs[dbi].slots[i].key() // stays valid: the bytes outlive the slot
+	k.expiring = true
 	k.remove(dbi, i)
+	k.expiring = false
+	if k.tracker != nil {
+		k.tracker.Expired(dbi, key)
+	}
 	k.stats.Expired++
 	k.notifyString(NotifyExpired, "expired", key, dbi)
 }
@@ -167,6 +172,9 @@ func (k *Keyspace) flush(dbi int) {
 		}
 	}
 	k.touchFlushed(dbi)
+	if k.tracker != nil {
+		k.tracker.Flushed(dbi)
+	}
 	k.changes += int64(d.used)
 	k.withTTL -= d.expires
 	d.init(&k.mem)

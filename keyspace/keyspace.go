@@ -83,6 +83,10 @@ type Keyspace struct {
 	// keys a flush removed): Redis's server.dirty, which the save points
 	// and rdb_changes_since_last_save read.
 	changes int64
+	// tracker hears of changes for the AOF; expiring mutes its Touched
+	// while an expired key is removed (propagate.go).
+	tracker  Tracker
+	expiring bool
 }
 
 // Changes is the number of key changes so far (Redis's server.dirty,

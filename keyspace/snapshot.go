@@ -296,3 +296,13 @@ func (it *SnapshotItem) AppendRDB(w *RDBWriter, b []byte) []byte {
 	}
 	return AppendRDBKey(w, b, readOnly(it.e.key()), v, it.e.expireAt)
 }
+
+// AppendRDBValue appends the item's value as a DUMP payload holds it (its
+// type and encoding, without the footer).
+func (it *SnapshotItem) AppendRDBValue(w *RDBWriter, b []byte) []byte {
+	v := Value{obj: it.e.obj}
+	if v.obj == nil {
+		v.str = it.e.val()
+	}
+	return AppendRDBValue(w, b, v)
+}

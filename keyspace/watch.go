@@ -97,6 +97,9 @@ func (k *Keyspace) WatchFailed(c *Ctx, w *Watch) bool {
 
 func (k *Keyspace) touch(dbi int, key []byte) {
 	k.changes++
+	if k.tracker != nil {
+		k.tracked(dbi, string(key))
+	}
 	if k.watches.active() {
 		k.touchWatches(dbi, string(key))
 	}
@@ -105,6 +108,7 @@ func (k *Keyspace) touch(dbi int, key []byte) {
 // touchString is touch for a key held as a string.
 func (k *Keyspace) touchString(dbi int, key string) {
 	k.changes++
+	k.tracked(dbi, key)
 	k.touchWatches(dbi, key)
 }
 

@@ -46,6 +46,12 @@ type bgSave struct {
 	fed     bool                         // every item sent, or the writer stopped
 	abort   chan struct{}                // closed to stop the writer
 	tmp     string                       // the file being written
+
+	// An AOF rewrite's: the base it writes, and the index in aof.incr of
+	// the first incremental file that stays after it.
+	aof      bool
+	newBase  aofFile
+	keepIncr int
 }
 
 // bgStepBytes bounds one step of the snapshot on the owner: about 100 µs
@@ -93,21 +99,33 @@ func (s *Server) writesRefused() bool {
 
 // startBgSave begins a background save to the RDB file (rdbSaveBackground).
 func (s *Server) startBgSave(now int64) error {
-	if s.persist.bg != nil {
+	if b := s.persist.bg; b != nil {
+		if b.aof {
+			return errAOFBgSaveRunning
+		}
 		return errBgSaveRunning
 	}
+	return s.startSnapshotWrite(now, s.rdbPath(), false)
+}
+
+// startSnapshotWrite begins writing a snapshot of now to path: the RDB
+// file, or an AOF base (aof).
+func (s *Server) startSnapshotWrite(now int64, path string, aof bool) error {
 	sizes, ok := s.ks.BeginSnapshot()
 	if !ok {
 		return errBgSaveRunning
 	}
-	path := s.rdbPath()
 	b := &bgSave{
+		aof:     aof,
 		items:   make(chan []keyspace.SnapshotItem, bgQueue),
 		result:  make(chan error, 1),
 		abort:   make(chan struct{}),
 		start:   now,
 		changes: s.ks.Changes(),
 		tmp:     filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d.rdb", os.Getpid())),
+	}
+	if aof {
+		b.tmp = filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-rewriteaof-bg-%d.aof", os.Getpid()))
 	}
 	funcs := s.lua.FunctionDump()
 	funcs = funcs[:max(len(funcs)-10, 0)] // FUNCTION DUMP's records, without its footer
@@ -119,10 +137,14 @@ func (s *Server) startBgSave(now int64) error {
 		functions: funcs,
 		now:       now,
 		usedMem:   int64(usedMemory()),
+		aofBase:   aof,
+		commands:  aof && s.param("aof-use-rdb-preamble") != "yes",
 	}
 	s.persist.bg = b
-	s.persist.lastTry = now
-	s.persist.saves++
+	if !aof {
+		s.persist.lastTry = now
+		s.persist.saves++
+	}
 	go func() {
 		b.result <- w.writeFile(b.tmp, path, b.items, b.abort)
 		for range b.items { // a writer that failed early lets the owner finish sending
@@ -139,6 +161,9 @@ func (s *Server) bgSaveTick(now int64) (more bool) {
 	p := &s.persist
 	b := p.bg
 	if b == nil {
+		if s.aof.rewriting {
+			s.startRewrite(now) // scheduled behind a BGSAVE
+		}
 		s.checkSavePoints(now)
 		return false
 	}
@@ -172,6 +197,10 @@ func (s *Server) bgSaveDone(err error, now int64) {
 	p := &s.persist
 	b := p.bg
 	p.bg = nil
+	if b.aof {
+		s.rewriteDone(b, err, now)
+		return
+	}
 	p.lastSecs = (now - b.start) / 1000
 	if err != nil {
 		p.lastFailed = true
@@ -235,7 +264,7 @@ func (s *Server) bgSaveNext(now int64) (int64, bool) {
 	switch {
 	case s.persist.bg != nil:
 		return now + 1, true
-	case s.persist.scheduled:
+	case s.persist.scheduled, s.aof.rewriting:
 		return now, true
 	case s.ks.Changes() != s.persist.saved && s.param("save") != "":
 		return now + 100, true
@@ -251,6 +280,8 @@ type rdbFileWriter struct {
 	functions          []byte // RDB_OPCODE_FUNCTION2 records
 	now                int64  // Unix ms the snapshot is as of
 	usedMem            int64
+	aofBase            bool // an AOF base: aof-base is 1
+	commands           bool // an AOF base without the RDB preamble: commands
 }
 
 // errAborted ends a save that was stopped before its last item.
@@ -280,7 +311,15 @@ func (w *rdbFileWriter) writeFile(tmp, path string, items <-chan []keyspace.Snap
 		return err
 	}
 	rw := keyspace.NewRDBWriter(w.enc, w.compress)
-	buf := w.header(rw, nil)
+	var buf []byte
+	if w.commands {
+		w.checksum = false
+		if len(w.functions) > 0 {
+			buf = appendCommand(buf, []byte("FUNCTION"), []byte("RESTORE"), rdbfmt.AppendFooter(w.functions))
+		}
+	} else {
+		buf = w.header(rw, nil)
+	}
 	cur, selected := -1, make([]bool, len(w.sizes))
 	for batch := range items {
 		select {
@@ -293,7 +332,16 @@ func (w *rdbFileWriter) writeFile(tmp, path string, items <-chan []keyspace.Snap
 			if at := it.ExpireAt(); at != 0 && at < w.now {
 				continue // expired when the snapshot began, as SAVE skips it
 			}
-			if it.DB != cur {
+			if w.commands {
+				// rewriteAppendOnlyFileRio writes each type's own commands;
+				// minilock writes each key as RESTORE of its value.
+				if it.DB != cur {
+					cur = it.DB
+					buf = appendCommand(buf, []byte("SELECT"), []byte(strconv.Itoa(cur)))
+				}
+				payload := rdbfmt.AppendFooter(it.AppendRDBValue(rw, nil))
+				buf = appendCommand(buf, []byte("RESTORE"), []byte(it.Key()), []byte(strconv.FormatInt(it.ExpireAt(), 10)), payload, []byte("REPLACE"), []byte("ABSTTL"))
+			} else if it.DB != cur {
 				cur = it.DB
 				buf = append(buf, keyspace.RDBOpSelectDB)
 				buf = rdbfmt.AppendLen(buf, uint64(cur))
@@ -304,7 +352,9 @@ func (w *rdbFileWriter) writeFile(tmp, path string, items <-chan []keyspace.Snap
 					buf = rdbfmt.AppendLen(buf, uint64(w.sizes[cur].Expires))
 				}
 			}
-			buf = it.AppendRDB(rw, buf)
+			if !w.commands {
+				buf = it.AppendRDB(rw, buf)
+			}
 			if len(buf) >= 64<<10 {
 				if err := out(buf); err != nil {
 					return err
@@ -318,14 +368,18 @@ func (w *rdbFileWriter) writeFile(tmp, path string, items <-chan []keyspace.Snap
 		return errAborted
 	default:
 	}
-	buf = append(buf, keyspace.RDBOpEOF)
+	if !w.commands {
+		buf = append(buf, keyspace.RDBOpEOF)
+	}
 	if err := out(buf); err != nil {
 		return err
 	}
 	// The checksum is written as is, not part of itself; 0 when
 	// rdbchecksum is no, which loaders take for "not checked".
-	if _, err := bw.Write(binary.LittleEndian.AppendUint64(nil, crc)); err != nil {
-		return err
+	if !w.commands {
+		if _, err := bw.Write(binary.LittleEndian.AppendUint64(nil, crc)); err != nil {
+			return err
+		}
 	}
 	if err := bw.Flush(); err != nil {
 		return err
@@ -360,7 +414,7 @@ func (w *rdbFileWriter) header(rw *keyspace.RDBWriter, b []byte) []byte {
 	aux("redis-bits", "64")
 	aux("ctime", strconv.FormatInt(w.now/1000, 10))
 	aux("used-mem", strconv.FormatInt(w.usedMem, 10))
-	aux("aof-base", "0")
+	aux("aof-base", boolDigit(w.aofBase))
 	return append(b, w.functions...)
 }
 
@@ -378,10 +432,24 @@ func (s *Server) bgSaveElapsed(now int64) int64 {
 // is aborted first, as Redis kills its child.
 func (s *Server) saveSync(now int64) error {
 	s.abortBgSave()
-	if err := s.startBgSave(now); err != nil {
+	b, err := s.snapshotSync(now, s.rdbPath(), false)
+	if err != nil {
+		s.persist.lastFailed = true
 		return err
 	}
+	s.persist.savedSync(now, b.changes)
+	s.log.Info("DB saved on disk")
+	return nil
+}
+
+// snapshotSync writes a snapshot of now to path with the owner waiting.
+// No background save may run.
+func (s *Server) snapshotSync(now int64, path string, aof bool) (*bgSave, error) {
+	if err := s.startSnapshotWrite(now, path, aof); err != nil {
+		return nil, err
+	}
 	b := s.persist.bg
+	s.persist.bg = nil
 	for !b.fed {
 		batch, done := s.ks.SnapshotStep(nil, bgStepBytes)
 		select {
@@ -389,10 +457,7 @@ func (s *Server) saveSync(now int64) error {
 		case err := <-b.result: // the writer stopped early
 			s.ks.EndSnapshot()
 			close(b.items)
-			b.fed = true
-			s.persist.bg = nil
-			s.persist.lastFailed = true
-			return err
+			return nil, err
 		}
 		if done {
 			s.ks.EndSnapshot()
@@ -400,14 +465,7 @@ func (s *Server) saveSync(now int64) error {
 			b.fed = true
 		}
 	}
-	err := <-b.result
-	s.persist.bg = nil
-	if err != nil {
-		return err
-	}
-	s.persist.savedSync(now, b.changes)
-	s.log.Info("DB saved on disk")
-	return nil
+	return b, <-b.result
 }
 
 // savedSync records a successful synchronous save (SAVE, SHUTDOWN's)

@@ -194,6 +194,9 @@ func (c *client) runBatch() {
 		}
 	}
 	c.pushed = c.pushed[:0]
+	// The batch's writes reach the AOF (and the disk, with appendfsync
+	// always) before any of its replies leaves.
+	c.srv.aofFlush()
 	c.FlushToFeed()
 	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.InBytes, int64(c.W.Len()))
 }

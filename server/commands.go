@@ -298,6 +298,7 @@ var commandTable = []*command{
 	{name: "lastsave", run: cmdLastSave},
 	{name: "save", run: cmdSave},
 	{name: "bgsave", run: cmdBgSave},
+	{name: "bgrewriteaof", run: cmdBgRewriteAof},
 	{name: "monitor", run: cmdMonitor},
 	{name: "config", subs: []*command{
 		{name: "get", run: cmdConfigGet},

@@ -177,6 +177,10 @@ func (s *Server) execute(c *client, args [][]byte) {
 func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	start := x.W.Len()
 	began := s.commandStart(x)
+	if s.aof.on {
+		s.aofBefore(cmd)
+		defer s.aofAfter(x, cmd, args)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			x.dropReply(start)

@@ -306,7 +306,14 @@ func infoPersistence(x *call) [][2]string {
 	if snap.KeysTotal > 0 {
 		forkPerc = fmt.Sprintf("%.2f", 100*float64(snap.KeysDone)/float64(snap.KeysTotal))
 	}
-	return [][2]string{
+	a := &x.s.aof
+	rw := p.bg != nil && p.bg.aof
+	rwCur := int64(-1)
+	if rw {
+		rwCur = (x.Now - a.rwStart) / 1000
+	}
+	rwStatus := okErr(a.rewriteOK || a.rewrites == 0 && !rw)
+	out := [][2]string{
 		{"loading", loading},
 		{"async_loading", "0"},
 		{"current_cow_peak", itoa(snap.CowPeak)},
@@ -325,19 +332,23 @@ func infoPersistence(x *call) [][2]string {
 		{"rdb_last_cow_size", itoa(p.lastCow)},
 		{"rdb_last_load_keys_expired", "0"},
 		{"rdb_last_load_keys_loaded", "0"},
-		{"aof_enabled", "0"},
-		{"aof_rewrite_in_progress", "0"},
-		{"aof_rewrite_scheduled", "0"},
-		{"aof_last_rewrite_time_sec", "-1"},
-		{"aof_current_rewrite_time_sec", "-1"},
-		{"aof_last_bgrewrite_status", "ok"},
-		{"aof_rewrites", "0"},
+		{"aof_enabled", boolDigit(a.on)},
+		{"aof_rewrite_in_progress", boolDigit(rw)},
+		{"aof_rewrite_scheduled", boolDigit(a.rewriting)},
+		{"aof_last_rewrite_time_sec", itoa(a.lastRwSec)},
+		{"aof_current_rewrite_time_sec", itoa(rwCur)},
+		{"aof_last_bgrewrite_status", rwStatus},
+		{"aof_rewrites", itoa(a.rewrites)},
 		{"aof_rewrites_consecutive_failures", "0"},
-		{"aof_last_write_status", "ok"},
+		{"aof_last_write_status", okErr(a.lastErr == nil)},
 		{"aof_last_cow_size", "0"},
 		{"module_fork_in_progress", "0"},
 		{"module_fork_last_cow_size", "0"},
 	}
+	if a.on {
+		out = append(out, x.s.aofInfo()...)
+	}
+	return out
 }
 
 func infoStats(x *call) [][2]string {

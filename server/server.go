@@ -174,6 +174,7 @@ type Server struct {
 	stats      stats
 	ops        opsState     // INFO's counters, the slow log, settings (stats.go)
 	persist    persistState // BGSAVE, LASTSAVE, the save points (bgsave.go)
+	aof        aofState     // the append-only file (aof.go)
 
 	notify notifyState // keyspace notifications (notify.go)
 	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
@@ -230,6 +231,7 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.ops.init(s)
 	s.persist.init(expiry.Millis(cfg.Clock.Now()))
+	s.aof.lastRwSec = -1
 	if err := s.startupParams(); err != nil {
 		return nil, err
 	}
@@ -279,7 +281,12 @@ func Start(cfg Config) (*Server, error) {
 	s.owner.Do(func() {
 		s.setNotifyFlags(notifyFlags)
 		if perr = s.applyParams(); perr == nil {
-			perr = s.loadRDB()
+			if s.param("appendonly") == "yes" {
+				perr = s.loadAOF() // the AOF, when on, is what is loaded (loadDataFromDisk)
+			} else {
+				perr = s.loadRDB()
+			}
+			s.aof.started = true
 		}
 	})
 	if perr != nil {
@@ -302,7 +309,9 @@ func (d dueWork) Tick(now int64) (more bool) {
 	// Active expiry may have deleted a stream that XREADGROUPs wait on:
 	// they hear of it now, not at the next command.
 	d.s.serveReady()
-	return d.s.bgSaveTick(now) || more
+	more = d.s.bgSaveTick(now) || more
+	d.s.aofFlush() // expired keys' DELs
+	return more
 }
 
 func (d dueWork) Next() (int64, bool) {
@@ -381,6 +390,12 @@ func (s *Server) Close() error {
 			time.Sleep(time.Millisecond)
 		}
 		s.closeConns()
+		// The AOF's last writes reach the disk; a save or rewrite running
+		// stops, its temporary file removed.
+		s.owner.Do(func() {
+			s.abortBgSave()
+			s.stopAOF()
+		})
 		s.owner.Close()
 		if s.loop != nil {
 			s.loop.Close()

@@ -92,10 +92,9 @@ func (o *options) parseConfig(r io.Reader) error {
 var errArgs = errors.New("Bad directive or wrong number of arguments")
 
 // ignored lists directives of redis.conf that minilock accepts and
-// ignores: it keeps no append-only file, does not daemonize and logs to
-// stderr.
+// ignores: it does not daemonize and logs to stderr.
 var ignored = map[string]bool{
-	"appendonly": true, "daemonize": true, "supervised": true,
+	"daemonize": true, "supervised": true,
 	"pidfile": true, "logfile": true,
 }
 
