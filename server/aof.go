@@ -62,8 +62,10 @@ type aofState struct {
 	wrapped bool         // MULTI written for the EXEC running
 	flushed map[int]bool // databases a script emptied
 
-	mu        sync.Mutex // guards f's fsync against a rewrite's swap
+	mu        sync.Mutex // guards f, size and synced: fsyncLoop reads them
 	dirty     bool       // written since the last fsync (everysec)
+	size      int64      // bytes written to f
+	synced    int64      // of them, those an fsync put on disk (PowerLoss)
 	stop      chan struct{}
 	lastErr   error
 	rewriting bool
@@ -368,9 +370,12 @@ func (s *Server) aofFlush() {
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	_, err := a.f.Write(a.buf)
+	n, err := a.f.Write(a.buf)
+	a.size += int64(n)
 	if err == nil && a.fsync == "always" {
-		err = a.f.Sync()
+		if err = a.f.Sync(); err == nil {
+			a.synced = a.size
+		}
 	}
 	a.dirty = true
 	if err != nil {
@@ -397,7 +402,9 @@ func (s *Server) fsyncLoop(f *os.File, stop chan struct{}) {
 		}
 		a.mu.Lock()
 		if a.dirty && a.f == f {
-			f.Sync()
+			if f.Sync() == nil {
+				a.synced = a.size
+			}
 			a.dirty = false
 		}
 		f = a.f
@@ -497,7 +504,7 @@ func (s *Server) openIncr() error {
 	s.aofFlush()
 	a.mu.Lock()
 	old := a.f
-	a.f = f
+	a.f, a.size, a.synced = f, 0, 0
 	a.mu.Unlock()
 	if old != nil {
 		old.Sync()
@@ -714,7 +721,12 @@ func (s *Server) loadAOF() error {
 		if err != nil {
 			return err
 		}
+		a.mu.Lock()
 		a.f = f
+		if st, err := f.Stat(); err == nil {
+			a.size, a.synced = st.Size(), st.Size()
+		}
+		a.mu.Unlock()
 	}
 	a.db = -1
 	a.stop = make(chan struct{})
@@ -743,7 +755,7 @@ func (s *Server) loadAOFFile(path string, last bool) error {
 	}
 	c := &client{srv: s, authed: true, Conn: &edge.Conn{}}
 	var w resp.Writer
-	x := &call{s: s, c: c}
+	x := &call{s: s, c: c, loading: true}
 	r := bufio.NewReader(bytes.NewReader(b))
 	good, inMulti := 0, -1 // offset after the last complete command; where an open MULTI began
 	var queued [][][]byte
@@ -803,6 +815,7 @@ func (s *Server) aofReplay(x *call, w *resp.Writer, args [][]byte) {
 	}
 	w.Reset()
 	x.Ctx = keyspace.Ctx{W: w, DB: x.DB, Now: s.ks.Now()}
+	x.loading = true
 	if cmd.name == "select" {
 		if n, err := strconv.Atoi(string(args[1])); err == nil && n >= 0 && n < s.ks.Databases() {
 			x.DB = n

@@ -41,6 +41,9 @@ type call struct {
 	// goroutine while a script holds the owner (stats.go defers its
 	// counting).
 	offOwner bool
+	// loading is set while the AOF's commands are replayed at start: no
+	// client sent them, so MONITOR and the lock doctor do not see them.
+	loading bool
 }
 
 // errNoReply is returned by a command that must send no reply at all.
@@ -204,12 +207,12 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	}
 	reply := x.W.From(start)
 	s.afterCommand(x, cmd, args, began, err, reply)
-	if s.doctor != nil && !x.offOwner {
+	if s.doctor != nil && !x.offOwner && !x.loading {
 		// offOwner: a command allowed while a script is busy runs on its
 		// connection's goroutine; none of them touches a key.
 		s.doctorSee(x, cmd, args, reply)
 	}
-	if cmd.flags&fSkipMonitor == 0 {
+	if cmd.flags&fSkipMonitor == 0 && !x.loading {
 		s.feedMonitors(x, args)
 	}
 }
