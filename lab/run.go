@@ -3,8 +3,8 @@ package lab
 import (
 	"context"
 	"fmt"
-	"os"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"time"
 
@@ -45,7 +45,7 @@ type Lab struct {
 	tap    *server.Tap       // every message published
 	heard  int               // how many of tap's messages were delivered
 
-	err error // the first failure of the lab itself
+	err error  // the first failure of the lab itself
 	dir string // the AOF's directory, removed at the end
 }
 
