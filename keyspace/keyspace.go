@@ -66,6 +66,7 @@ type Keyspace struct {
 	maxLen  int64
 	enc     Encodings
 	rdbRaw  bool       // rdbcompression no: DUMP writes no LZF
+	dumper  *RDBWriter // DUMP's and MIGRATE's (rdbcmds.go)
 	rng     *rand.Rand // SPOP, SRANDMEMBER, HRANDFIELD, RANDOMKEY ...
 	stats   Stats
 	watches watchers

@@ -3,8 +3,9 @@ package keyspace
 // Values in Redis 7.0's RDB encoding (rdb.c: rdbSaveObject, rdbLoadObject),
 // for DUMP and RESTORE, the RDB file and snapshots. What persistence calls:
 //
-//   - (*Keyspace).EachRDB(db, f) walks a database's live keys, giving each
-//     key, its Value and its deadline (Unix ms, 0 for none).
+//   - (*Keyspace).EachRDB(db, now, f) walks a database's live keys, giving
+//     each key, its Value and its deadline (Unix ms, 0 for none);
+//     (*Keyspace).ValueOf(db, key, now) is one key's.
 //   - AppendRDBKey(w, b, key, v, expireAt) appends one key as an RDB file
 //     holds it ([EXPIRETIME_MS ms] type key value, rdbSaveKeyValuePair);
 //     AppendRDBValue(w, b, v) is the type and value alone (a DUMP payload
@@ -12,10 +13,16 @@ package keyspace
 //     LZF table and rdbcompression's setting.
 //   - ReadRDBValue(r, t, enc) reads one value of RDB type t from an
 //     rdbfmt.Reader (rdbLoadObject with deep sanitization), allocating
-//     nothing the payload only claims; any corruption is ErrBadRDB.
+//     nothing the payload only claims; any corruption is ErrBadRDB, an
+//     empty collection ErrEmptyRDB (a file's loader skips it). A string
+//     Value may share the reader's bytes until it is put.
 //   - (*Keyspace).PutRDB(db, key, v, expireAt) adds a key read so, replacing
 //     any value it had, with no keyspace event (loading a file); RESTORE
 //     goes through CmdRestore.
+//   - Whole files (rdbfile.go): (*Keyspace).WriteRDBFile(w, f, now) streams
+//     the dataset as SAVE writes it (aux fields and function records in
+//     f), (*Keyspace).LoadRDB(b, now, checksum) loads one (RDB versions
+//     1-10), returning its aux fields and function records.
 //
 // A Value holds a key's data without its key; Clone copies it, so a
 // snapshot can keep what a write is about to change.
@@ -76,9 +83,6 @@ type Value struct {
 	obj *object
 }
 
-// IsString reports whether v is a string.
-func (v Value) IsString() bool { return v.obj == nil }
-
 // Clone is a deep copy of v.
 func (v Value) Clone() Value {
 	if v.obj == nil {
@@ -88,17 +92,13 @@ func (v Value) Clone() Value {
 	return Value{obj: &object{kind: v.obj.kind, v: c, counted: c.size()}}
 }
 
-// RDBWriter encodes values; one per save or DUMP, on one goroutine.
-type RDBWriter struct {
-	enc rdbfmt.Encoder
-	// Encodings are the thresholds the values are judged by when their
-	// encoding is chosen (list-max-listpack-size for a list's nodes).
-	Encodings Encodings
-}
+// RDBWriter encodes values, on one goroutine at a time; it holds the LZF
+// compressor's 256 KiB table, so a save keeps one for all its strings.
+type RDBWriter struct{ enc rdbfmt.Encoder }
 
 // NewRDBWriter returns a writer; compress is rdbcompression.
-func NewRDBWriter(enc Encodings, compress bool) *RDBWriter {
-	w := &RDBWriter{Encodings: enc}
+func NewRDBWriter(compress bool) *RDBWriter {
+	w := &RDBWriter{}
 	w.enc.Plain = !compress
 	return w
 }

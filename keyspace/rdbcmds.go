@@ -25,6 +25,16 @@ func (k *Keyspace) SetRDBCompression(on bool) { k.rdbRaw = !on }
 // RDBCompression reports rdbcompression.
 func (k *Keyspace) RDBCompression() bool { return !k.rdbRaw }
 
+// dumpWriter is the writer DUMP and MIGRATE encode with, kept: a writer
+// per DUMP would make a compressor table per DUMP.
+func (k *Keyspace) dumpWriter() *RDBWriter {
+	if k.dumper == nil {
+		k.dumper = NewRDBWriter(true)
+	}
+	k.dumper.enc.Plain = k.rdbRaw
+	return k.dumper
+}
+
 // DumpPayload is createDumpPayload: v's type and encoding, the RDB
 // version and the CRC64 of all that.
 func DumpPayload(w *RDBWriter, v Value) []byte {
@@ -42,7 +52,7 @@ func CmdDump(k *Keyspace, c *Ctx, args [][]byte) error {
 	if e.obj == nil {
 		v.str = e.val()
 	}
-	c.W.Bulk(DumpPayload(NewRDBWriter(k.enc, !k.rdbRaw), v))
+	c.W.Bulk(DumpPayload(k.dumpWriter(), v))
 	return nil
 }
 
@@ -53,7 +63,9 @@ func LoadPayload(p []byte, enc Encodings) (Value, error) {
 	if _, ok := rdbfmt.Footer(p); !ok {
 		return Value{}, errDumpPayload
 	}
-	r := &rdbfmt.Reader{B: p[:len(p)-10]}
+	// Redis reads the value from the whole payload: a value may run into
+	// the footer's bytes and still load.
+	r := &rdbfmt.Reader{B: p}
 	t, ok := r.Byte()
 	if !ok || t > RDBTypeStreamListpacks2 || t == 8 {
 		return Value{}, errBadFormat
@@ -147,3 +159,43 @@ func CmdRestore(k *Keyspace, c *Ctx, args [][]byte) error {
 // FREQ come with eviction), so this is where they connect; RESTORE has
 // already parsed and checked both as Redis does.
 func (k *Keyspace) restoreAccessClock(db int, i uint32, idle, freq int64) {}
+
+// MigrateDump is MIGRATE's look at one key (lookupKeyRead, then
+// createDumpPayload): its DUMP payload and the TTL to restore it with
+// (ms; 0: none). ok is false when the key is missing.
+func (k *Keyspace) MigrateDump(c *Ctx, key []byte) (payload []byte, ttl int64, ok bool) {
+	e, _, ok := k.read(c, key)
+	if !ok {
+		return nil, 0, false
+	}
+	if e.expireAt != 0 {
+		ttl = max(e.expireAt-c.Now, 1)
+	}
+	v := Value{obj: e.obj}
+	if e.obj == nil {
+		v.str = e.val()
+	}
+	return DumpPayload(k.dumpWriter(), v), ttl, true
+}
+
+// MigrateDelete deletes key after the target acknowledged it, as MIGRATE
+// without COPY does (with its "del" event), unless the key changed while
+// the transfer ran: minilock keeps serving other clients meanwhile (Redis
+// blocks), and a value written since is newer than the copy sent, so it
+// stays. payload is what was sent. It reports whether it deleted.
+func (k *Keyspace) MigrateDelete(c *Ctx, key, payload []byte) bool {
+	e, i, ok := k.find(c, key)
+	if !ok {
+		return false
+	}
+	v := Value{obj: e.obj}
+	if e.obj == nil {
+		v.str = e.val()
+	}
+	if string(DumpPayload(k.dumpWriter(), v)) != string(payload) {
+		return false
+	}
+	k.remove(c.DB, i)
+	k.notify(NotifyGeneric, "del", key, c.DB)
+	return true
+}

@@ -1,9 +1,11 @@
 package keyspace
 
 import (
+	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 
 	"github.com/minilock/minilock/internal/rdbfmt"
@@ -29,13 +31,34 @@ type RDBFile struct {
 // (SELECTDB, RESIZEDB, its live keys), EOF and the CRC64 of all that.
 // Owner goroutine only.
 func (k *Keyspace) AppendRDBFile(b []byte, f *RDBFile, now int64) []byte {
-	start := len(b)
-	w := NewRDBWriter(k.enc, f.Compress)
+	var out bytes.Buffer
+	k.WriteRDBFile(&out, f, now) // a bytes.Buffer does not fail
+	return append(b, out.Bytes()...)
+}
+
+// WriteRDBFile is AppendRDBFile to w, a megabyte at a time, so a save
+// holds one chunk of the file in memory, not all of it.
+func (k *Keyspace) WriteRDBFile(w io.Writer, f *RDBFile, now int64) error {
+	const chunk = 1 << 20
+	enc := NewRDBWriter(f.Compress)
+	b := make([]byte, 0, chunk+chunk/4)
+	crc := uint64(0)
+	var err error
+	flush := func(min int) {
+		if len(b) < min || err != nil {
+			return
+		}
+		if f.Checksum {
+			crc = rdbfmt.CRC64(crc, b)
+		}
+		_, err = w.Write(b)
+		b = b[:0]
+	}
 	b = append(b, "REDIS0010"...)
 	for _, a := range f.Aux {
 		b = append(b, RDBOpAux)
-		b = w.String(b, []byte(a[0]))
-		b = w.String(b, []byte(a[1]))
+		b = enc.String(b, []byte(a[0]))
+		b = enc.String(b, []byte(a[1]))
 	}
 	b = append(b, f.Functions...)
 	for db := range k.dbs {
@@ -49,16 +72,18 @@ func (k *Keyspace) AppendRDBFile(b []byte, f *RDBFile, now int64) []byte {
 		b = rdbfmt.AppendLen(b, uint64(d.size()))
 		b = rdbfmt.AppendLen(b, uint64(d.expires))
 		k.EachRDB(db, now, func(key []byte, v Value, expireAt int64) bool {
-			b = AppendRDBKey(w, b, key, v, expireAt)
-			return true
+			b = AppendRDBKey(enc, b, key, v, expireAt)
+			flush(chunk)
+			return err == nil
 		})
 	}
 	b = append(b, RDBOpEOF)
-	sum := uint64(0)
-	if f.Checksum {
-		sum = rdbfmt.CRC64(0, b[start:])
+	flush(0)
+	if err != nil {
+		return err
 	}
-	return binary.LittleEndian.AppendUint64(b, sum)
+	_, err = w.Write(binary.LittleEndian.AppendUint64(b[:0], crc))
+	return err
 }
 
 // RDBLoad is what LoadRDB found besides the keys.
@@ -70,6 +95,7 @@ type RDBLoad struct {
 	Functions []byte
 	Keys      int // loaded
 	Expired   int // skipped: their deadline had passed
+	Empty     int // skipped: empty collections (Redis's empty_keys_skipped)
 }
 
 // LoadRDB loads an RDB file, of version 1 to 10 (rdbLoadRio as a master
@@ -178,6 +204,11 @@ func (k *Keyspace) LoadRDB(b []byte, now int64, checksum bool) (RDBLoad, error) 
 			return info, bad("key")
 		}
 		v, err := ReadRDBValue(r, t, k.enc)
+		if errors.Is(err, ErrEmptyRDB) {
+			info.Empty++
+			expireAt = 0
+			continue
+		}
 		if err != nil {
 			return info, fmt.Errorf("Bad data format: key %q of RDB type %d at offset %d", key, t, r.Pos)
 		}

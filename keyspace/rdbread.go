@@ -2,6 +2,7 @@ package keyspace
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
 	"slices"
 	"strconv"
@@ -18,18 +19,26 @@ import (
 // module's value or an unknown type is ErrBadRDB.
 func ReadRDBValue(r *rdbfmt.Reader, t byte, enc Encodings) (Value, error) {
 	v, ok := readRDB(r, t, &enc)
-	if !ok {
+	switch {
+	case !ok:
 		return Value{}, ErrBadRDB
+	case v.obj != nil && v.obj.kind != kindStream && v.obj.v.len() == 0:
+		return Value{}, ErrEmptyRDB
 	}
 	return v, nil
 }
+
+// ErrEmptyRDB is returned for a collection with no elements, which Redis
+// never writes: a RESTORE refuses it as bad data, a file's loader skips
+// the key (RDB_LOAD_ERR_EMPTY_KEY).
+var ErrEmptyRDB = errors.New("empty key in RDB data")
 
 // count reads a collection's length and checks that at least min bytes
 // per element remain, so a claimed length never sizes an allocation the
 // payload cannot fill.
 func count(r *rdbfmt.Reader, min int) (int, bool) {
 	n, enc, ok := r.Len()
-	if !ok || enc || n == 0 || n > uint64(r.Remaining()/min) {
+	if !ok || enc || n > uint64(r.Remaining()/min) {
 		return 0, false
 	}
 	return int(n), true
@@ -104,6 +113,9 @@ func obj(kind Kind, v value) Value { return Value{obj: &object{kind: kind, v: v}
 
 // buildSet makes a set of members ms; a repeated member is corrupt.
 func buildSet(ms [][]byte, enc *Encodings) (Value, bool) {
+	if len(ms) == 0 {
+		return obj(kindSet, &setValue{}), true
+	}
 	s := newSetFor(ms[0])
 	if len(ms) > enc.SetMaxIntsetEntries {
 		s.convert()
@@ -260,9 +272,6 @@ func readQuicklist(r *rdbfmt.Reader, t byte, enc *Encodings) (Value, bool) {
 			l.pushBack(e)
 		}
 	}
-	if l.n == 0 {
-		return Value{}, false
-	}
 	return obj(kindList, l), true
 }
 
@@ -282,7 +291,7 @@ func readBlob(blob []byte, t byte, enc *Encodings) (Value, bool) {
 		return obj(kindSet, s), true
 	case RDBTypeListZiplist:
 		elems, ok := readZiplist(blob)
-		if !ok || len(elems) == 0 {
+		if !ok {
 			return Value{}, false
 		}
 		l := newList(enc)
@@ -301,7 +310,7 @@ func readBlob(blob []byte, t byte, enc *Encodings) (Value, bool) {
 	default:
 		elems, ok = listpackStrings(blob)
 	}
-	if !ok || len(elems) == 0 || len(elems)%2 != 0 {
+	if !ok || len(elems)%2 != 0 {
 		return Value{}, false
 	}
 	if t == RDBTypeZSetZiplist || t == RDBTypeZSetListpack {
@@ -458,7 +467,7 @@ func readStreamNode(master streamID, lp []byte) (*streamNode, bool) {
 		for j := int64(0); j < fields; j++ {
 			var f []byte
 			if same {
-				f = mpairs[2*j]
+				f = mpairs[2*j] // fields == mf
 			} else {
 				e, ok := next()
 				if !ok {
@@ -466,14 +475,11 @@ func readStreamNode(master streamID, lp []byte) (*streamNode, bool) {
 				}
 				f = e.text()
 			}
-			pairs = append(pairs, f, nil)
-		}
-		for j := int64(0); j < fields; j++ {
 			e, ok := next()
 			if !ok {
 				return nil, false
 			}
-			pairs[2*j+1] = e.text()
+			pairs = append(pairs, f, e.text())
 		}
 		if c, ok := nextInt(); !ok || c != fields+extra {
 			return nil, false

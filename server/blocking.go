@@ -125,13 +125,17 @@ func (b *blockingState) park(x *call, p *parked) {
 		heap.Push(&b.timers, p)
 	}
 	x.c.parked = p
-	b.parked++
+	if p.name != "migrate" { // MIGRATE waits on the network, not blocked as Redis counts it
+		b.parked++
+	}
 }
 
 // unpark removes p from every queue it is in.
 func (b *blockingState) unpark(p *parked) {
 	p.done = true
-	b.parked--
+	if p.name != "migrate" {
+		b.parked--
+	}
 	for _, k := range p.keys {
 		rk := keyspace.ReadyKey{DB: p.db, Key: string(k)}
 		q := b.byKey[rk]
@@ -391,7 +395,7 @@ func cmdClientUnblock(x *call, args [][]byte) error {
 			target = c
 		}
 	}
-	if target == nil || target.parked == nil {
+	if target == nil || target.parked == nil || target.parked.name == "migrate" {
 		x.W.Int(0)
 		return nil
 	}

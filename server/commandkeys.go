@@ -59,10 +59,16 @@ func getKeys(x *call, args [][]byte, withFlags bool) error {
 	}
 	var keys []cmdspec.KeyRef
 	ok := true
-	if fullname == "set" {
+	switch fullname {
+	case "set":
 		keys = setKeys(argv)
-	} else {
+	default:
 		keys, ok = cmd.spec.KeysBySpecs(argv)
+		if !ok && fullname == "migrate" {
+			// Its KEYS spec is INCOMPLETE: Redis then asks migrateGetKeys.
+			keys = migrateKeys(argv)
+			ok = len(keys) > 0
+		}
 	}
 	if !ok {
 		if cmd.flags&cmdspec.NoMandatoryKeys != 0 {

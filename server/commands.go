@@ -63,6 +63,7 @@ var commandTable = []*command{
 	{name: "dump", run: data(keyspace.CmdDump)},
 	{name: "restore", run: data(keyspace.CmdRestore)},
 	{name: "restore-asking", run: data(keyspace.CmdRestore)},
+	{name: "migrate", run: cmdMigrate},
 	{name: "move", run: data(keyspace.CmdMove)},
 	{name: "randomkey", run: data(keyspace.CmdRandomKey)},
 

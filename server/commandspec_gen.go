@@ -2213,6 +2213,42 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "migrate", Arity: -6, Flags: cmdspec.Write | cmdspec.MovableKeys, FirstKey: 3, LastKey: 3, KeyStep: 1,
+		ACL:  cmdspec.ACLKeyspace | cmdspec.ACLWrite | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Tips: []string{"nondeterministic_output"},
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyDelete, BeginSearch: cmdspec.BeginIndex, Index: 3, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Flags: cmdspec.KeyRW | cmdspec.KeyAccess | cmdspec.KeyDelete | cmdspec.KeyIncomplete, BeginSearch: cmdspec.BeginKeyword, Keyword: "KEYS", StartFrom: -2, FindKeys: cmdspec.FindRange, LastKey: -1, KeyStep: 1},
+		},
+		Docs: cmdspec.Docs{Summary: "Atomically transfer a key from a Redis instance to another one.", Since: "2.6.0", Group: "generic", Complexity: "This command actually executes a DUMP+DEL in the source instance, and a RESTORE in the target instance. See the pages of these commands for time complexity. Also an O(N) data transfer between the two instances is performed.",
+			History: []cmdspec.History{
+				{Since: "3.0.0", Changes: "Added the `COPY` and `REPLACE` options."},
+				{Since: "3.0.6", Changes: "Added the `KEYS` option."},
+				{Since: "4.0.7", Changes: "Added the `AUTH` option."},
+				{Since: "6.0.0", Changes: "Added the `AUTH2` option."},
+			},
+			Args: []cmdspec.Arg{
+				{Name: "host", Type: cmdspec.ArgString},
+				{Name: "port", Type: cmdspec.ArgInteger},
+				{Name: "key_or_empty_string", Type: cmdspec.ArgOneOf, Args: []cmdspec.Arg{
+					{Name: "key", Type: cmdspec.ArgKey},
+					{Name: "empty_string", Type: cmdspec.ArgPureToken},
+				}},
+				{Name: "destination-db", Type: cmdspec.ArgInteger},
+				{Name: "timeout", Type: cmdspec.ArgInteger},
+				{Name: "copy", Type: cmdspec.ArgPureToken, Token: "COPY", Since: "3.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "replace", Type: cmdspec.ArgPureToken, Token: "REPLACE", Since: "3.0.0", Flags: cmdspec.ArgOptional},
+				{Name: "authentication", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "password", Type: cmdspec.ArgString, Token: "AUTH", Since: "4.0.7", Flags: cmdspec.ArgOptional},
+					{Name: "username_password", Type: cmdspec.ArgBlock, Token: "AUTH2", Since: "6.0.0", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+						{Name: "username", Type: cmdspec.ArgString},
+						{Name: "password", Type: cmdspec.ArgString},
+					}},
+				}},
+				{Name: "key", Type: cmdspec.ArgKey, KeySpec: 1, Token: "KEYS", Since: "3.0.6", Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple},
+			}},
+	},
+	{
 		Name: "module", Arity: -2,
 		ACL:  cmdspec.ACLSlow,
 		Docs: cmdspec.Docs{Summary: "A container for module commands", Since: "4.0.0", Group: "server", Complexity: "Depends on subcommand."},

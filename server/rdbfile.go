@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"time"
 
@@ -22,12 +23,12 @@ func (s *Server) rdbPath() string {
 	return filepath.Join(s.cfg.Dir, s.param("dbfilename"))
 }
 
-// rdbFileBytes is the whole dataset as an RDB file, with the aux fields
-// Redis writes (rdbSaveInfoAuxFields, no replication) and the function
+// rdbFile is what the file holds besides the keys: the aux fields Redis
+// writes (rdbSaveInfoAuxFields, no replication) and the function
 // libraries. Owner goroutine.
-func (s *Server) rdbFileBytes() []byte {
+func (s *Server) rdbFile() *keyspace.RDBFile {
 	fns := s.lua.FunctionDump()
-	f := &keyspace.RDBFile{
+	return &keyspace.RDBFile{
 		Aux: [][2]string{
 			{"redis-ver", Version},
 			{"redis-bits", "64"},
@@ -39,7 +40,6 @@ func (s *Server) rdbFileBytes() []byte {
 		Compress:  s.param("rdbcompression") == "yes",
 		Checksum:  s.param("rdbchecksum") == "yes",
 	}
-	return s.ks.AppendRDBFile(nil, f, s.ks.Now())
 }
 
 // saveRDB is rdbSave: the file is written under a temporary name in the
@@ -48,7 +48,7 @@ func (s *Server) rdbFileBytes() []byte {
 func (s *Server) saveRDB() error {
 	path := s.rdbPath()
 	tmp := filepath.Join(filepath.Dir(path), fmt.Sprintf("temp-%d.rdb", os.Getpid()))
-	err := writeSynced(tmp, s.rdbFileBytes())
+	err := s.writeRDB(tmp)
 	if err == nil {
 		err = os.Rename(tmp, path)
 	}
@@ -61,12 +61,12 @@ func (s *Server) saveRDB() error {
 	return nil
 }
 
-func writeSynced(path string, b []byte) error {
+func (s *Server) writeRDB(path string) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(b)
+	err = s.ks.WriteRDBFile(f, s.rdbFile(), s.ks.Now())
 	if err == nil {
 		err = f.Sync()
 	}
@@ -101,5 +101,9 @@ func (s *Server) loadRDB() error {
 	}
 	s.log.Info("DB loaded from disk", "path", path, "keys", info.Keys, "expired", info.Expired,
 		"seconds", time.Since(start).Seconds())
+	// The file's bytes and what loading made on the way are garbage now:
+	// give them back before serving, so the loaded server's RSS is its
+	// data's, as a freshly started Redis's is.
+	debug.FreeOSMemory()
 	return nil
 }

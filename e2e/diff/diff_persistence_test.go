@@ -4,9 +4,9 @@ import (
 	"github.com/minilock/minilock/resp"
 )
 
-// LASTSAVE, SAVE and BGSAVE. minilock refuses SAVE and BGSAVE with its own
-// error (docs/differences.md), so only what both answer alike
-// is compared here: LASTSAVE's form and its agreement with INFO, and the
+// LASTSAVE, SAVE and BGSAVE. minilock refuses BGSAVE with its own error
+// (docs/differences.md) and SAVE writes a file (diff_dump_test.go checks
+// it), so only what both answer alike is compared here: LASTSAVE's form and its agreement with INFO, and the
 // argument, transaction and script errors Redis gives before saving.
 
 // lastsaveAgrees masks LASTSAVE's time once it is checked to be a

@@ -151,6 +151,7 @@ func diffGroups() []caseGroup {
 		{"object", objectCases},
 		{"command keys", commandKeysCases},
 		{"persistence", persistenceCases},
+		{"dump", append(dumpCases, dumpDirectCases...)},
 		{"memory stats", memoryStatsCases},
 		{"strings via", allVia(stringCases)},
 		{"expire via", allVia(expireCases)},
@@ -160,6 +161,7 @@ func diffGroups() []caseGroup {
 		{"zset via", allVia(zsetCases)},
 		{"list via", allVia(listCases)},
 		{"stream via", allVia(streamCases)},
+		{"dump via", allVia(dumpCases)},
 	}
 }
 

@@ -156,7 +156,9 @@ func writeArgs(w *resp.Writer, args []Arg) {
 		a := &args[i]
 		nested := a.Type == ArgOneOf || a.Type == ArgBlock
 		n := 2
-		for _, present := range []bool{a.Type == ArgKey, a.Token != "", a.Summary != "", a.Since != "",
+		// A pure token always has its token, even MIGRATE's empty one.
+		hasToken := a.Token != "" || a.Type == ArgPureToken
+		for _, present := range []bool{a.Type == ArgKey, hasToken, a.Summary != "", a.Since != "",
 			a.DeprecatedSince != "", a.Flags != 0, nested} {
 			if present {
 				n++
@@ -171,7 +173,11 @@ func writeArgs(w *resp.Writer, args []Arg) {
 			w.BulkString("key_spec_index")
 			w.Int(int64(a.KeySpec))
 		}
-		for _, f := range [...]struct{ key, v string }{{"token", a.Token}, {"summary", a.Summary}, {"since", a.Since}, {"deprecated_since", a.DeprecatedSince}} {
+		if hasToken {
+			w.BulkString("token")
+			w.BulkString(a.Token)
+		}
+		for _, f := range [...]struct{ key, v string }{{"summary", a.Summary}, {"since", a.Since}, {"deprecated_since", a.DeprecatedSince}} {
 			if f.v != "" {
 				w.BulkString(f.key)
 				w.BulkString(f.v)

@@ -400,7 +400,10 @@ func readArgs(nd node) ([]cmdspec.Arg, error) {
 			case "key_spec_index":
 				a.KeySpec, err = v.integer()
 			case "token":
-				a.Token, err = v.str()
+				// MIGRATE's "" is an empty pure token.
+				if a.Token, err = v.str(); err != nil && v.kind == '$' {
+					a.Token, err = "", nil
+				}
 			case "summary":
 				a.Summary, err = v.str()
 			case "since":
