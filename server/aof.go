@@ -157,21 +157,6 @@ func (t aofTracker) Flushed(db int) {
 	a.flushed[db] = true
 }
 
-// appendCommand appends args as a RESP multibulk.
-func appendCommand(b []byte, args ...[]byte) []byte {
-	b = append(b, '*')
-	b = strconv.AppendInt(b, int64(len(args)), 10)
-	b = append(b, '\r', '\n')
-	for _, a := range args {
-		b = append(b, '$')
-		b = strconv.AppendInt(b, int64(len(a)), 10)
-		b = append(b, '\r', '\n')
-		b = append(b, a...)
-		b = append(b, '\r', '\n')
-	}
-	return b
-}
-
 // aofEmit appends one command run in database db.
 func (s *Server) aofEmit(db int, args ...[]byte) {
 	a := &s.aof
@@ -339,7 +324,7 @@ func (s *Server) aofEffects(now int64) {
 	for db := range a.flushed {
 		s.aofEmit(db, []byte("FLUSHDB"))
 	}
-	w := keyspace.NewRDBWriter(s.ks.Encodings(), false)
+	w := keyspace.NewRDBWriter(false)
 	for _, k := range keys {
 		v, deadline, ok := s.ks.ValueOf(k.db, []byte(k.key), now)
 		if !ok {
@@ -470,7 +455,7 @@ func parseManifest(text string) (base aofFile, incr, hist []aofFile, err error) 
 func (a *aofState) writeManifest() error {
 	path := filepath.Join(a.dir, a.name+".manifest")
 	tmp := filepath.Join(a.dir, "temp-"+a.name+".manifest")
-	if err := writeSynced(tmp, []byte(a.manifestText())); err != nil {
+	if err := writeFileSynced(tmp, []byte(a.manifestText())); err != nil {
 		return err
 	}
 	if err := os.Rename(tmp, path); err != nil {
@@ -901,4 +886,20 @@ func (s *Server) aofInfo() [][2]string {
 		{"aof_pending_bio_fsync", "0"},
 		{"aof_delayed_fsync", "0"},
 	}
+}
+
+// writeFileSynced writes b to path and fsyncs it.
+func writeFileSynced(path string, b []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(b)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

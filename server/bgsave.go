@@ -132,7 +132,6 @@ func (s *Server) startSnapshotWrite(now int64, path string, aof bool) error {
 	w := rdbFileWriter{
 		compress:  s.param("rdbcompression") == "yes",
 		checksum:  s.param("rdbchecksum") == "yes",
-		enc:       s.ks.Encodings(),
 		sizes:     sizes,
 		functions: funcs,
 		now:       now,
@@ -275,7 +274,6 @@ func (s *Server) bgSaveNext(now int64) (int64, bool) {
 // rdbFileWriter writes an RDB file from a snapshot's items, off the owner.
 type rdbFileWriter struct {
 	compress, checksum bool
-	enc                keyspace.Encodings
 	sizes              []keyspace.DBInfo
 	functions          []byte // RDB_OPCODE_FUNCTION2 records
 	now                int64  // Unix ms the snapshot is as of
@@ -310,7 +308,7 @@ func (w *rdbFileWriter) writeFile(tmp, path string, items <-chan []keyspace.Snap
 		_, err := bw.Write(b)
 		return err
 	}
-	rw := keyspace.NewRDBWriter(w.enc, w.compress)
+	rw := keyspace.NewRDBWriter(w.compress)
 	var buf []byte
 	if w.commands {
 		w.checksum = false
