@@ -92,6 +92,19 @@ func (x *Index) Renumber(db int, to func(ref uint32) uint32) {
 	}
 }
 
+// SwapDBs gives the items of database a to database b and those of b to
+// a (SWAPDB). Deadlines stay, so the heap keeps its order.
+func (x *Index) SwapDBs(a, b int) {
+	for i := range x.items {
+		switch it := &x.items[i]; int(it.db) {
+		case a:
+			it.db = int32(b)
+		case b:
+			it.db = int32(a)
+		}
+	}
+}
+
 // Reset empties the index.
 func (x *Index) Reset() { x.items = nil }
 

@@ -1,6 +1,7 @@
 package expiry
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -69,5 +70,21 @@ func BenchmarkIndexPushPop(b *testing.B) {
 		if x.Len() > 1024 {
 			x.PopDue(int64(i), 512, func(int, uint32, int64) {})
 		}
+	}
+}
+
+func TestIndexSwapDBs(t *testing.T) {
+	var x Index
+	x.Push(30, 0, 1)
+	x.Push(10, 1, 2)
+	x.Push(20, 2, 3)
+	x.SwapDBs(0, 1)
+	var got []string
+	x.PopDue(100, 10, func(db int, ref uint32, deadline int64) {
+		got = append(got, fmt.Sprint(deadline, ":", db, "/", ref))
+	})
+	want := "[10:0/2 20:2/3 30:1/1]"
+	if fmt.Sprint(got) != want {
+		t.Fatalf("after SwapDBs(0, 1): %v, want %v", got, want)
 	}
 }

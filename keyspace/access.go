@@ -9,20 +9,31 @@ package keyspace
 func (e *entry) expired(now int64) bool { return e.expireAt != 0 && now > e.expireAt }
 
 // find returns the live entry for key in c's database, deleting it first if
-// its deadline has passed (lazy expiry). The pointer is valid until the next
-// insertion into that database. It is the lookup of commands that may
-// change the key: a snapshot being taken copies the key out first
-// (copy-on-write, snapshot.go).
+// its deadline has passed (lazy expiry), and records the access for
+// eviction (lookupKey). The pointer is valid until the next insertion into
+// that database. It is the lookup of commands that may change the key: a
+// snapshot being taken copies the key out first (copy-on-write,
+// snapshot.go).
 func (k *Keyspace) find(c *Ctx, key []byte) (*entry, uint32, bool) {
-	e, i, ok := k.live(c, key)
+	e, i, ok := k.look(c, key)
 	if ok {
 		k.dbs[c.DB].before(i)
 	}
 	return e, i, ok
 }
 
-// live is find for readers: no copy-on-write.
-func (k *Keyspace) live(c *Ctx, key []byte) (*entry, uint32, bool) {
+// look is find for readers: the access is recorded, nothing is copied.
+func (k *Keyspace) look(c *Ctx, key []byte) (*entry, uint32, bool) {
+	e, i, ok := k.peek(c, key)
+	if ok {
+		k.access(e, c.Now)
+	}
+	return e, i, ok
+}
+
+// peek is find for the lookups Redis flags LOOKUP_NOTOUCH (TTL, EXISTS,
+// TYPE, OBJECT): the key's access data stays as it was.
+func (k *Keyspace) peek(c *Ctx, key []byte) (*entry, uint32, bool) {
 	d := &k.dbs[c.DB]
 	i, ok := d.lookup(key)
 	if !ok {
@@ -54,20 +65,33 @@ func (k *Keyspace) expireNow(dbi int, i uint32) {
 // misses for INFO and reports a miss as a keymiss event, as Redis's
 // lookupKeyRead does.
 func (k *Keyspace) read(c *Ctx, key []byte) (*entry, uint32, bool) {
-	e, i, ok := k.live(c, key)
+	e, i, ok := k.look(c, key)
+	k.counted(c, key, ok)
+	return e, i, ok
+}
+
+// readNoTouch is read without the access update (LOOKUP_NOTOUCH).
+func (k *Keyspace) readNoTouch(c *Ctx, key []byte) (*entry, uint32, bool) {
+	e, i, ok := k.peek(c, key)
+	k.counted(c, key, ok)
+	return e, i, ok
+}
+
+// counted counts a read's hit or miss and reports a miss as a keymiss
+// event.
+func (k *Keyspace) counted(c *Ctx, key []byte, ok bool) {
 	if ok {
 		k.stats.Hits++
 	} else {
 		k.stats.Misses++
 		k.notify(NotifyKeyMiss, "keymiss", key, c.DB)
 	}
-	return e, i, ok
 }
 
 // exists reports whether key is live in c's database. Like read, it counts
-// a hit or a miss.
+// a hit or a miss; it does not touch the key (EXISTS is LOOKUP_NOTOUCH).
 func (k *Keyspace) exists(c *Ctx, key []byte) bool {
-	_, _, ok := k.read(c, key)
+	_, _, ok := k.readNoTouch(c, key)
 	return ok
 }
 
@@ -84,6 +108,7 @@ func (k *Keyspace) put(c *Ctx, i uint32, found bool, key, val []byte, keepTTL bo
 	d := &k.dbs[c.DB]
 	if !found {
 		i = d.insert(key, val)
+		k.born(c.DB, i, c.Now)
 		k.notify(NotifyNew, "new", key, c.DB)
 	} else {
 		if d.slots[i].kindOf() == kindStream {
@@ -106,7 +131,7 @@ func (k *Keyspace) putKV(c *Ctx, key, kv []byte) {
 		d.replaceKV(i, kv)
 		k.clearExpire(c.DB, &d.slots[i])
 	} else {
-		d.insertKV(key, kv)
+		k.born(c.DB, d.insertKV(key, kv), c.Now)
 		k.notify(NotifyNew, "new", key, c.DB)
 	}
 	k.touch(c.DB, key)
@@ -166,12 +191,8 @@ func (k *Keyspace) del(c *Ctx, key []byte) bool {
 // flush empties database dbi.
 func (k *Keyspace) flush(dbi int) {
 	d := &k.dbs[dbi]
-	for rk := range k.awaited { // scanDatabaseForDeletedStreams
-		if i, ok := d.lookupString(rk.Key); ok && rk.DB == dbi && d.slots[i].kindOf() == kindStream {
-			k.signalReady(dbi, []byte(rk.Key), kindStream)
-		}
-	}
-	k.touchFlushed(dbi)
+	k.signalLostStreams(dbi, -1)
+	k.touchReplaced(dbi, -1, 0)
 	if k.tracker != nil {
 		k.tracker.Flushed(dbi)
 	}

@@ -62,6 +62,7 @@ func (k *Keyspace) bitTarget(c *Ctx, key []byte, maxbit uint64) ([]byte, bool, e
 	d := &k.dbs[c.DB]
 	if !ok {
 		i = d.insertZero(key, int(n))
+		k.born(c.DB, i, c.Now)
 		k.notify(NotifyNew, "new", key, c.DB)
 		return d.slots[i].val(), true, nil
 	}

@@ -35,8 +35,9 @@ type db struct {
 	snap *segment
 }
 
-// entry is one key. Its array holds the key's length (a uvarint), the key,
-// then the value of a string key (a key of another type keeps its value in
+// entry is one key. Its array holds the key's access data for eviction
+// (metaLen bytes, see meta), the key's length (a uvarint), the key, then
+// the value of a string key (a key of another type keeps its value in
 // obj); p is nil for a free slot. The key bytes never change while the
 // entry lives, so strings made from them stay valid; only the value part is
 // overwritten.
@@ -49,14 +50,33 @@ type entry struct {
 
 func (e *entry) kv() []byte { return unsafe.Slice(e.p, e.c)[:e.n] }
 
+// metaLen is the bytes at the start of every array that hold the key's
+// 24 bits of access data (Redis's robj.lru, evict.go). In the array they
+// cost 3 bytes, often none at all once the allocation is rounded to its
+// size class; a field in entry would cost 8 per key (the struct is
+// 8-aligned).
+const metaLen = 3
+
+// meta returns the key's access data.
+func (e *entry) meta() uint32 {
+	b := unsafe.Slice(e.p, metaLen)
+	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16
+}
+
+// setMeta stores the key's access data (its low 24 bits).
+func (e *entry) setMeta(m uint32) {
+	b := unsafe.Slice(e.p, metaLen)
+	b[0], b[1], b[2] = byte(m), byte(m>>8), byte(m>>16)
+}
+
 func (e *entry) setKV(kv []byte) {
 	e.p, e.n, e.c = unsafe.SliceData(kv), uint32(len(kv)), uint32(cap(kv))
 }
 
 // valueAt returns the offset of the value in the array and the key's length.
 func (e *entry) valueAt() (off, klen int) {
-	n, w := binary.Uvarint(e.kv())
-	return w + int(n), int(n)
+	n, w := binary.Uvarint(e.kv()[metaLen:])
+	return metaLen + w + int(n), int(n)
 }
 
 // key returns the key, sharing the entry's bytes.
@@ -133,10 +153,11 @@ func (d *db) lookupString(key string) (uint32, bool) {
 	return d.lookup(unsafe.Slice(unsafe.StringData(key), len(key)))
 }
 
-// newKV lays out key and val in one new array with room for nothing more.
+// newKV lays out key and val in one new array with room for nothing more,
+// its access data zero.
 func newKV(key, val []byte) []byte {
-	var hdr [binary.MaxVarintLen64]byte
-	w := binary.PutUvarint(hdr[:], uint64(len(key)))
+	var hdr [metaLen + binary.MaxVarintLen64]byte
+	w := metaLen + binary.PutUvarint(hdr[metaLen:], uint64(len(key)))
 	kv := make([]byte, 0, w+len(key)+len(val))
 	kv = append(kv, hdr[:w]...)
 	kv = append(kv, key...)
@@ -160,8 +181,8 @@ func (d *db) insertZero(key []byte, n int) uint32 {
 // large value (BITOP) writes it there, and the array becomes the key's
 // (putKV), with no copy.
 func newKVZero(key []byte, n int) ([]byte, int) {
-	var hdr [binary.MaxVarintLen64]byte
-	w := binary.PutUvarint(hdr[:], uint64(len(key)))
+	var hdr [metaLen + binary.MaxVarintLen64]byte
+	w := metaLen + binary.PutUvarint(hdr[metaLen:], uint64(len(key)))
 	kv := make([]byte, w+len(key)+n)
 	copy(kv[copy(kv, hdr[:w]):], key)
 	return kv, w + len(key)
@@ -176,8 +197,9 @@ func (d *db) replaceKV(i uint32, kv []byte) {
 		d.account(-e.obj.counted)
 		e.obj = nil
 	}
-	old := e.c
+	old, meta := e.c, e.meta()
 	e.setKV(kv)
+	e.setMeta(meta)
 	d.account(int64(e.c) - int64(old))
 }
 
@@ -255,8 +277,9 @@ func (d *db) setVal(i uint32, val []byte) {
 		e.setKV(append(e.kv()[:off], val...))
 		return
 	}
-	old := e.c
+	old, meta := e.c, e.meta()
 	e.setKV(newKV(e.kv()[off-klen:off], val))
+	e.setMeta(meta)
 	d.account(int64(e.c) - int64(old))
 }
 

@@ -118,7 +118,7 @@ func CmdPExpireAt(k *Keyspace, c *Ctx, args [][]byte) error {
 // remaining (or, absolute, the deadline) time, never negative. Seconds are
 // rounded to the nearest, (ms+500)/1000.
 func (k *Keyspace) ttl(c *Ctx, key []byte, ms, absolute bool) {
-	e, _, ok := k.read(c, key)
+	e, _, ok := k.readNoTouch(c, key) // LOOKUP_NOTOUCH
 	switch {
 	case !ok:
 		c.W.Int(-2)

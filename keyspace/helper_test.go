@@ -164,7 +164,7 @@ var ksCommands = map[string]func(*Keyspace, *Ctx, [][]byte) error{
 	"del":              CmdDel,
 	"unlink":           CmdDel,
 	"exists":           CmdExists,
-	"touch":            CmdExists,
+	"touch":            CmdTouch,
 	"type":             CmdType,
 	"keys":             CmdKeys,
 	"scan":             CmdScan,
@@ -267,6 +267,9 @@ var ksCommands = map[string]func(*Keyspace, *Ctx, [][]byte) error{
 	"rename":           CmdRename,
 	"renamenx":         CmdRenameNX,
 	"copy":             CmdCopy,
+	"swapdb":           CmdSwapDB,
+	"sort":             func(k *Keyspace, c *Ctx, args [][]byte) error { return CmdSort(k, c, args, false) },
+	"sort_ro":          func(k *Keyspace, c *Ctx, args [][]byte) error { return CmdSortRO(k, c, args, false) },
 	"move":             CmdMove,
 	"randomkey":        CmdRandomKey,
 }

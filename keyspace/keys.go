@@ -25,8 +25,19 @@ func CmdDel(k *Keyspace, c *Ctx, args [][]byte) error {
 	return nil
 }
 
-// EXISTS key [key ...]: a key named twice counts twice. TOUCH answers the
-// same.
+// TOUCH key [key ...]: EXISTS's answer, with the access recorded.
+func CmdTouch(k *Keyspace, c *Ctx, args [][]byte) error {
+	var n int64
+	for _, key := range args[1:] {
+		if _, _, ok := k.read(c, key); ok {
+			n++
+		}
+	}
+	c.W.Int(n)
+	return nil
+}
+
+// EXISTS key [key ...]: a key named twice counts twice.
 func CmdExists(k *Keyspace, c *Ctx, args [][]byte) error {
 	var n int64
 	for _, key := range args[1:] {
@@ -40,7 +51,7 @@ func CmdExists(k *Keyspace, c *Ctx, args [][]byte) error {
 
 // TYPE key: the value's type, or "none".
 func CmdType(k *Keyspace, c *Ctx, args [][]byte) error {
-	if e, _, ok := k.read(c, args[1]); ok {
+	if e, _, ok := k.readNoTouch(c, args[1]); ok { // LOOKUP_NOTOUCH
 		c.W.Status(e.kindOf().String())
 	} else {
 		c.W.Status("none")
@@ -269,10 +280,18 @@ var (
 )
 
 // addEntry adds key, absent from database dbi, holding e's value (its
-// string, or its object itself: the caller drops e) and deadline.
+// string, or its object itself: the caller drops e) and deadline, as a new
+// value for eviction's clocks.
 func (k *Keyspace) addEntry(dbi int, key []byte, val []byte, obj *object, expireAt int64) {
+	k.addEntryMeta(dbi, key, val, obj, expireAt, k.freshMeta(k.Now()))
+}
+
+// addEntryMeta is addEntry keeping the access data meta: RENAME and MOVE
+// move Redis's object, its LRU/LFU field with it.
+func (k *Keyspace) addEntryMeta(dbi int, key []byte, val []byte, obj *object, expireAt int64, meta uint32) {
 	d := &k.dbs[dbi]
 	i := d.insert(key, val)
+	d.slots[i].setMeta(meta)
 	if obj != nil {
 		d.slots[i].obj = obj
 		d.account(obj.counted)
@@ -306,20 +325,22 @@ func (k *Keyspace) rename(c *Ctx, args [][]byte, nx bool) error {
 		}
 		return nil
 	}
-	if _, _, exists := k.find(c, args[2]); exists {
-		if nx {
-			c.W.Int(0)
-			return nil
-		}
-		k.del(c, args[2])
-		e, i, _ = k.find(c, args[1]) // the delete may have reused nothing, but look again
+	_, _, exists := k.find(c, args[2])
+	if exists && nx {
+		c.W.Int(0)
+		return nil
 	}
-	val, obj, at := bytes.Clone(e.val()), e.obj, e.expireAt
+	val, obj, at, meta := bytes.Clone(e.val()), e.obj, e.expireAt, e.meta()
 	if obj != nil {
 		val = nil
 	}
+	// The source goes first: a client tracking both keys hears of them in
+	// that order (Redis signals key, then newkey).
 	k.remove(c.DB, i)
-	k.addEntry(c.DB, args[2], val, obj, at)
+	if exists {
+		k.del(c, args[2])
+	}
+	k.addEntryMeta(c.DB, args[2], val, obj, at, meta)
 	k.notify(NotifyGeneric, "rename_from", args[1], c.DB)
 	k.notify(NotifyGeneric, "rename_to", args[2], c.DB)
 	if nx {
@@ -385,7 +406,7 @@ func CmdCopy(k *Keyspace, c *Ctx, args [][]byte) error {
 		v := e.obj.v.clone()
 		obj = &object{kind: e.obj.kind, v: v, counted: v.size()}
 	}
-	k.addEntry(dst, args[2], val, obj, e.expireAt)
+	k.addEntryMeta(dst, args[2], val, obj, e.expireAt, k.freshMeta(c.Now))
 	k.notify(NotifyGeneric, "copy_to", args[2], dst)
 	c.W.Int(1)
 	return nil
@@ -409,12 +430,12 @@ func CmdMove(k *Keyspace, c *Ctx, args [][]byte) error {
 		c.W.Int(0)
 		return nil
 	}
-	val, obj, at := bytes.Clone(e.val()), e.obj, e.expireAt
+	val, obj, at, meta := bytes.Clone(e.val()), e.obj, e.expireAt, e.meta()
 	if obj != nil {
 		val = nil
 	}
 	k.remove(c.DB, i)
-	k.addEntry(dst, args[1], val, obj, at)
+	k.addEntryMeta(dst, args[1], val, obj, at, meta)
 	k.notify(NotifyGeneric, "move_from", args[1], c.DB)
 	k.notify(NotifyGeneric, "move_to", args[1], dst)
 	c.W.Int(1)

@@ -52,6 +52,7 @@ type Ctx struct {
 type Stats struct {
 	Hits, Misses int64 // keyspace_hits, keyspace_misses
 	Expired      int64 // expired_keys: removed lazily or actively
+	Evicted      int64 // evicted_keys
 }
 
 // Keyspace is the set of databases.
@@ -77,6 +78,10 @@ type Keyspace struct {
 
 	// notifier reports keyspace events (notify.go).
 	notifier notifier
+	// modified, when set, hears of every key a change touches (watch.go).
+	modified func(key []byte)
+
+	ev evictState // maxmemory-policy and the eviction pool (evict.go)
 
 	// snap is the snapshot being taken, if any (snapshot.go).
 	snap *snapshot
@@ -115,6 +120,7 @@ func New(cfg Config) *Keyspace {
 		dbs:    make([]db, n),
 		clock:  clock,
 	}
+	k.ev.cfg = DefaultEvictConfig()
 	for i := range k.dbs {
 		k.dbs[i].init(&k.mem)
 	}

@@ -190,7 +190,7 @@ func (g *notifyGen) anyKey() string { return g.key("shltz"[g.r.IntN(5)]) }
 
 func (g *notifyGen) genericStep() nstep {
 	r := g.r
-	switch r.IntN(24) {
+	switch r.IntN(26) {
 	case 0, 1:
 		return cmdOf(joinArgs([]string{g.pick("DEL", "UNLINK")}, g.keys("shltz"[r.IntN(5)], 3)...)...)
 	case 2:
@@ -246,6 +246,19 @@ func (g *notifyGen) genericStep() nstep {
 		return nstep{args: []string{"SELECT", strconv.Itoa(db)}, db: db}
 	case 18:
 		return cmdOf("SCAN", "0", "TYPE", g.pick("string", "hash"), "COUNT", "1000").random()
+	case 19:
+		// ALPHA: numeric scores would read Redis's stale errno (see
+		// e2e/diff/diff_sort_test.go).
+		args := []string{g.pick("SORT", "SORT_RO"), g.key("ltz"[r.IntN(3)]), "ALPHA"}
+		if r.IntN(3) == 0 {
+			args = append(args, "GET", g.pick("#", "s*", "h*->f1"), "LIMIT", g.pick("0", "1"), g.cnt())
+		}
+		if args[0] == "SORT" && r.IntN(2) == 0 {
+			args = append(args, "STORE", g.anyKey())
+		}
+		return cmdOf(args...)
+	case 20:
+		return cmdOf("SWAPDB", "0", "1")
 	default:
 		return cmdOf("DEL", g.anyKey())
 	}

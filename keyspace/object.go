@@ -96,6 +96,7 @@ func (k *Keyspace) create(c *Ctx, key []byte, kind Kind, v value) (*object, uint
 	o := &object{kind: kind, v: v}
 	i := k.dbs[c.DB].insert(key, nil)
 	k.dbs[c.DB].slots[i].obj = o
+	k.born(c.DB, i, c.Now)
 	k.signalReady(c.DB, key, kind)
 	k.notify(NotifyNew, "new", key, c.DB)
 	return o, i
@@ -108,6 +109,7 @@ func (k *Keyspace) overwriteObject(c *Ctx, key []byte, kind Kind, v value) (*obj
 	o := &object{kind: kind, v: v}
 	i := k.dbs[c.DB].insert(key, nil)
 	k.dbs[c.DB].slots[i].obj = o
+	k.born(c.DB, i, c.Now)
 	return o, i
 }
 

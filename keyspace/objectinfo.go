@@ -29,12 +29,10 @@ const embstrMax = 44
 // so a string Redis made raw by APPEND or SETRANGE reads here as int or
 // embstr when short. Owner goroutine only.
 func (k *Keyspace) ObjectInfo(c *Ctx, key []byte) (ObjectInfo, bool) {
-	e, _, ok := k.find(c, key)
+	e, ok := k.objectLookup(c, key)
 	if !ok {
-		k.stats.Misses++
 		return ObjectInfo{}, false
 	}
-	k.stats.Hits++
 	if e.obj == nil {
 		v := e.val()
 		if n, ok := redisstr.ParseInt(v); ok {

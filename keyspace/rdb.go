@@ -157,6 +157,7 @@ func (k *Keyspace) PutRDB(db int, key []byte, v Value, expireAt int64) {
 func (k *Keyspace) putValue(db int, key []byte, v Value, expireAt int64) uint32 {
 	d := &k.dbs[db]
 	i := d.insert(key, v.str)
+	k.born(db, i, k.Now())
 	if v.obj != nil {
 		v.obj.counted = v.obj.v.size()
 		d.slots[i].obj = v.obj

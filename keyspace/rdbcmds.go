@@ -144,21 +144,13 @@ func CmdRestore(k *Keyspace, c *Ctx, args [][]byte) error {
 		return nil
 	}
 	i := k.putValue(c.DB, key, v, ttl)
-	k.restoreAccessClock(c.DB, i, idle, freq)
+	k.setAccessClock(c.DB, i, idle, freq, c.Now)
 	k.touch(c.DB, key)
 	k.notify(NotifyNew, "new", key, c.DB)
 	k.notify(NotifyGeneric, "restore", key, c.DB)
 	c.W.Status("OK")
 	return nil
 }
-
-// restoreAccessClock is objectSetLRUOrLFU for a restored key in slot i of
-// database db: with an LFU maxmemory-policy freq (0..255) becomes its
-// access counter, otherwise idle (seconds) its idle time; -1 means not
-// given. minilock keeps no per-key access clock yet (OBJECT IDLETIME and
-// FREQ come with eviction), so this is where they connect; RESTORE has
-// already parsed and checked both as Redis does.
-func (k *Keyspace) restoreAccessClock(db int, i uint32, idle, freq int64) {}
 
 // MigrateDump is MIGRATE's look at one key (lookupKeyRead, then
 // createDumpPayload): its DUMP payload and the TTL to restore it with

@@ -306,3 +306,14 @@ func (it *SnapshotItem) AppendRDBValue(w *RDBWriter, b []byte) []byte {
 	}
 	return AppendRDBValue(w, b, v)
 }
+
+// snapSwapped is told that databases a and b traded places (SWAPDB): each
+// walk follows its database's keys, which it still writes under the
+// number they had when the snapshot began.
+func (k *Keyspace) snapSwapped(a, b int) {
+	for _, x := range []int{a, b} {
+		if g := k.dbs[x].snap; g != nil {
+			g.live = &k.dbs[x]
+		}
+	}
+}

@@ -113,6 +113,7 @@ func snapshotUnderLoad(t *testing.T, seed uint64) {
 		func() []string { return []string{"rename", key(), key()} },
 		func() []string { return []string{"move", key(), strconv.Itoa(rng.IntN(3))} },
 		func() []string { return []string{"copy", key(), key(), "db", strconv.Itoa(rng.IntN(3)), "replace"} },
+		func() []string { return []string{"swapdb", strconv.Itoa(rng.IntN(3)), strconv.Itoa(rng.IntN(3))} },
 	}
 	run := func() {
 		h.db = rng.IntN(3)

@@ -1,5 +1,7 @@
 package keyspace
 
+import "unsafe"
+
 // Watch is one connection's WATCHed keys: optimistic locking for MULTI/EXEC.
 // Any write to a watched key, its deletion or its expiry makes the watch
 // dirty, and EXEC then aborts (multi.c). The zero Watch watches nothing.
@@ -95,6 +97,9 @@ func (k *Keyspace) WatchFailed(c *Ctx, w *Watch) bool {
 	return false
 }
 
+// touch is Redis's signalModifiedKey: key in database dbi has changed
+// (written, deleted, expired), so the watches on it are dirty and the
+// modified hook hears of it. Without watches or a hook it costs two tests.
 func (k *Keyspace) touch(dbi int, key []byte) {
 	k.changes++
 	if k.tracker != nil {
@@ -103,14 +108,28 @@ func (k *Keyspace) touch(dbi int, key []byte) {
 	if k.watches.active() {
 		k.touchWatches(dbi, string(key))
 	}
+	if k.modified != nil {
+		k.modified(key)
+	}
 }
 
-// touchString is touch for a key held as a string.
+// touchString is touch for a key held as a string (an entry's own key
+// bytes, which outlive the entry).
 func (k *Keyspace) touchString(dbi int, key string) {
 	k.changes++
 	k.tracked(dbi, key)
 	k.touchWatches(dbi, key)
+	if k.modified != nil {
+		k.modified(unsafe.Slice(unsafe.StringData(key), len(key)))
+	}
 }
+
+// SetModified sets the function told of every changed key, at the moment
+// Redis calls signalModifiedKey (client-side caching's invalidation hook),
+// or none (nil). key is valid only until fn returns; fn runs on the owner
+// goroutine, inside the command or expiry that made the change, and must
+// not change the keyspace. Owner goroutine only.
+func (k *Keyspace) SetModified(fn func(key []byte)) { k.modified = fn }
 
 // touchWatches marks every watch on key dirty (multi.c:touchWatchedKey).
 func (k *Keyspace) touchWatches(dbi int, key string) {
@@ -131,20 +150,41 @@ func (k *Keyspace) touchWatches(dbi int, key string) {
 	}
 }
 
-// touchFlushed marks the watches on keys present in database dbi dirty, just
-// before it is emptied (multi.c:touchAllWatchedKeysInDb).
-func (k *Keyspace) touchFlushed(dbi int) {
+// touchReplaced marks dirty the watches on keys of database dbi whose
+// content is about to change because the database is emptied (with < 0:
+// FLUSHDB, FLUSHALL) or replaced by database with (SWAPDB), as
+// multi.c:touchAllWatchedKeysInDb: a key present before or after counts,
+// except that an expired key gone or still expired is no change, and an
+// absent key replaced by an expired one is watched as expired.
+func (k *Keyspace) touchReplaced(dbi, with int, now int64) {
+	if !k.watches.active() {
+		return
+	}
 	d := &k.dbs[dbi]
 	for wk, list := range k.watches.byKey {
 		if wk.db != dbi {
 			continue
 		}
-		if _, present := d.lookupString(wk.key); !present {
+		_, before := d.lookupString(wk.key)
+		after, expiredAfter := false, false
+		if with >= 0 {
+			var i uint32
+			w := &k.dbs[with]
+			i, after = w.lookupString(wk.key)
+			expiredAfter = after && w.slots[i].expired(now)
+		}
+		if !before && !after {
 			continue
 		}
 		for _, x := range list {
-			if x.expired {
+			switch {
+			case x.expired && !after:
 				x.expired = false
+				continue
+			case x.expired && expiredAfter:
+				continue
+			case !x.expired && !before && expiredAfter:
+				x.expired = true
 				continue
 			}
 			x.w.dirty = true

@@ -22,7 +22,7 @@
 //     connections are dropped on Close, as a stopped server drops them.
 //
 // Not here (a suite using them does not compile): Dial, Server,
-// NewSubscriber, SwapDB, IsReadOnlyCommand, the hash field TTLs (HExpire,
+// NewSubscriber, IsReadOnlyCommand, the hash field TTLs (HExpire,
 // HPersist, HTTL, HSetEX: Redis 7.4), and streams and HyperLogLogs (XAdd,
 // Stream, PfAdd, PfCount, PfMerge) until minilock has those types.
 // RequireUserAuth accepts only the user "default": minilock has no ACL
@@ -257,6 +257,13 @@ func (m *Miniredis) RequireUserAuth(username, pw string) {
 
 // DB returns database i.
 func (m *Miniredis) DB(i int) *RedisDB { return &RedisDB{m: m, id: i} }
+
+// SwapDB swaps databases i and j, as SWAPDB does (clients stay in the
+// database they selected and see the other's keys), and reports whether
+// both exist; miniredis, whose databases are unbounded, always says
+// true. A *RedisDB names a database by its number, so DB(i) reaches
+// what was j's before the swap.
+func (m *Miniredis) SwapDB(i, j int) bool { return m.srv.SwapDB(i, j) }
 
 // Select sets the database of the direct accessors (Get, HSet ...).
 func (m *Miniredis) Select(i int) {

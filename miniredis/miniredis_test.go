@@ -426,3 +426,15 @@ func TestPubSubCounts(t *testing.T) {
 	eq(t, "PubSubNumPat", m.PubSubNumPat(), 0)
 	eq(t, "Publish", m.Publish("ch2", "hi"), 1)
 }
+
+func TestSwapDB(t *testing.T) {
+	m := miniredis.RunT(t)
+	m.Set("k", "zero")
+	m.DB(1).Set("k", "one")
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr(), DB: 1})
+	defer rdb.Close()
+	eq(t, "SwapDB(0, 1)", m.SwapDB(0, 1), true)
+	eq(t, "db 0", fmt.Sprintln(m.Get("k")), "one <nil>\n")
+	eq(t, "client in db 1", rdb.Get(ctx, "k").Val(), "zero")
+	eq(t, "SwapDB(0, 16)", m.SwapDB(0, 16), false)
+}

@@ -97,6 +97,12 @@ fi
 echo "== go test -race"
 go test -race -count=1 ./...
 
+# rueidis is a module of its own, so that its requirements stay out of
+# minilock's go.mod; on both edges.
+echo "== rueidis (e2e/libraries/rueidis)"
+(cd e2e/libraries/rueidis && go vet ./... && go mod tidy -diff &&
+	go test -race -count=1 ./... && MINILOCK_EDGE=epoll go test -race -count=1 ./...)
+
 # The same end-to-end suites on the other edge. An embedded server
 # (server.Config) defaults to a goroutine per connection and the binary,
 # on Linux, to the epoll edge; MINILOCK_EDGE=epoll|goroutine overrides both

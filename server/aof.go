@@ -224,7 +224,7 @@ func (s *Server) aofAfter(x *call, cmd *command, args [][]byte) {
 
 // aofKeyless are the write commands that change no key yet are written:
 // the function library.
-var aofKeyless = map[string]bool{"function|load": true, "function|delete": true, "function|flush": true, "function|restore": true}
+var aofKeyless = map[string]bool{"swapdb": true, "function|load": true, "function|delete": true, "function|flush": true, "function|restore": true}
 
 // aofEffects are the commands written as their effects: their replay
 // would not give the same data (randomness, the clock, blocking, a

@@ -118,7 +118,18 @@ type dispatchCase struct {
 	cmds   [][]string // run in order per op (%s is the key; $SHA the script)
 	want   string     // replies of an op, checked on the first and last
 	doctor bool       // with the lock doctor on (Config.Doctor)
+	// track: another client has CLIENT TRACKING on (trackOther: the
+	// modified hook runs on every write), or the client itself does
+	// (trackSelf: its reads fill the table, its writes empty it; RESP2
+	// without REDIRECT, so no message is written).
+	track int
 }
+
+const (
+	trackNone = iota
+	trackOther
+	trackSelf
+)
 
 // benchExpand builds the argument vectors of template for every key.
 func benchExpand(template []string, sha string) [][][]byte {
@@ -167,6 +178,12 @@ func benchDispatch(b *testing.B, dc dispatchCase) {
 		cmds[i] = benchExpand(t, sha)
 	}
 	onOwner(s, c, func() {
+		switch dc.track {
+		case trackOther:
+			s.enableTracking(benchClient(s), 0, 0, nil)
+		case trackSelf:
+			s.enableTracking(c, 0, 0, nil)
+		}
 		for _, args := range setup {
 			s.execute(c, args)
 		}
@@ -207,6 +224,21 @@ func BenchmarkDispatch_GET(b *testing.B) {
 
 func BenchmarkDispatch_SET(b *testing.B) {
 	benchDispatch(b, dispatchCase{setup: benchSET, cmds: [][]string{benchSET}, want: "+OK\r\n"})
+}
+
+// The cost of client-side caching: a write while another client tracks
+// (the hook looks the key up in the tracking table), and a tracking
+// client's own GET (remembered) and SET (invalidated) cycle.
+func BenchmarkDispatch_SET_tracking_other(b *testing.B) {
+	benchDispatch(b, dispatchCase{setup: benchSET, cmds: [][]string{benchSET}, want: "+OK\r\n", track: trackOther})
+}
+
+func BenchmarkDispatch_GET_SET_tracking_self(b *testing.B) {
+	benchDispatch(b, dispatchCase{setup: benchSET, cmds: [][]string{benchGET, benchSET}, want: "$3\r\nxxx\r\n+OK\r\n", track: trackSelf})
+}
+
+func BenchmarkDispatch_GET_SET(b *testing.B) {
+	benchDispatch(b, dispatchCase{setup: benchSET, cmds: [][]string{benchGET, benchSET}, want: "$3\r\nxxx\r\n+OK\r\n"})
 }
 
 func BenchmarkDispatch_SET_NX_PX_held(b *testing.B) {

@@ -135,7 +135,7 @@ func (s *Server) startSnapshotWrite(now int64, path string, aof bool) error {
 		sizes:     sizes,
 		functions: funcs,
 		now:       now,
-		usedMem:   int64(usedMemory()),
+		usedMem:   int64(s.usedMemory()),
 		aofBase:   aof,
 		commands:  aof && s.param("aof-use-rdb-preamble") != "yes",
 	}
@@ -528,7 +528,7 @@ func hasForce(args [][]byte) bool {
 // (flushAllDataAndResetRDB), so that a restart does not bring the keys
 // back.
 func cmdFlushAll(x *call, args [][]byte) error {
-	if err := keyspace.CmdFlushAll(x.s.ks, &x.Ctx, args); err != nil {
+	if err := flushing(keyspace.CmdFlushAll)(x, args); err != nil {
 		return err
 	}
 	s := x.s

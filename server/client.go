@@ -35,7 +35,8 @@ type client struct {
 	multi   *multiState // non-nil between MULTI and EXEC/DISCARD
 	watch   keyspace.Watch
 	monitor bool
-	pubsub  subscriptions // channels and patterns (pubsub.go)
+	pubsub  subscriptions  // channels and patterns (pubsub.go)
+	track   clientTracking // CLIENT TRACKING (tracking.go)
 	// pushed are the pub/sub frames in W.B that the running command did
 	// not write as its reply: messages it published to c itself (directly,
 	// from a script or in EXEC) and its (un)subscribe confirmations. They
@@ -193,6 +194,7 @@ func (c *client) runBatch() {
 			continue
 		}
 	}
+	c.srv.trackingTick() // BCAST's messages: Redis's beforeSleep
 	c.pushed = c.pushed[:0]
 	// The batch's writes reach the AOF (and the disk, with appendfsync
 	// always) before any of its replies leaves: here on the goroutine
@@ -351,7 +353,7 @@ func (c *client) markPush(w *resp.Writer, from int) {
 
 // needsCleanup reports whether a closed client left state on the owner.
 func (c *client) needsCleanup() bool {
-	return c.watch.Watching() || c.monitor || c.pubsub.count() > 0 || c.Feed != nil
+	return c.watch.Watching() || c.monitor || c.pubsub.count() > 0 || c.Feed != nil || c.track.flags != 0
 }
 
 // cleanup forgets a closed client's owner-side state. Owner goroutine only.
@@ -361,6 +363,9 @@ func (s *Server) cleanup(c *client) {
 		s.removeMonitor(c)
 	}
 	s.unsubscribeAll(c)
+	if c.track.flags != 0 {
+		s.disableTracking(c)
+	}
 	if c.Feed != nil {
 		c.Feed.Stop()
 	}

@@ -131,6 +131,7 @@ func (c *client) flags() string {
 	if c.parked != nil {
 		f = append(f, 'b')
 	}
+	f = c.track.letters(f)
 	if c.CloseNow {
 		f = append(f, 'c')
 	}
@@ -222,7 +223,7 @@ func (s *Server) clientLine(c *client, x *call) string {
 	field("events", "r")
 	field("cmd", cmd)
 	field("user", "default")
-	field("redir", "-1")
+	field("redir", i(c.track.redir()))
 	field("resp", i(int64(c.W.Proto)))
 	return b.String()
 }
@@ -248,25 +249,6 @@ func cmdClientNoEvict(x *call, args [][]byte) error {
 		return resp.ErrSyntax
 	}
 	x.W.OK()
-	return nil
-}
-
-// CLIENT GETREDIR: -1, tracking is never on.
-func cmdClientGetRedir(x *call, args [][]byte) error {
-	x.W.Int(-1)
-	return nil
-}
-
-// CLIENT TRACKINGINFO: tracking is off.
-func cmdClientTrackingInfo(x *call, args [][]byte) error {
-	x.W.Map(3)
-	x.W.BulkString("flags")
-	x.W.Set(1)
-	x.W.BulkString("off")
-	x.W.BulkString("redirect")
-	x.W.Int(-1)
-	x.W.BulkString("prefixes")
-	x.W.Array(0)
 	return nil
 }
 
@@ -493,6 +475,8 @@ func mayWrite(c *client, cmd *command) bool {
 // CLIENT HELP
 func cmdClientHelp(x *call, args [][]byte) error {
 	return writeHelp(x, "CLIENT",
+		"CACHING (YES|NO)",
+		"    Enable/disable tracking of the keys for next command in OPTIN/OPTOUT modes.",
 		"GETREDIR",
 		"    Return the client ID we are redirecting to when tracking is enabled.",
 		"GETNAME",
@@ -527,6 +511,11 @@ func cmdClientHelp(x *call, args [][]byte) error {
 		"    Control the replies sent to the current connection.",
 		"SETNAME <name>",
 		"    Assign the name <name> to the current connection.",
+		"UNBLOCK <clientid> [TIMEOUT|ERROR]",
+		"    Unblock the specified blocked client.",
+		"TRACKING (ON|OFF) [REDIRECT <id>] [BCAST] [PREFIX <prefix> [...]]",
+		"         [OPTIN] [OPTOUT] [NOLOOP]",
+		"    Control server assisted client side caching.",
 		"TRACKINGINFO",
 		"    Report tracking status for the current connection.",
 		"NO-EVICT (ON|OFF)",

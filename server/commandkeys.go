@@ -15,6 +15,9 @@ import (
 // (commandspec_gen.go), with cmdspec's port of db.c's getKeysUsingKeySpecs
 // walking the specs. Of the commands minilock has, only SET's spec carries
 // VARIABLE_FLAGS; Redis answers it with setGetKeys, and so does this.
+// SORT's and SORT_RO's specs are incomplete (the keys BY and GET read
+// come from the data): Redis answers them with sortGetKeys and
+// sortROGetKeys, and so does this.
 
 // setKeys is t_string.c's setGetKeys: SET's key is read only with GET.
 func setKeys(argv [][]byte) []cmdspec.KeyRef {
@@ -24,6 +27,28 @@ func setKeys(argv [][]byte) []cmdspec.KeyRef {
 		}
 	}
 	return []cmdspec.KeyRef{{Pos: 1, Flags: cmdspec.KeyOW | cmdspec.KeyUpdate}}
+}
+
+// sortKeys is db.c's sortGetKeys: the sorted key, and the last STORE's
+// destination, found by skipping the options' arguments as Redis does
+// (an unknown word is taken to have none).
+func sortKeys(argv [][]byte) []cmdspec.KeyRef {
+	keys := []cmdspec.KeyRef{{Pos: 1, Flags: cmdspec.KeyRO | cmdspec.KeyAccess}}
+	store := 0
+	for i := 2; i < len(argv); i++ {
+		switch {
+		case redisstr.Option(argv[i], "limit"):
+			i += 2
+		case redisstr.Option(argv[i], "get"), redisstr.Option(argv[i], "by"):
+			i++
+		case redisstr.Option(argv[i], "store") && i+1 < len(argv):
+			store = i + 1
+		}
+	}
+	if store > 0 {
+		keys = append(keys, cmdspec.KeyRef{Pos: store, Flags: cmdspec.KeyOW | cmdspec.KeyUpdate})
+	}
+	return keys
 }
 
 var (
@@ -62,6 +87,11 @@ func getKeys(x *call, args [][]byte, withFlags bool) error {
 	switch fullname {
 	case "set":
 		keys = setKeys(argv)
+	case "sort":
+		keys = sortKeys(argv)
+	case "sort_ro":
+		// sortROGetKeys: the BY and GET patterns' keys are unknown.
+		keys = []cmdspec.KeyRef{{Pos: 1, Flags: cmdspec.KeyRO | cmdspec.KeyAccess}}
 	default:
 		keys, ok = cmd.spec.KeysBySpecs(argv)
 		if !ok && fullname == "migrate" {

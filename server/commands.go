@@ -50,12 +50,12 @@ var commandTable = []*command{
 	{name: "del", run: data(keyspace.CmdDel)},
 	{name: "unlink", run: data(keyspace.CmdDel)},
 	{name: "exists", run: data(keyspace.CmdExists)},
-	{name: "touch", run: data(keyspace.CmdExists)},
+	{name: "touch", run: data(keyspace.CmdTouch)},
 	{name: "type", run: data(keyspace.CmdType)},
 	{name: "keys", run: data(keyspace.CmdKeys)},
 	{name: "scan", run: data(keyspace.CmdScan)},
 	{name: "dbsize", run: data(keyspace.CmdDBSize)},
-	{name: "flushdb", run: data(keyspace.CmdFlushDB)},
+	{name: "flushdb", run: flushing(keyspace.CmdFlushDB)},
 	{name: "flushall", run: cmdFlushAll},
 	{name: "rename", run: data(keyspace.CmdRename)},
 	{name: "renamenx", run: data(keyspace.CmdRenameNX)},
@@ -66,6 +66,9 @@ var commandTable = []*command{
 	{name: "migrate", run: cmdMigrate},
 	{name: "move", run: data(keyspace.CmdMove)},
 	{name: "randomkey", run: data(keyspace.CmdRandomKey)},
+	{name: "swapdb", run: data(keyspace.CmdSwapDB)},
+	{name: "sort", run: cmdSort},
+	{name: "sort_ro", run: cmdSortRO},
 
 	// Expiry (keyspace/expire.go).
 	{name: "expire", run: data(keyspace.CmdExpire)},
@@ -257,6 +260,8 @@ var commandTable = []*command{
 		{name: "unpause", run: cmdClientUnpause},
 		{name: "reply", run: cmdClientReply},
 		{name: "getredir", run: cmdClientGetRedir},
+		{name: "tracking", run: cmdClientTracking},
+		{name: "caching", run: cmdClientCaching},
 		{name: "trackinginfo", run: cmdClientTrackingInfo},
 		{name: "help", run: cmdClientHelp},
 	}},
@@ -478,6 +483,16 @@ func findSpec(specs []*cmdspec.Command, name string) *cmdspec.Command {
 		}
 	}
 	return nil
+}
+
+// cmdSort and cmdSortRO run SORT and SORT_RO, which sort a set a script
+// asks for in BY-constant order (keyspace/sort.go).
+func cmdSort(x *call, args [][]byte) error {
+	return keyspace.CmdSort(x.s.ks, &x.Ctx, args, x.script != nil)
+}
+
+func cmdSortRO(x *call, args [][]byte) error {
+	return keyspace.CmdSortRO(x.s.ks, &x.Ctx, args, x.script != nil)
 }
 
 // data adapts a keyspace command to the table.

@@ -3201,6 +3201,54 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "sort", Arity: -2, Flags: cmdspec.Write | cmdspec.DenyOOM | cmdspec.MovableKeys, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLWrite | cmdspec.ACLSet | cmdspec.ACLSortedSet | cmdspec.ACLList | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginUnknown, FindKeys: cmdspec.FindUnknown},
+			{Notes: "For the optional STORE keyword. It is marked 'unknown' because the keyword can appear anywhere in the argument array", Flags: cmdspec.KeyOW | cmdspec.KeyUpdate, BeginSearch: cmdspec.BeginUnknown, FindKeys: cmdspec.FindUnknown},
+		},
+		Docs: cmdspec.Docs{Summary: "Sort the elements in a list, set or sorted set", Since: "1.0.0", Group: "generic", Complexity: "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "pattern", Type: cmdspec.ArgPattern, KeySpec: 1, Token: "BY", Flags: cmdspec.ArgOptional},
+				{Name: "offset_count", Type: cmdspec.ArgBlock, Token: "LIMIT", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "offset", Type: cmdspec.ArgInteger},
+					{Name: "count", Type: cmdspec.ArgInteger},
+				}},
+				{Name: "pattern", Type: cmdspec.ArgPattern, KeySpec: 1, Token: "GET", Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple | cmdspec.ArgMultipleToken},
+				{Name: "order", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "asc", Type: cmdspec.ArgPureToken, Token: "ASC"},
+					{Name: "desc", Type: cmdspec.ArgPureToken, Token: "DESC"},
+				}},
+				{Name: "sorting", Type: cmdspec.ArgPureToken, Token: "ALPHA", Flags: cmdspec.ArgOptional},
+				{Name: "destination", Type: cmdspec.ArgKey, KeySpec: 2, Token: "STORE", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
+		Name: "sort_ro", Arity: -2, Flags: cmdspec.ReadOnly | cmdspec.MovableKeys, FirstKey: 1, LastKey: 1, KeyStep: 1,
+		ACL: cmdspec.ACLRead | cmdspec.ACLSet | cmdspec.ACLSortedSet | cmdspec.ACLList | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		KeySpecs: []cmdspec.KeySpec{
+			{Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginIndex, Index: 1, FindKeys: cmdspec.FindRange, KeyStep: 1},
+			{Notes: "For the optional BY/GET keyword. It is marked 'unknown' because the key names derive from the content of the key we sort", Flags: cmdspec.KeyRO | cmdspec.KeyAccess, BeginSearch: cmdspec.BeginUnknown, FindKeys: cmdspec.FindUnknown},
+		},
+		Docs: cmdspec.Docs{Summary: "Sort the elements in a list, set or sorted set. Read-only variant of SORT.", Since: "7.0.0", Group: "generic", Complexity: "O(N+M*log(M)) where N is the number of elements in the list or set to sort, and M the number of returned elements. When the elements are not sorted, complexity is O(N).",
+			Args: []cmdspec.Arg{
+				{Name: "key", Type: cmdspec.ArgKey},
+				{Name: "pattern", Type: cmdspec.ArgPattern, KeySpec: 1, Token: "BY", Flags: cmdspec.ArgOptional},
+				{Name: "offset_count", Type: cmdspec.ArgBlock, Token: "LIMIT", Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "offset", Type: cmdspec.ArgInteger},
+					{Name: "count", Type: cmdspec.ArgInteger},
+				}},
+				{Name: "pattern", Type: cmdspec.ArgPattern, KeySpec: 1, Token: "GET", Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple | cmdspec.ArgMultipleToken},
+				{Name: "order", Type: cmdspec.ArgOneOf, Flags: cmdspec.ArgOptional, Args: []cmdspec.Arg{
+					{Name: "asc", Type: cmdspec.ArgPureToken, Token: "ASC"},
+					{Name: "desc", Type: cmdspec.ArgPureToken, Token: "DESC"},
+				}},
+				{Name: "sorting", Type: cmdspec.ArgPureToken, Token: "ALPHA", Flags: cmdspec.ArgOptional},
+			}},
+	},
+	{
 		Name: "spop", Arity: -2, Flags: cmdspec.Write | cmdspec.Fast, FirstKey: 1, LastKey: 1, KeyStep: 1,
 		ACL:  cmdspec.ACLWrite | cmdspec.ACLSet | cmdspec.ACLFast,
 		Tips: []string{"nondeterministic_output"},
@@ -3351,6 +3399,15 @@ var commandSpecs = []*cmdspec.Command{
 		Docs: cmdspec.Docs{Summary: "Stop listening for messages posted to the given shard channels", Since: "7.0.0", Group: "pubsub", Complexity: "O(N) where N is the number of clients already subscribed to a shard channel.",
 			Args: []cmdspec.Arg{
 				{Name: "shardchannel", Type: cmdspec.ArgString, Flags: cmdspec.ArgOptional | cmdspec.ArgMultiple},
+			}},
+	},
+	{
+		Name: "swapdb", Arity: 3, Flags: cmdspec.Write | cmdspec.Fast,
+		ACL: cmdspec.ACLKeyspace | cmdspec.ACLWrite | cmdspec.ACLFast | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "Swaps two Redis databases", Since: "4.0.0", Group: "server", Complexity: "O(N) where N is the count of clients watching or blocking on keys from both databases.",
+			Args: []cmdspec.Arg{
+				{Name: "index1", Type: cmdspec.ArgInteger},
+				{Name: "index2", Type: cmdspec.ArgInteger},
 			}},
 	},
 	{

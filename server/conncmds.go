@@ -205,6 +205,9 @@ func cmdReset(x *call, args [][]byte) error {
 		x.s.removeMonitor(c)
 	}
 	x.s.unsubscribeAll(c)
+	if c.track.on() {
+		x.s.disableTracking(c)
+	}
 	x.discard()
 	x.DB = 0
 	c.W.Proto = 2

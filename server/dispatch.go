@@ -98,10 +98,22 @@ var (
 	errReplicaKeyspace = resp.NewError("Replica can't interact with the keyspace")
 )
 
-// execute runs one command from client c, in Redis's order of checks:
-// existence, arity, authentication, then transaction queueing, then the
-// command itself. Owner goroutine only.
+// execute runs one command from client c as the current client
+// (tracking.go: c's own invalidations follow its reply). Owner goroutine
+// only.
 func (s *Server) execute(c *client, args [][]byte) {
+	s.track.cur = c
+	s.executeCmd(c, args)
+	if s.track.hooked || c.track.flags != 0 {
+		s.trackingAfter(c)
+	}
+	s.track.cur = nil
+}
+
+// executeCmd runs one command from client c, in Redis's order of checks:
+// existence, arity, authentication, then transaction queueing, then the
+// command itself.
+func (s *Server) executeCmd(c *client, args [][]byte) {
 	s.stats.commands.Add(1)
 	if msg, ok := s.forcedError(); ok {
 		// SetError: every command fails, before any other check, as a
@@ -129,7 +141,7 @@ func (s *Server) execute(c *client, args [][]byte) {
 		err = resp.ErrNoAuth
 	case c.multi != nil && cmd.flags&fNoMulti != 0:
 		err = errNotInMulti
-	case s.maxMemory > 0 && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)) && s.outOfMemory():
+	case s.maxMemory > 0 && s.performEvictions() && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)):
 		err = errOOM
 	case (cmd.flags&fWrite != 0 || cmd.name == "ping") && s.persist.lastFailed && s.writesRefused():
 		// processCommand refuses PING too: a health check should see it.
@@ -156,6 +168,9 @@ func (s *Server) execute(c *client, args [][]byte) {
 		c.W.Err(err)
 		return
 	}
+	if s.track.clients > 0 {
+		s.trackLimit() // processCommand's trackingLimitUsedSlots
+	}
 	if c.multi != nil && !controlsMulti(cmd) {
 		c.multi.queue(cmd, args)
 		c.W.Status("QUEUED")
@@ -169,6 +184,7 @@ func (s *Server) execute(c *client, args [][]byte) {
 		c.W.Err(s.errRestartDelay(x.Now))
 		return
 	}
+	s.track.inCall = true
 	s.run(x, cmd, args)
 	c.db = x.DB
 	s.serveReady()
@@ -193,7 +209,16 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 			s.afterCommand(x, cmd, args, began, err, nil)
 		}
 	}()
+	// Tracking is the owner's: a command run beside a busy script
+	// (offOwner) touches no key.
+	tracking := !x.offOwner && s.track.clients > 0
+	if tracking {
+		s.trackingRun(x, cmd, args)
+	}
 	err := cmd.run(x, args)
+	if tracking && cmd.flags&fReadOnly != 0 {
+		s.trackedRead(x, cmd, args)
+	}
 	if err != nil {
 		x.dropReply(start)
 		if err != errNoReply {

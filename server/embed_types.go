@@ -49,6 +49,21 @@ type embedState struct {
 // CheckList ...) use. Clients keep selecting theirs with SELECT.
 func (s *Server) Select(n int) { s.embed.selected.Store(int64(n)) }
 
+// SwapDB swaps databases i and j, as SWAPDB: their keys and TTLs change
+// places, while clients stay in the database they selected, so they see
+// the other's data. A client watching a key whose content changes sees
+// its EXEC fail, and a client blocked on a key the swap brings (BLPOP,
+// XREAD ...) is served. It reports false, changing nothing, when either
+// database does not exist.
+func (s *Server) SwapDB(i, j int) bool {
+	ok := false
+	s.owner.Do(func() {
+		ok = s.ks.SwapDB(i, j, s.ks.Now())
+		s.serveReady()
+	})
+	return ok
+}
+
 // Selected returns the database Select picked.
 func (s *Server) Selected() int { return int(s.embed.selected.Load()) }
 

@@ -505,3 +505,53 @@ func TestEmbedPubSubCounts(t *testing.T) {
 	eq(t, "PubSubNumSub", s.PubSubNumSub("lock:a", "lock:b", "nope"), map[string]int{"lock:a": 2, "lock:b": 1, "nope": 0})
 	eq(t, "PubSubNumPat", s.PubSubNumPat(), 1)
 }
+
+// SwapDB swaps data and TTLs, breaks a WATCH on a key whose content
+// changes, and serves a BLPOP waiting in the other database.
+func TestEmbedSwapDB(t *testing.T) {
+	s := server.RunT(t, server.Manual())
+	s.DB(0).Set("a", "zero", time.Minute)
+	s.DB(1).Set("b", "one", 0)
+	if !s.SwapDB(0, 1) {
+		t.Fatal("SwapDB(0, 1) = false")
+	}
+	eq(t, "db 1 after the swap", fmt.Sprintln(s.DB(1).Get("a")), "zero true\n")
+	eq(t, "db 1's TTL", fmt.Sprintln(s.DB(1).TTL("a")), "1m0s true\n")
+	eq(t, "db 0 after the swap", fmt.Sprintln(s.DB(0).Get("b")), "one true\n")
+	eq(t, "db 0 lost a", s.DB(0).Exists("a"), false)
+	s.FastForward(time.Minute + time.Millisecond)
+	eq(t, "the TTL moved with its key", s.DB(1).Exists("a"), false)
+	eq(t, "SwapDB(0, 16)", s.SwapDB(0, 16), false)
+	eq(t, "SwapDB(-1, 0)", s.SwapDB(-1, 0), false)
+	eq(t, "SwapDB(3, 3)", s.SwapDB(3, 3), true)
+	eq(t, "db 0 unchanged by the refused swaps", fmt.Sprintln(s.DB(0).Get("b")), "one true\n")
+
+	// A client watching b in db 0 sees its transaction fail: the swap
+	// takes b away.
+	watcher := redis.NewClient(&redis.Options{Addr: s.Addr()})
+	defer watcher.Close()
+	err := watcher.Watch(ctx, func(tx *redis.Tx) error {
+		s.SwapDB(0, 2)
+		_, err := tx.TxPipelined(ctx, func(p redis.Pipeliner) error { p.Set(ctx, "b", "x", 0); return nil })
+		return err
+	}, "b")
+	if !errors.Is(err, redis.TxFailedErr) {
+		t.Fatalf("EXEC after a swap took the watched key: %v, want redis.TxFailedErr", err)
+	}
+
+	// A client blocked on a list in db 3 is served when a swap brings one.
+	blocked := redis.NewClient(&redis.Options{Addr: s.Addr(), DB: 3})
+	defer blocked.Close()
+	got := make(chan []string, 1)
+	go func() { got <- blocked.BLPop(ctx, 5*time.Second, "queue").Val() }()
+	for deadline := time.Now().Add(2 * time.Second); !strings.Contains(rdbInfo(t, s), "blocked_clients:1"); {
+		if time.Now().After(deadline) {
+			t.Fatal("BLPOP never blocked")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	must(s.DB(4).RPush("queue", "job"))
+	s.SwapDB(3, 4)
+	eq(t, "BLPOP served by the swap", <-got, []string{"queue", "job"})
+	eq(t, "the list emptied", s.DB(3).Exists("queue"), false)
+}

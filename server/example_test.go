@@ -422,3 +422,18 @@ func ExampleServer_PfAdd() {
 	fmt.Println(n)
 	// Output: 3
 }
+
+// SwapDB swaps two databases, as SWAPDB: a client stays in the database
+// it selected and sees the other's keys.
+func ExampleServer_SwapDB() {
+	s, _ := server.Start(server.Manual())
+	defer s.Close()
+	rdb := redis.NewClient(&redis.Options{Addr: s.Addr(), DB: 1})
+	defer rdb.Close()
+
+	s.DB(0).Set("config", "v2", 0)
+	s.SwapDB(0, 1)
+	fmt.Println(rdb.Get(context.Background(), "config").Val(), s.DB(0).Exists("config"))
+	// Output:
+	// v2 false
+}

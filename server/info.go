@@ -153,7 +153,7 @@ func infoClients(x *call) [][2]string {
 		{"client_recent_max_input_buffer", itoa(in)},
 		{"client_recent_max_output_buffer", itoa(out)},
 		{"blocked_clients", strconv.Itoa(s.blocking.parked)},
-		{"tracking_clients", "0"},
+		{"tracking_clients", strconv.Itoa(s.track.clients)},
 		{"clients_in_timeout_table", strconv.Itoa(len(s.blocking.timers))},
 	}
 }
@@ -185,10 +185,6 @@ func readMem() memSample {
 	return memSample{heapObjects: v(0), heapUnused: v(1), total: v(2), released: v(3)}
 }
 
-// usedMemory is used_memory: the bytes of live and not yet collected heap
-// objects, the Go counterpart of what Redis's allocator reports.
-func usedMemory() uint64 { return readMem().heapObjects }
-
 func ratio(a, b uint64) string {
 	if b == 0 {
 		return "0.00"
@@ -199,7 +195,7 @@ func ratio(a, b uint64) string {
 func infoMemory(x *call) [][2]string {
 	s := x.s
 	m := readMem()
-	used := m.heapObjects
+	used := s.usedMemory()
 	peak := s.ops.notePeak(used)
 	rss := m.total - m.released // what the process holds from the OS
 	active := m.heapObjects + m.heapUnused
@@ -356,6 +352,7 @@ func infoStats(x *call) [][2]string {
 	o := &s.ops
 	ks := s.ks.Stats()
 	c := &o.counters
+	overTotal, overCur := s.evictExceeded()
 	kbps := func(v int64) string { return fmt.Sprintf("%.2f", float64(v)/1024) }
 	return [][2]string{
 		{"total_connections_received", itoa(s.stats.connections.Load())},
@@ -377,10 +374,10 @@ func infoStats(x *call) [][2]string {
 		{"expired_stale_perc", "0.00"},
 		{"expired_time_cap_reached_count", "0"},
 		{"expire_cycle_cpu_milliseconds", "0"},
-		{"evicted_keys", "0"},
+		{"evicted_keys", itoa(ks.Evicted - c.ksEvicted)},
 		{"evicted_clients", "0"},
-		{"total_eviction_exceeded_time", "0"},
-		{"current_eviction_exceeded_time", "0"},
+		{"total_eviction_exceeded_time", itoa(overTotal)},
+		{"current_eviction_exceeded_time", itoa(overCur)},
 		{"keyspace_hits", itoa(ks.Hits - c.ksHits)},
 		{"keyspace_misses", itoa(ks.Misses - c.ksMisses)},
 		{"pubsub_channels", strconv.Itoa(len(s.pubsub.channels))},
@@ -396,9 +393,9 @@ func infoStats(x *call) [][2]string {
 		{"active_defrag_key_misses", "0"},
 		{"total_active_defrag_time", "0"},
 		{"current_active_defrag_time", "0"},
-		{"tracking_total_keys", "0"},
-		{"tracking_total_items", "0"},
-		{"tracking_total_prefixes", "0"},
+		{"tracking_total_keys", strconv.Itoa(s.track.table.len())},
+		{"tracking_total_items", strconv.Itoa(s.track.items)},
+		{"tracking_total_prefixes", strconv.Itoa(len(s.track.prefixes))},
 		{"unexpected_error_replies", "0"},
 		{"total_error_replies", itoa(c.totalErrors)},
 		{"dump_payload_sanitizations", "0"},
@@ -557,7 +554,7 @@ func (s *Server) sampleLoop() {
 			o.inst[instOps].sample(o.processed.Load(), d)
 			o.inst[instIn].sample(o.NetIn.Load(), d)
 			o.inst[instOut].sample(o.NetOut.Load(), d)
-			o.notePeak(usedMemory())
+			o.notePeak(s.usedMemory())
 		}
 	}
 }

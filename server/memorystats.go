@@ -38,14 +38,14 @@ func fratio(a, b uint64) float64 {
 
 func (s *Server) memOverhead() memOverhead {
 	m := readMem()
-	used := m.heapObjects
+	used := s.usedMemory() // INFO's used_memory, what eviction compares (oom.go)
 	rss := m.total - m.released
 	active := m.heapObjects + m.heapUnused
 	scripts, scriptBytes := s.lua.ScriptCacheUsed()
 	o := memOverhead{
 		peak: s.ops.notePeak(used), total: used, startup: s.ops.startupMem,
 		clientsNormal: uint64(max(s.clientsMemory(), 0)), luaCaches: uint64(max(scriptBytes, 0)),
-		allocated: used, active: active, resident: rss, scripts: scripts,
+		allocated: m.heapObjects, active: active, resident: rss, scripts: scripts,
 		funcCaches: uint64(max(s.lua.FunctionBytes(), 0)),
 	}
 	o.overheadTotal = o.startup + o.clientsNormal + o.luaCaches + o.funcCaches
@@ -70,7 +70,7 @@ func (s *Server) memOverhead() memOverhead {
 	o.datasetPerc = float64(o.dataset) * 100 / float64(net)
 	o.peakPerc = fratio(used, o.peak) * 100
 	o.totalFrag, o.totalFragBytes = fratio(rss, used), int64(rss)-int64(used)
-	o.allocFrag, o.allocFragBytes = fratio(active, used), int64(active)-int64(used)
+	o.allocFrag, o.allocFragBytes = fratio(active, m.heapObjects), int64(active)-int64(m.heapObjects)
 	o.allocRSS, o.allocRSSBytes = fratio(rss, active), int64(rss)-int64(active)
 	o.rssExtra, o.rssExtraBytes = fratio(rss, rss), 0 // the process's RSS is all the allocator's
 	return o

@@ -8,22 +8,20 @@ import (
 )
 
 // OBJECT (object.c:objectCommand). ENCODING and REFCOUNT answer what
-// Redis 7.0 answers for the same data (keyspace.ObjectInfo). minilock
-// keeps no access clock and no frequency counter: FREQ answers Redis's
-// error under a policy other than LFU and its own under an LFU one, and
-// IDLETIME answers 0 (docs/differences.md).
+// Redis 7.0 answers for the same data (keyspace.ObjectInfo); IDLETIME and
+// FREQ read the access data eviction keeps (keyspace/evict.go), each only
+// under the kind of policy that keeps it.
 
 var (
 	errNoLFU = resp.NewError("An LFU maxmemory policy is not selected, access frequency not tracked. " +
 		"Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
 	errLFU = resp.NewError("An LFU maxmemory policy is selected, idle time not tracked. " +
 		"Please note that when switching between policies at runtime LRU and LFU data will take some time to adjust.")
-	errNoFreq = resp.NewError("minilock does not track access frequency (OBJECT FREQ)")
 )
 
 // lfuPolicy reports whether maxmemory-policy is one of the LFU ones
 // (MAXMEMORY_FLAG_LFU).
-func (s *Server) lfuPolicy() bool { return strings.HasSuffix(s.param("maxmemory-policy"), "-lfu") }
+func (s *Server) lfuPolicy() bool { return s.ks.EvictConfig().Policy.LFU() }
 
 // sharedIntegers reports whether Redis would hand out its shared integers
 // 0..9999 for new values: not under an LRU or LFU policy with maxmemory
@@ -62,27 +60,30 @@ func cmdObjectRefcount(x *call, args [][]byte) error {
 
 // OBJECT IDLETIME key
 func cmdObjectIdletime(x *call, args [][]byte) error {
-	if _, ok := x.s.ks.ObjectInfo(&x.Ctx, args[2]); !ok {
+	idle, ok := x.s.ks.IdleTime(&x.Ctx, args[2])
+	switch {
+	case !ok:
 		x.W.Null()
-		return nil
-	}
-	if x.s.lfuPolicy() {
+	case x.s.lfuPolicy():
 		return errLFU
+	default:
+		x.W.Int(idle)
 	}
-	x.W.Int(0)
 	return nil
 }
 
 // OBJECT FREQ key
 func cmdObjectFreq(x *call, args [][]byte) error {
-	if _, ok := x.s.ks.ObjectInfo(&x.Ctx, args[2]); !ok {
+	freq, ok := x.s.ks.Freq(&x.Ctx, args[2])
+	switch {
+	case !ok:
 		x.W.Null()
-		return nil
-	}
-	if !x.s.lfuPolicy() {
+	case !x.s.lfuPolicy():
 		return errNoLFU
+	default:
+		x.W.Int(freq)
 	}
-	return errNoFreq
+	return nil
 }
 
 // OBJECT HELP

@@ -366,24 +366,6 @@ func TestClientReplyOff(t *testing.T) {
 	s.CheckGet(t, "k", "v")
 }
 
-// Client-side caching is not there: TRACKING and CACHING get Redis's
-// answer for an unknown subcommand, GETREDIR and TRACKINGINFO say it is
-// off.
-func TestClientTrackingRefused(t *testing.T) {
-	s := RunT(t)
-	a := redistest.Dial(t, s.Addr())
-	for args, want := range map[string]string{
-		"CLIENT TRACKING on":  "-ERR unknown subcommand 'TRACKING'. Try CLIENT HELP.\r\n",
-		"CLIENT CACHING yes":  "-ERR unknown subcommand 'CACHING'. Try CLIENT HELP.\r\n",
-		"CLIENT GETREDIR":     ":-1\r\n",
-		"CLIENT TRACKINGINFO": "*6\r\n$5\r\nflags\r\n*1\r\n$3\r\noff\r\n$8\r\nredirect\r\n:-1\r\n$8\r\nprefixes\r\n*0\r\n",
-	} {
-		if got := do(t, a, strings.Fields(args)...); got != want {
-			t.Errorf("%s: %q, want %q", args, got, want)
-		}
-	}
-}
-
 func TestConfigSetLogLevel(t *testing.T) {
 	lv := new(slog.LevelVar)
 	lv.Set(slog.LevelWarn)

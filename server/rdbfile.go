@@ -33,7 +33,7 @@ func (s *Server) rdbFile() *keyspace.RDBFile {
 			{"redis-ver", Version},
 			{"redis-bits", "64"},
 			{"ctime", strconv.FormatInt(time.Now().Unix(), 10)},
-			{"used-mem", strconv.FormatUint(usedMemory(), 10)},
+			{"used-mem", strconv.FormatUint(s.usedMemory(), 10)},
 			{"aof-base", "0"},
 		},
 		Functions: fns[:len(fns)-10], // the records, without DUMP's footer

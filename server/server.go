@@ -167,17 +167,22 @@ type Server struct {
 	monitors   []*client // MONITOR clients; owner goroutine only
 	pubsub     pubsubState
 	maxMemory  uint64 // maxmemory in bytes, 0: none (oom.go); owner goroutine
-	blocking   blockingState
-	clients    clientList
-	nextID     atomic.Int64
-	net        edge.Edge // the goroutine edge: Closing, Inflight, the I/O counters
-	stats      stats
-	ops        opsState     // INFO's counters, the slow log, settings (stats.go)
-	persist    persistState // BGSAVE, LASTSAVE, the save points (bgsave.go)
-	aof        aofState     // the append-only file (aof.go)
+	// oom is the last performEvictions's failure, evictLater that it ran
+	// out of time; evictTenacity is maxmemory-eviction-tenacity (oom.go).
+	oom, evictLater bool
+	evictTenacity   int64
+	blocking        blockingState
+	clients         clientList
+	nextID          atomic.Int64
+	net             edge.Edge // the goroutine edge: Closing, Inflight, the I/O counters
+	stats           stats
+	ops             opsState     // INFO's counters, the slow log, settings (stats.go)
+	persist         persistState // BGSAVE, LASTSAVE, the save points (bgsave.go)
+	aof             aofState     // the append-only file (aof.go)
 
-	notify notifyState // keyspace notifications (notify.go)
-	loop   *edge.Loop  // the epoll edge; nil on the goroutine edge
+	notify notifyState   // keyspace notifications (notify.go)
+	track  trackingState // client-side caching (tracking.go)
+	loop   *edge.Loop    // the epoll edge; nil on the goroutine edge
 
 	embed embedState // what the embedding API set (embed_types.go)
 
@@ -305,7 +310,10 @@ type dueWork struct{ s *Server }
 
 func (d dueWork) Tick(now int64) (more bool) {
 	d.s.blocking.Fire(now)
+	d.s.evictDue()
 	more = d.s.ks.Tick(now)
+	d.s.trackingCron(now)
+	d.s.trackingTick()
 	// Active expiry may have deleted a stream that XREADGROUPs wait on:
 	// they hear of it now, not at the next command.
 	d.s.serveReady()
@@ -317,6 +325,9 @@ func (d dueWork) Tick(now int64) (more bool) {
 func (d dueWork) Next() (int64, bool) {
 	next, ok := d.s.ks.NextExpiry()
 	if t, tok := d.s.blocking.Next(); tok && (!ok || t < next) {
+		next, ok = t, true
+	}
+	if t, tok := d.s.trackingDue(); tok && (!ok || t < next) {
 		next, ok = t, true
 	}
 	if t, tok := d.s.bgSaveNext(d.s.ks.Now()); tok && (!ok || t < next) {

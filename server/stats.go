@@ -53,7 +53,11 @@ type opsState struct {
 	peak       atomic.Uint64
 	inst       [instCount]instMetric
 	startupMem uint64
-	replID     string
+	// overSince is when memory last went over maxmemory for good (zero:
+	// it is not), overTotal the time it was before (oom.go:evictOver).
+	overSince time.Time
+	overTotal time.Duration
+	replID    string
 
 	// The biggest batch read and reply written in each of the last few
 	// seconds, for client_recent_max_input_buffer and _output_buffer
@@ -82,7 +86,8 @@ func (o *opsState) init(s *Server) {
 	o.live.maxClients.Store(int64(s.cfg.MaxClients))
 	o.live.idleTimeout.Store(int64(s.cfg.IdleTimeout))
 	o.live.protectedMode.Store(!s.cfg.DisableProtectedMode)
-	o.startupMem = usedMemory()
+	o.startupMem = readMem().heapObjects
+	s.evictTenacity = 10 // maxmemory-eviction-tenacity's default
 	o.peak.Store(o.startupMem)
 	o.replID = newRunID()
 	go s.sampleLoop()
@@ -91,13 +96,14 @@ func (o *opsState) init(s *Server) {
 // resetStats is CONFIG RESETSTAT's part here.
 func (o *opsState) resetStats(s *Server) {
 	ks := s.ks.Stats()
-	o.counters = counters{ksHits: ks.Hits, ksMisses: ks.Misses, ksExpired: ks.Expired}
+	o.counters = counters{ksHits: ks.Hits, ksMisses: ks.Misses, ksExpired: ks.Expired, ksEvicted: ks.Evicted}
+	o.overSince, o.overTotal = time.Time{}, 0
 	o.processed.Store(0)
 	o.NetIn.Store(0)
 	o.NetOut.Store(0)
 	o.Reads.Store(0)
 	o.Writes.Store(0)
-	o.peak.Store(usedMemory())
+	o.peak.Store(s.usedMemory())
 }
 
 // password is requirepass; "" for none.
@@ -170,7 +176,7 @@ type counters struct {
 	totalErrors int64
 	// ksBase is the keyspace's counters at the last RESETSTAT: INFO
 	// reports the difference.
-	ksHits, ksMisses, ksExpired int64
+	ksHits, ksMisses, ksExpired, ksEvicted int64
 }
 
 func (st *counters) cmd(c *command) *cmdStat {

@@ -49,9 +49,8 @@ var objectCases = []diffCase{
 }
 
 // idleNow reads an OBJECT IDLETIME taken right after the write as "just
-// now": Redis counts in its LRU clock's whole seconds, which a write made
-// just before the clock ticks reads as 1; minilock keeps no access clock
-// and answers 0 (a difference docs/differences.md lists).
+// now": both servers count in whole seconds of the LRU clock, which a
+// write made just before the clock ticks reads as 1.
 var idleNow = &normalizer{"idle time 0 or 1", func(b []byte) ([]byte, bool) {
 	switch string(b) {
 	case ":0\r\n", ":1\r\n":

@@ -33,6 +33,7 @@ func TestDiffRandom(t *testing.T) {
 		{"indexes", randomVia(r, randomIndexCases(r, 40))},
 		{"keys", randomVia(r, randomKeyCases(r, 40))},
 		{"watch", randomWatchCases(r, 60)},
+		{"tracking", randomTrackingCases(r, 40)},
 		{"config", randomConfigCases(r, 40)},
 		{"hash", randomVia(r, randomHashCases(r, 60))},
 		{"set", randomVia(r, randomSetCases(r, 60))},

@@ -65,7 +65,28 @@ type readMode int
 const (
 	readReplies readMode = iota // step.replies complete replies
 	readEOF                     // everything until the server closes the connection
+	// readAmidPushes reads step.replies replies and the invalidation
+	// messages among them (RESP3 pushes, RESP2 __redis__:invalidate
+	// messages), all compared in their order.
+	readAmidPushes
+	// readPushes sends CLIENT ID and reads the messages the connection was
+	// sent before its reply, which is left out (ids differ): whatever the
+	// server had queued for it by then.
+	readPushes
 )
+
+// isPush reports whether a frame is a message rather than a reply.
+func isPush(b []byte) bool {
+	return len(b) > 0 && b[0] == '>' || bytes.HasPrefix(b, []byte("*3\r\n$7\r\nmessage\r\n"))
+}
+
+// drain reads the messages waiting on connection i (readPushes).
+func drain(i int) step {
+	return step{conn: i, label: "drain messages", send: redistest.Encode("CLIENT", "ID"), mode: readPushes}
+}
+
+// amidPushes reads the step's replies and the messages among them.
+func (s step) amidPushes() step { s.mode = readAmidPushes; return s }
 
 // step is one request and what it reads back.
 type step struct {
@@ -79,6 +100,9 @@ type step struct {
 	scan    []string      // non-nil: a full SCAN iteration with these options
 	pause   time.Duration // non-zero: sleep, send nothing
 	park    bool          // a blocking command: wait until the server has it parked
+	// ids: an argument "@N" stands for connection N's client id on each
+	// server (CLIENT TRACKING REDIRECT), asked when the connection opens.
+	ids bool
 }
 
 // cmd is a command given as its exact arguments, sent as multibulk.
@@ -102,6 +126,9 @@ func scanAll(opts ...string) step {
 
 // pause sleeps; for the few cases that must let a key expire.
 func pause(d time.Duration) step { return step{label: "sleep " + d.String(), pause: d} }
+
+// withIDs is cmd whose "@N" arguments are connection N's client id.
+func withIDs(args ...string) step { s := cmd(args...); s.ids = true; return s }
 
 // on sends the step on connection i of the case.
 func (s step) on(i int) step { s.conn = i; return s }
@@ -139,10 +166,12 @@ func diffGroups() []caseGroup {
 		{"keytypes", keyTypeCases},
 		{"config", configEncodingCases},
 		{"pubsub", pubsubCases},
+		{"tracking", trackingCases},
 		{"pipeline", pipelineCases},
 		{"notify", notifyCases},
 		{"blocking", blockingCases},
 		{"maxmemory", oomCases},
+		{"eviction", evictCases},
 		{"slowlog", slowlogCases},
 		{"info", infoCases},
 		{"config params", configCases},
@@ -348,6 +377,8 @@ func (p *pair) run(t *testing.T, dc diffCase) {
 		mustOK(t, &p.ends[i], "SCRIPT", "FLUSH")
 	}
 	conns := map[int][2]*redistest.Conn{}
+	ids := map[int][2]string{}
+	needIDs := slices.ContainsFunc(dc.steps, func(st step) bool { return st.ids })
 	conn := func(i int) [2]*redistest.Conn {
 		if cs, ok := conns[i]; ok {
 			return cs
@@ -359,6 +390,17 @@ func (p *pair) run(t *testing.T, dc diffCase) {
 				cs[j].Timeout = slowTimeout
 			}
 		}
+		if needIDs {
+			var id [2]string
+			for j := range cs {
+				b, err := cs[j].Do("CLIENT", "ID")
+				if err != nil || len(b) < 4 || b[0] != ':' {
+					t.Fatalf("%s: CLIENT ID = %q, %v", p.ends[j].name, b, err)
+				}
+				id[j] = string(b[1 : len(b)-2])
+			}
+			ids[i] = id
+		}
 		conns[i] = cs
 		return cs
 	}
@@ -369,7 +411,25 @@ func (p *pair) run(t *testing.T, dc diffCase) {
 		}
 		cs := conn(st.conn)
 		var got [2]outcome
+		if st.ids {
+			// Every connection the step names opens first, in order.
+			for _, a := range st.args {
+				if n, err := strconv.Atoi(strings.TrimPrefix(a, "@")); err == nil && strings.HasPrefix(a, "@") {
+					conn(n)
+				}
+			}
+		}
 		for j := range p.ends {
+			st := st
+			if st.ids {
+				args := slices.Clone(st.args)
+				for k, a := range args {
+					if n, err := strconv.Atoi(strings.TrimPrefix(a, "@")); err == nil && strings.HasPrefix(a, "@") {
+						args[k] = ids[n][j]
+					}
+				}
+				st.send = redistest.Encode(args...)
+			}
 			before := 0
 			if st.park {
 				before = blockedClients(t, &p.ends[j])
@@ -419,6 +479,9 @@ func exchange(c *redistest.Conn, st step) outcome {
 		}
 		return outcome{reply: b}
 	}
+	if st.mode == readPushes || st.mode == readAmidPushes {
+		return readMessages(c, st)
+	}
 	var out []byte
 	for range st.replies {
 		b, err := c.ReadReply()
@@ -431,6 +494,30 @@ func exchange(c *redistest.Conn, st step) outcome {
 		return outcome{reply: out, err: fmt.Sprintf("unexpected extra bytes %q", extra)}
 	}
 	return outcome{reply: out}
+}
+
+// readMessages reads for the modes readPushes and readAmidPushes.
+func readMessages(c *redistest.Conn, st step) outcome {
+	var out []byte
+	for n := 0; ; {
+		if st.mode == readAmidPushes && n == st.replies {
+			return outcome{reply: out}
+		}
+		b, err := c.ReadReply()
+		if err != nil {
+			return outcome{reply: out, err: readErr(err)}
+		}
+		if !isPush(b) {
+			n++
+			if st.mode == readPushes {
+				if b[0] != ':' && b[0] != '-' {
+					return outcome{reply: out, err: fmt.Sprintf("CLIENT ID answered %q", b)}
+				}
+				return outcome{reply: out}
+			}
+		}
+		out = append(out, b...)
+	}
 }
 
 // readErr describes a failed read without addresses or timings, so that

@@ -19,10 +19,18 @@
 //     scripts/test.sh installs them; MINILOCK_NODE_MODULES says where the
 //     npm packages are.
 //
+//   - Client-side caching (tracking_test.go, and the module of its own in
+//     rueidis/): rueidis with its defaults (RESP3 CLIENT TRACKING, cached
+//     reads with DoCache invalidated by another client's writes, BCAST with
+//     a prefix), and a RESP2 client through go-redis whose invalidations
+//     arrive REDIRECTed to a subscriber of __redis__:invalidate.
+//
 // To run them:
 //
 //	go test -v ./e2e/libraries                                  # all of them
 //	go test -run 'TestLib' -v ./e2e/libraries                   # the Go libraries
 //	go test -run 'TestRedisson|TestPyRedisLock' -v ./e2e/libraries
 //	go test -run 'TestRedisSemaphore|TestBullMQ|TestRQ|Wakeups' -v ./e2e/libraries
+//	go test -run TestTrackingRESP2Redirect -v ./e2e/libraries
+//	cd e2e/libraries/rueidis && go test -v ./...
 package libraries

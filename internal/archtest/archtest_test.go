@@ -46,7 +46,7 @@ var layers = map[string]int{
 	"resp":                     5,
 	"expiry":                   5,
 	"internal/redisstr":        6,
-	"luaeval/internal/cmath":   6, // C's math as glibc computes it: lauxlib's pow uses it
+	"internal/cmath":           6, // C's math as glibc computes it: Lua's math library and pow, geo distances without cgo
 	"internal/lockscripts":     6,
 	"internal/timeline":        6, // the timeline picture the lab and the doctor draw
 	"internal/rdbfmt":          6, // RDB strings, LZF, CRC64: FUNCTION DUMP/RESTORE (luaeval) and the tests that build payloads

@@ -50,7 +50,9 @@ type Arg struct {
 	Name string
 	Type ArgType
 	// KeySpec is the index of the key spec an argument of Type ArgKey
-	// belongs to (Redis gives every key argument one, and no other).
+	// belongs to (Redis gives every key argument one). Another argument
+	// has one only when KeySpec > 0: SORT's BY and GET patterns, which
+	// name keys, point to its key spec 1.
 	KeySpec                                int
 	Token, Summary, Since, DeprecatedSince string
 	Flags                                  ArgFlags

@@ -149,6 +149,10 @@ func (c *Command) WriteDocs(w *resp.Writer) {
 	}
 }
 
+// hasKeySpec reports whether a's docs carry a key_spec_index (see
+// Arg.KeySpec).
+func (a *Arg) hasKeySpec() bool { return a.Type == ArgKey || a.KeySpec > 0 }
+
 // writeArgs writes an argument list (server.c:addReplyCommandArgList).
 func writeArgs(w *resp.Writer, args []Arg) {
 	w.Array(len(args))
@@ -158,7 +162,7 @@ func writeArgs(w *resp.Writer, args []Arg) {
 		n := 2
 		// A pure token always has its token, even MIGRATE's empty one.
 		hasToken := a.Token != "" || a.Type == ArgPureToken
-		for _, present := range []bool{a.Type == ArgKey, hasToken, a.Summary != "", a.Since != "",
+		for _, present := range []bool{a.hasKeySpec(), hasToken, a.Summary != "", a.Since != "",
 			a.DeprecatedSince != "", a.Flags != 0, nested} {
 			if present {
 				n++
@@ -169,7 +173,7 @@ func writeArgs(w *resp.Writer, args []Arg) {
 		w.BulkString(a.Name)
 		w.BulkString("type")
 		w.BulkString(ArgTypeNames[a.Type].Name)
-		if a.Type == ArgKey {
+		if a.hasKeySpec() {
 			w.BulkString("key_spec_index")
 			w.Int(int64(a.KeySpec))
 		}

@@ -422,11 +422,12 @@ func readArgs(nd node) ([]cmdspec.Arg, error) {
 		if err != nil {
 			return nil, fmt.Errorf("argument %q: %v", a.Name, err)
 		}
-		// cmdspec writes key_spec_index for a key argument and only then.
-		if (a.Type == cmdspec.ArgKey) != (a.KeySpec >= 0) {
+		// cmdspec writes key_spec_index for a key argument, and for
+		// another only when it is above 0 (SORT's patterns have 1).
+		if a.Type == cmdspec.ArgKey && a.KeySpec < 0 || a.Type != cmdspec.ArgKey && a.KeySpec == 0 {
 			return nil, fmt.Errorf("argument %q: type %s with key_spec_index %d", a.Name, cmdspec.ArgTypeNames[a.Type].Name, a.KeySpec)
 		}
-		if a.Type != cmdspec.ArgKey {
+		if a.Type != cmdspec.ArgKey && a.KeySpec < 0 {
 			a.KeySpec = 0
 		}
 		args = append(args, a)

@@ -14,8 +14,7 @@ var outside = []string{"server", "e2e/reliability"}
 // uncapped are the luaeval packages with tests that drive no script and no
 // script's data: they need no cap.
 var uncapped = map[string]string{
-	"luaeval/internal/cmath": "C's math functions on numbers",
-	"luaeval/internal/seam":  "gopher-lua's table and call-stack internals, driven by Go",
+	"luaeval/internal/seam": "gopher-lua's table and call-stack internals, driven by Go",
 }
 
 // TestCappedPackages: every package of the scripting engine that has tests

@@ -29,7 +29,7 @@ import "C"
 // With cgo, distances come from the C library's sin, cos and asin, as
 // redis-server's do: glibc's are correctly rounded in all but about one
 // case in a thousand, and in those Redis's digits are glibc's. Without
-// cgo, correctly rounded versions stand in (libm_nocgo.go).
+// cgo, internal/cmath stands in (libm_nocgo.go).
 
 // Distance is geohashGetDistance, the haversine distance in metres.
 func Distance(lon1, lat1, lon2, lat2 float64) float64 {

@@ -7,8 +7,8 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/internal/cmath"
 	"github.com/minilock/minilock/internal/redisstr"
-	"github.com/minilock/minilock/luaeval/internal/cmath"
 )
 
 // NumberBox boxes a number of L's script as an lua.LValue. The seam sets

@@ -13,7 +13,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
-	"github.com/minilock/minilock/luaeval/internal/cmath"
+	"github.com/minilock/minilock/internal/cmath"
 	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
