@@ -177,6 +177,11 @@ func (s *Server) aofEmit(db int, args ...[]byte) {
 // aofBefore is called as s.run starts a command while the AOF is on.
 func (s *Server) aofBefore(cmd *command) {
 	a := &s.aof
+	if a.depth == 0 && (len(a.touched) > 0 || len(a.flushed) > 0) {
+		// Keys changed outside any command since the last one (a blocked
+		// client served, a key evicted): their effects first.
+		s.aofEffects(s.ks.Now())
+	}
 	if a.depth == 0 || a.depth == 1 && a.inExec {
 		a.touched = a.touched[:0]
 		clear(a.flushed)
