@@ -11,8 +11,19 @@ func (e *entry) expired(now int64) bool { return e.expireAt != 0 && now > e.expi
 // find returns the live entry for key in c's database, deleting it first if
 // its deadline has passed (lazy expiry), and records the access for
 // eviction (lookupKey). The pointer is valid until the next insertion into
-// that database.
+// that database. It is the lookup of commands that may change the key: a
+// snapshot being taken copies the key out first (copy-on-write,
+// snapshot.go).
 func (k *Keyspace) find(c *Ctx, key []byte) (*entry, uint32, bool) {
+	e, i, ok := k.look(c, key)
+	if ok {
+		k.dbs[c.DB].before(i)
+	}
+	return e, i, ok
+}
+
+// look is find for readers: the access is recorded, nothing is copied.
+func (k *Keyspace) look(c *Ctx, key []byte) (*entry, uint32, bool) {
 	e, i, ok := k.peek(c, key)
 	if ok {
 		k.access(e, c.Now)
@@ -40,7 +51,12 @@ func (k *Keyspace) peek(c *Ctx, key []byte) (*entry, uint32, bool) {
 // has passed (db.c:deleteExpiredKeyAndPropagate), lazily or actively.
 func (k *Keyspace) expireNow(dbi int, i uint32) {
 	key := k.dbs[dbi].slots[i].key() // stays valid: the bytes outlive the slot
+	k.expiring = true
 	k.remove(dbi, i)
+	k.expiring = false
+	if k.tracker != nil {
+		k.tracker.Expired(dbi, key)
+	}
 	k.stats.Expired++
 	k.notifyString(NotifyExpired, "expired", key, dbi)
 }
@@ -49,7 +65,7 @@ func (k *Keyspace) expireNow(dbi int, i uint32) {
 // misses for INFO and reports a miss as a keymiss event, as Redis's
 // lookupKeyRead does.
 func (k *Keyspace) read(c *Ctx, key []byte) (*entry, uint32, bool) {
-	e, i, ok := k.find(c, key)
+	e, i, ok := k.look(c, key)
 	k.counted(c, key, ok)
 	return e, i, ok
 }
@@ -123,6 +139,7 @@ func (k *Keyspace) putKV(c *Ctx, key, kv []byte) {
 
 // setExpire gives the key in slot i the deadline at (Unix ms, > 0).
 func (k *Keyspace) setExpire(dbi int, i uint32, at int64) {
+	k.dbs[dbi].before(i)
 	e := &k.dbs[dbi].slots[i]
 	if e.expireAt == 0 {
 		k.dbs[dbi].expires++
@@ -139,6 +156,8 @@ func (k *Keyspace) clearExpire(dbi int, e *entry) bool {
 	if e.expireAt == 0 {
 		return false
 	}
+	d := &k.dbs[dbi]
+	d.before(d.slotOf(e))
 	e.expireAt = 0
 	k.dbs[dbi].expires--
 	k.withTTL--
@@ -174,6 +193,10 @@ func (k *Keyspace) flush(dbi int) {
 	d := &k.dbs[dbi]
 	k.signalLostStreams(dbi, -1)
 	k.touchReplaced(dbi, -1, 0)
+	if k.tracker != nil {
+		k.tracker.Flushed(dbi)
+	}
+	k.changes += int64(d.used)
 	k.withTTL -= d.expires
 	d.init(&k.mem)
 	if k.withTTL == 0 {

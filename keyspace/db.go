@@ -30,6 +30,9 @@ type db struct {
 	dead    int      // tombstone cells
 	expires int      // keys with a deadline, for INFO keyspace
 	seed    maphash.Seed
+	// snap is the snapshot's walk of this database while one runs and has
+	// not finished with it (snapshot.go); the writers below call its hooks.
+	snap *segment
 }
 
 // entry is one key. Its array holds the key's access data for eviction
@@ -100,6 +103,7 @@ const tombstone = 1<<64 - 1
 func cellOf(h uint32, i uint32) uint64 { return uint64(h)<<32 | uint64(i+1) }
 
 func (d *db) init(mem *atomic.Int64) {
+	d.retire()
 	mem.Add(-d.bytes)
 	*d = db{seed: maphash.MakeSeed(), mem: mem}
 }
@@ -187,6 +191,7 @@ func newKVZero(key []byte, n int) ([]byte, int) {
 // replaceKV makes kv, an array newKVZero laid out for the same key, the
 // array of slot i, dropping the key's old value of whatever type.
 func (d *db) replaceKV(i uint32, kv []byte) {
+	d.before(i)
 	e := &d.slots[i]
 	if e.obj != nil {
 		d.account(-e.obj.counted)
@@ -220,6 +225,7 @@ func (d *db) insertKV(key, kv []byte) uint32 {
 	}
 	d.place(d.hash(key), i)
 	d.used++
+	d.inserted(i)
 	return i
 }
 
@@ -260,6 +266,7 @@ func (d *db) resize() {
 // value fits without wasting much, which makes overwriting a key with a
 // value of similar size allocation-free.
 func (d *db) setVal(i uint32, val []byte) {
+	d.before(i)
 	e := &d.slots[i]
 	if e.obj != nil {
 		d.account(-e.obj.counted)
@@ -278,6 +285,7 @@ func (d *db) setVal(i uint32, val []byte) {
 
 // appendVal appends more to the value in slot i (APPEND).
 func (d *db) appendVal(i uint32, more []byte) {
+	d.before(i)
 	e := &d.slots[i]
 	old := e.c
 	e.setKV(append(e.kv(), more...))
@@ -292,6 +300,7 @@ func (d *db) appendVal(i uint32, more []byte) {
 // copies the bitmap a logarithmic number of times, and never holds more
 // than Redis would.
 func (d *db) growZero(i uint32, n int) []byte {
+	d.before(i)
 	e := &d.slots[i]
 	off, _ := e.valueAt()
 	if have := int(e.n) - off; have >= n {
@@ -325,6 +334,7 @@ const maxArray = 1<<32 - 1
 
 // delete removes the key in slot i.
 func (d *db) delete(i uint32) {
+	d.before(i)
 	e := &d.slots[i]
 	kv := e.kv()
 	off, klen := e.valueAt()

@@ -115,6 +115,7 @@ func CmdPFCount(k *Keyspace, c *Ctx, args [][]byte) error {
 		if card, valid = hll.Count(b); !valid {
 			return errHLLCorrupt
 		}
+		k.snapTouch(c.DB, i) // b is the key's own bytes
 		hll.SetCached(b, card)
 		k.put(c, i, true, args[1], b, true)
 	}

@@ -82,7 +82,22 @@ type Keyspace struct {
 	modified func(key []byte)
 
 	ev evictState // maxmemory-policy and the eviction pool (evict.go)
+
+	// snap is the snapshot being taken, if any (snapshot.go).
+	snap *snapshot
+	// changes counts the changes to keys (each signalModifiedKey, and the
+	// keys a flush removed): Redis's server.dirty, which the save points
+	// and rdb_changes_since_last_save read.
+	changes int64
+	// tracker hears of changes for the AOF; expiring mutes its Touched
+	// while an expired key is removed (propagate.go).
+	tracker  Tracker
+	expiring bool
 }
+
+// Changes is the number of key changes so far (Redis's server.dirty,
+// never reset). Owner goroutine only.
+func (k *Keyspace) Changes() int64 { return k.changes }
 
 // New returns an empty keyspace.
 func New(cfg Config) *Keyspace {
@@ -182,7 +197,8 @@ func (k *Keyspace) Sweep() {
 // and SCAN, which need a dense table.
 func (k *Keyspace) shrink(dbi int) {
 	d := &k.dbs[dbi]
-	if !d.sparse() {
+	if !d.sparse() || d.snap != nil {
+		// A snapshot's walk goes by slot number: compaction waits for it.
 		return
 	}
 	remap := d.compact()

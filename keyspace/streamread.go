@@ -154,9 +154,12 @@ func (k *Keyspace) XRead(c *Ctx, args [][]byte, inScript, denyBlocking bool) (*X
 	var served []int
 	plan := make([]serve, nstreams)
 	for i, key := range r.Keys {
-		s, o, _, _ := k.streamOf(c, key, true)
+		s, o, slot, _ := k.streamOf(c, key, true)
 		if s == nil {
 			continue
+		}
+		if r.group != nil {
+			k.snapTouch(c.DB, slot) // a group read changes pending lists
 		}
 		gt := r.ids[i]
 		ok, history := false, false
@@ -300,6 +303,9 @@ func (k *Keyspace) ServeStreamReader(c *Ctx, r *XReadRequest, key []byte) (serve
 	i, ok := d.lookup(key)
 	if !ok || d.slots[i].expired(c.Now) || d.slots[i].kindOf() != kindStream {
 		return false, false
+	}
+	if r.group != nil {
+		k.snapTouch(c.DB, i) // a group read changes pending lists
 	}
 	o := d.slots[i].obj
 	s := o.v.(*streamValue)

@@ -62,6 +62,7 @@ func (k *Keyspace) SwapDB(a, b int, now int64) bool {
 	k.signalLostStreams(a, b)
 	k.signalLostStreams(b, a)
 	k.dbs[a], k.dbs[b] = k.dbs[b], k.dbs[a]
+	k.snapSwapped(a, b)
 	k.index.SwapDBs(a, b)
 	k.signalPresent(a)
 	k.signalPresent(b)

@@ -101,6 +101,10 @@ func (k *Keyspace) WatchFailed(c *Ctx, w *Watch) bool {
 // (written, deleted, expired), so the watches on it are dirty and the
 // modified hook hears of it. Without watches or a hook it costs two tests.
 func (k *Keyspace) touch(dbi int, key []byte) {
+	k.changes++
+	if k.tracker != nil {
+		k.tracked(dbi, string(key))
+	}
 	if k.watches.active() {
 		k.touchWatches(dbi, string(key))
 	}
@@ -112,6 +116,8 @@ func (k *Keyspace) touch(dbi int, key []byte) {
 // touchString is touch for a key held as a string (an entry's own key
 // bytes, which outlive the entry).
 func (k *Keyspace) touchString(dbi int, key string) {
+	k.changes++
+	k.tracked(dbi, key)
 	k.touchWatches(dbi, key)
 	if k.modified != nil {
 		k.modified(unsafe.Slice(unsafe.StringData(key), len(key)))

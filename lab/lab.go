@@ -21,6 +21,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/minilock/minilock/doctor"
 	"github.com/minilock/minilock/server"
@@ -52,6 +53,12 @@ type Scenario struct {
 	// job handed to a consumer and not yet acknowledged), and a holder a
 	// consumer that believes it is working on one.
 	Group string
+	// AppendFsync turns the AOF on with this appendfsync ("always",
+	// "everysec", "no") in a directory of its own, for a scenario in which
+	// the server loses power (Lab.PowerLoss); empty: no AOF.
+	AppendFsync string
+	// RestartDelay is the server's restart-delay.
+	RestartDelay time.Duration
 
 	run func(l *Lab)
 }

@@ -175,6 +175,22 @@ func TestScenarios(t *testing.T) {
 			{"B", "XREADGROUP GROUP workers B COUNT 1 STREAMS jobs >", "(nil)"},
 			{"B", "XREADGROUP GROUP workers B COUNT 1 STREAMS jobs >", "(nil)"},
 		}},
+		{"crash-no-fsync", 2 * time.Second, []string{"A", "B"}, "B", []fact{
+			{"A", "SET lock ", "OK"},
+			{Server, "loses power and restarts", ""},
+			{"B", "SET lock ", "OK"},
+		}},
+		{"crash-fsync-always", 0, nil, "A", []fact{
+			{"A", "SET lock ", "OK"},
+			{Server, "loses power and restarts", ""},
+			{"B", "SET lock ", "(nil)"},
+		}},
+		{"crash-restart-delay", 0, nil, "B", []fact{
+			{"A", "SET lock ", "OK"},
+			{Server, "loses power and restarts", ""},
+			{"B", "SET lock ", ""}, // LOADING: refused during the restart delay
+			{"B", "SET lock ", "OK"},
+		}},
 		{"stream-xautoclaim", 0, nil, "", []fact{
 			{"A", "XREADGROUP GROUP workers A COUNT 1 STREAMS jobs >", ""},
 			{"A", "crashes", ""},

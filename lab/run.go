@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"time"
 
@@ -44,7 +45,8 @@ type Lab struct {
 	tap    *server.Tap       // every message published
 	heard  int               // how many of tap's messages were delivered
 
-	err error // the first failure of the lab itself
+	err error  // the first failure of the lab itself
+	dir string // the AOF's directory, removed at the end
 }
 
 // lease is a client's belief that it holds the lock, and until when.
@@ -54,11 +56,24 @@ type lease struct {
 }
 
 func newLab(sc *Scenario, dc *server.DoctorConfig) (*Lab, error) {
-	srv, err := server.Start(server.Config{Clock: expiry.NewManual(epoch), Doctor: dc})
+	cfg := server.Config{Clock: expiry.NewManual(epoch), Doctor: dc, RestartDelay: sc.RestartDelay}
+	var dir string
+	if sc.AppendFsync != "" {
+		d, err := os.MkdirTemp("", "minilock-lab-")
+		if err != nil {
+			return nil, err
+		}
+		dir = d
+		cfg.Dir = dir
+		cfg.Params = [][2]string{{"appendonly", "yes"}, {"appendfsync", sc.AppendFsync}}
+	}
+	srv, err := server.Start(cfg)
 	if err != nil {
+		os.RemoveAll(dir)
 		return nil, err
 	}
 	return &Lab{
+		dir:      dir,
 		sc:       sc,
 		srv:      srv,
 		rng:      rand.New(rand.NewPCG(1, 2)), // fixed seed: the same tokens every run
@@ -80,6 +95,24 @@ func (l *Lab) close() {
 	}
 	l.obs.Close()
 	l.srv.Close()
+	if l.dir != "" {
+		os.RemoveAll(l.dir)
+	}
+}
+
+// PowerLoss takes the server down as a power cut would and brings it back
+// on the same address with what its disk held (server.PowerLoss). The
+// clients reconnect; what they believe they hold, they go on believing.
+func (l *Lab) PowerLoss(why string) {
+	l.add(Event{Actor: Server, Kind: Note, Text: "loses power and restarts: " + why})
+	if err := l.srv.PowerLoss(); err != nil {
+		l.fail(err)
+		return
+	}
+	for _, c := range l.clients {
+		c.rdb.Close()
+		c.connect()
+	}
 }
 
 // now is the simulated time since the scenario started.
@@ -103,6 +136,14 @@ type Client struct {
 // client connects a new go-redis client called name.
 func (l *Lab) client(name string) *Client {
 	c := &Client{Name: name, lab: l}
+	c.connect()
+	l.clients = append(l.clients, c)
+	return c
+}
+
+// connect gives c a new go-redis client on the server.
+func (c *Client) connect() {
+	l := c.lab
 	c.rdb = redis.NewClient(&redis.Options{
 		Addr: l.srv.Addr(),
 		// Exactly the commands the scenario sends, each once: a retry
@@ -110,11 +151,9 @@ func (l *Lab) client(name string) *Client {
 		MaxRetries: -1,
 		// The connection carries the client's name (CLIENT SETNAME), so
 		// that the lock doctor's report names A and B as the lab does.
-		ClientName: name,
+		ClientName: c.Name,
 	})
 	c.rdb.AddHook(recorder{c})
-	l.clients = append(l.clients, c)
-	return c
 }
 
 // Do sends a command and returns its reply.

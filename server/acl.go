@@ -20,19 +20,10 @@ import (
 // Owner goroutine only, but for needAuth, which a new connection reads.
 
 // aclTable is every Redis 7.0.15 command as the ACL rules know it: the
-// command table's, with their subcommands, and the few Redis commands
-// minilock does not serve (aclRedisOnly), so that "+sort" is accepted and
-// the categories count what Redis counts when ACL LIST renders rules.
+// command table's, with their subcommands (minilock serves every command
+// Redis does, so the categories count what Redis counts when ACL LIST
+// renders rules).
 var aclTable *acl.Table
-
-// aclRedisOnly are the Redis 7.0.15 commands minilock lacks, with their
-// ACL categories (COMMAND INFO; e2e/diff compares ACL CAT of every category).
-var aclRedisOnly = []struct {
-	name string
-	cats cmdspec.ACL
-}{
-	{"bgrewriteaof", cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous},
-}
 
 // buildACLTable makes aclTable from the command specs and gives every row
 // of the command table its ACL entry (commands.go's init).
@@ -44,9 +35,6 @@ func buildACLTable() {
 			c.Subs = append(c.Subs, &acl.Command{Name: sub.Name, Cats: sub.ACL, NoAuth: sub.Flags&cmdspec.NoAuth != 0})
 		}
 		cmds = append(cmds, c)
-	}
-	for _, r := range aclRedisOnly {
-		cmds = append(cmds, &acl.Command{Name: r.name, Cats: r.cats})
 	}
 	aclTable = acl.NewTable(cmds)
 	for _, cmd := range commandTable {

@@ -199,6 +199,13 @@ func (c *client) runBatch() {
 	}
 	c.srv.trackingTick() // BCAST's messages: Redis's beforeSleep
 	c.pushed = c.pushed[:0]
+	// The batch's writes reach the AOF (and the disk, with appendfsync
+	// always) before any of its replies leaves: here on the goroutine
+	// edge, whose connection writes them as soon as the batch ends; once
+	// for the iteration on the event loop (BeforeWrite).
+	if !c.OnLoop() {
+		c.srv.aofFlush()
+	}
 	c.NoteReplies(int64(c.W.Len()-c.Sent), c.lastAt.Unix())
 	c.FlushToFeed()
 	c.srv.ops.notePeakBuffers(c.lastAt.Unix(), c.InBytes, int64(c.W.Len()))
@@ -416,3 +423,7 @@ func (h *netHandler) RunBatch(sess edge.Session) { sess.(*client).runBatch() }
 func (h *netHandler) ServeWhileBusy(sess edge.Session) { (*Server)(h).serveWhileBusy(sess.(*client)) }
 
 func (h *netHandler) Parked(sess edge.Session) bool { return sess.(*client).parked != nil }
+
+// BeforeWrite is edge.BeforeWriter: the AOF is written (and fsynced with
+// appendfsync always) before the event loop writes the replies.
+func (h *netHandler) BeforeWrite() { (*Server)(h).aofFlush() }

@@ -56,7 +56,7 @@ var commandTable = []*command{
 	{name: "scan", run: data(keyspace.CmdScan)},
 	{name: "dbsize", run: data(keyspace.CmdDBSize)},
 	{name: "flushdb", run: flushing(keyspace.CmdFlushDB)},
-	{name: "flushall", run: flushing(keyspace.CmdFlushAll)},
+	{name: "flushall", run: cmdFlushAll},
 	{name: "rename", run: data(keyspace.CmdRename)},
 	{name: "renamenx", run: data(keyspace.CmdRenameNX)},
 	{name: "copy", run: data(keyspace.CmdCopy)},
@@ -321,6 +321,7 @@ var commandTable = []*command{
 	{name: "lastsave", run: cmdLastSave},
 	{name: "save", run: cmdSave},
 	{name: "bgsave", run: cmdBgSave},
+	{name: "bgrewriteaof", run: cmdBgRewriteAof},
 	{name: "monitor", run: cmdMonitor},
 	{name: "config", subs: []*command{
 		{name: "get", run: cmdConfigGet},

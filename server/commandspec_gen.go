@@ -144,6 +144,11 @@ var commandSpecs = []*cmdspec.Command{
 			}},
 	},
 	{
+		Name: "bgrewriteaof", Arity: 1, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.NoAsyncLoading,
+		ACL:  cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
+		Docs: cmdspec.Docs{Summary: "Asynchronously rewrite the append-only file", Since: "1.0.0", Group: "server", Complexity: "O(1)"},
+	},
+	{
 		Name: "bgsave", Arity: -1, Flags: cmdspec.Admin | cmdspec.NoScript | cmdspec.NoAsyncLoading,
 		ACL: cmdspec.ACLAdmin | cmdspec.ACLSlow | cmdspec.ACLDangerous,
 		Docs: cmdspec.Docs{Summary: "Asynchronously save the dataset to disk", Since: "1.0.0", Group: "server", Complexity: "O(1)",

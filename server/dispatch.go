@@ -44,6 +44,9 @@ type call struct {
 	// goroutine while a script holds the owner (stats.go defers its
 	// counting).
 	offOwner bool
+	// loading is set while the AOF's commands are replayed at start: no
+	// client sent them, so MONITOR and the lock doctor do not see them.
+	loading bool
 }
 
 // errNoReply is returned by a command that must send no reply at all.
@@ -146,6 +149,9 @@ func (s *Server) executeCmd(c *client, args [][]byte) {
 		// default user with every permission skips it on the flag.
 	case s.maxMemory > 0 && s.performEvictions() && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)):
 		err = errOOM
+	case (cmd.flags&fWrite != 0 || cmd.name == "ping") && s.persist.lastFailed && s.writesRefused():
+		// processCommand refuses PING too: a health check should see it.
+		err = errMisconf
 	case !s.goodReplicas() && s.isWriteCommand(c, cmd, args):
 		err = errNoGoodReplicas
 	case c.monitor && cmd.flags&(fWrite|fReadOnly|fMayReplicate) != 0:
@@ -203,6 +209,10 @@ func (s *Server) executeCmd(c *client, args [][]byte) {
 func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	start := x.W.Len()
 	began := s.commandStart(x)
+	if s.aof.on {
+		s.aofBefore(cmd)
+		defer s.aofAfter(x, cmd, args)
+	}
 	defer func() {
 		if p := recover(); p != nil {
 			x.dropReply(start)
@@ -235,12 +245,12 @@ func (s *Server) run(x *call, cmd *command, args [][]byte) {
 	}
 	reply := x.W.From(start)
 	s.afterCommand(x, cmd, args, began, err, reply)
-	if s.doctor != nil && !x.offOwner {
+	if s.doctor != nil && !x.offOwner && !x.loading {
 		// offOwner: a command allowed while a script is busy runs on its
 		// connection's goroutine; none of them touches a key.
 		s.doctorSee(x, cmd, args, reply)
 	}
-	if cmd.flags&fSkipMonitor == 0 {
+	if cmd.flags&fSkipMonitor == 0 && !x.loading {
 		s.feedMonitors(x, args)
 	}
 }

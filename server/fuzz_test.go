@@ -52,6 +52,9 @@ type fuzzServer struct {
 func newFuzzServer(f *testing.F, cfg Config) *fuzzServer {
 	cfg.DisableProtectedMode = true // a Unix socket has no IP address
 	fs := &fuzzServer{cfg: cfg, dir: f.TempDir()}
+	// SAVE, BGSAVE and BGREWRITEAOF write their files there, not into
+	// the package's directory.
+	fs.cfg.Dir = fs.dir
 	f.Cleanup(fs.restart)
 	return fs
 }

@@ -287,44 +287,64 @@ func humanBytes(n uint64) string {
 }
 
 func infoPersistence(x *call) [][2]string {
-	// Nothing is persisted. ioredis's ready check waits while "loading:1",
-	// which is what the restart delay looks like from outside.
+	// ioredis's ready check waits while "loading:1", which is what the
+	// restart delay looks like from outside.
 	loading := "0"
 	if x.Now < x.s.writableAt {
 		loading = "1"
 	}
-	return [][2]string{
+	p := &x.s.persist
+	// The figures of the snapshot being taken: its copies of changed keys
+	// stand for Redis's copy-on-write pages, and the share of keys copied
+	// out for current_fork_perc (the child's progress).
+	snap := x.s.ks.SnapshotProgress()
+	forkPerc := "0.00"
+	if snap.KeysTotal > 0 {
+		forkPerc = fmt.Sprintf("%.2f", 100*float64(snap.KeysDone)/float64(snap.KeysTotal))
+	}
+	a := &x.s.aof
+	rw := p.bg != nil && p.bg.aof
+	rwCur := int64(-1)
+	if rw {
+		rwCur = (x.Now - a.rwStart) / 1000
+	}
+	rwStatus := okErr(a.rewriteOK || a.rewrites == 0 && !rw)
+	out := [][2]string{
 		{"loading", loading},
 		{"async_loading", "0"},
-		{"current_cow_peak", "0"},
-		{"current_cow_size", "0"},
+		{"current_cow_peak", itoa(snap.CowPeak)},
+		{"current_cow_size", itoa(snap.CowBytes)},
 		{"current_cow_size_age", "0"},
-		{"current_fork_perc", "0.00"},
-		{"current_save_keys_processed", "0"},
-		{"current_save_keys_total", "0"},
-		{"rdb_changes_since_last_save", "0"},
-		{"rdb_bgsave_in_progress", "0"},
-		{"rdb_last_save_time", itoa(x.s.start.Unix())},
-		{"rdb_last_bgsave_status", "ok"},
-		{"rdb_last_bgsave_time_sec", "-1"},
-		{"rdb_current_bgsave_time_sec", "-1"},
-		{"rdb_saves", "0"},
-		{"rdb_last_cow_size", "0"},
+		{"current_fork_perc", forkPerc},
+		{"current_save_keys_processed", itoa(snap.KeysDone)},
+		{"current_save_keys_total", itoa(snap.KeysTotal)},
+		{"rdb_changes_since_last_save", itoa(x.s.ks.Changes() - p.saved)},
+		{"rdb_bgsave_in_progress", boolDigit(p.bg != nil)},
+		{"rdb_last_save_time", itoa(p.lastSave)},
+		{"rdb_last_bgsave_status", okErr(!p.lastFailed)},
+		{"rdb_last_bgsave_time_sec", itoa(p.lastSecs)},
+		{"rdb_current_bgsave_time_sec", itoa(x.s.bgSaveElapsed(x.Now))},
+		{"rdb_saves", itoa(p.saves)},
+		{"rdb_last_cow_size", itoa(p.lastCow)},
 		{"rdb_last_load_keys_expired", "0"},
 		{"rdb_last_load_keys_loaded", "0"},
-		{"aof_enabled", "0"},
-		{"aof_rewrite_in_progress", "0"},
-		{"aof_rewrite_scheduled", "0"},
-		{"aof_last_rewrite_time_sec", "-1"},
-		{"aof_current_rewrite_time_sec", "-1"},
-		{"aof_last_bgrewrite_status", "ok"},
-		{"aof_rewrites", "0"},
+		{"aof_enabled", boolDigit(a.on)},
+		{"aof_rewrite_in_progress", boolDigit(rw)},
+		{"aof_rewrite_scheduled", boolDigit(a.rewriting)},
+		{"aof_last_rewrite_time_sec", itoa(a.lastRwSec)},
+		{"aof_current_rewrite_time_sec", itoa(rwCur)},
+		{"aof_last_bgrewrite_status", rwStatus},
+		{"aof_rewrites", itoa(a.rewrites)},
 		{"aof_rewrites_consecutive_failures", "0"},
-		{"aof_last_write_status", "ok"},
+		{"aof_last_write_status", okErr(a.lastErr == nil)},
 		{"aof_last_cow_size", "0"},
 		{"module_fork_in_progress", "0"},
 		{"module_fork_last_cow_size", "0"},
 	}
+	if a.on {
+		out = append(out, x.s.aofInfo()...)
+	}
+	return out
 }
 
 func infoStats(x *call) [][2]string {

@@ -5,35 +5,51 @@ import (
 	"github.com/minilock/minilock/resp"
 )
 
-// Persistence commands. minilock keeps its data in memory only: LASTSAVE
-// answers as a Redis that never saved (its start time, as INFO's
-// rdb_last_save_time), and SAVE and BGSAVE, after Redis's own argument
-// checks, are refused with an error that says so rather than answering
-// +OK for a file that was never written (docs/differences.md).
+// Persistence commands: the RDB file (SAVE, BGSAVE, LASTSAVE). BGSAVE runs
+// without fork, by a copy-on-write snapshot (bgsave.go,
+// docs/persistence.md).
 
-// errNoPersistence is the reply to SAVE and BGSAVE.
-var errNoPersistence = resp.NewError("minilock keeps no data on disk (no RDB, no AOF): SAVE and BGSAVE are not supported")
-
-// LASTSAVE
+// LASTSAVE: the Unix time of the last successful save (the start time
+// before any).
 func cmdLastSave(x *call, args [][]byte) error {
-	x.W.Int(x.s.start.Unix())
+	x.W.Int(x.s.persist.lastSave)
 	return nil
 }
 
 // SAVE writes the RDB file (rdbfile.go) on the owner, as Redis's SAVE
 // blocks its one thread.
 func cmdSave(x *call, args [][]byte) error {
+	if x.s.persist.bg != nil {
+		return errBgSaveRunning
+	}
 	if err := x.s.saveRDB(); err != nil {
 		return resp.NewError("")
 	}
+	x.s.persist.savedSync(x.Now, x.s.ks.Changes())
 	x.W.Status("OK")
 	return nil
 }
 
-// BGSAVE [SCHEDULE]
+// BGSAVE [SCHEDULE] (rdb.c:bgsaveCommand). Inside MULTI/EXEC it is
+// scheduled, as Redis schedules it there, and the owner's cron starts it
+// after the transaction.
 func cmdBgSave(x *call, args [][]byte) error {
 	if len(args) > 2 || len(args) == 2 && !redisstr.Option(args[1], "schedule") {
 		return resp.ErrSyntax
 	}
-	return errNoPersistence
+	s := x.s
+	switch {
+	case s.persist.bg != nil:
+		return errBgSaveRunning
+	case x.inExec:
+		s.persist.scheduled = true
+		x.W.Status("Background saving scheduled")
+		return nil
+	}
+	if err := s.startBgSave(x.Now); err != nil {
+		return err
+	}
+	s.log.Info("Background saving started")
+	x.W.Status("Background saving started")
+	return nil
 }

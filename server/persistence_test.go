@@ -21,12 +21,6 @@ func TestPersistenceCommands(t *testing.T) {
 	if err != nil || !strings.HasPrefix(got, ":") || n < before || n > after {
 		t.Fatalf("LASTSAVE = %q, want the start time in [%d, %d]", got, before, after)
 	}
-	want := "-" + errNoPersistence.Error()
-	for _, c := range []string{"BGSAVE", "BGSAVE schedule"} {
-		if got := send(c); got != want {
-			t.Errorf("%s = %q, want %q", c, got, want)
-		}
-	}
 	if got := send("BGSAVE now"); got != "-ERR syntax error" {
 		t.Errorf("BGSAVE now = %q", got)
 	}

@@ -188,6 +188,8 @@ type Server struct {
 	stats           stats
 	ops             opsState     // INFO's counters, the slow log, settings (stats.go)
 	rt              runtimeState // run-time settings the commands read (replicas.go)
+	persist         persistState // BGSAVE, LASTSAVE, the save points (bgsave.go)
+	aof             aofState     // the append-only file (aof.go)
 
 	notify notifyState   // keyspace notifications (notify.go)
 	track  trackingState // client-side caching (tracking.go)
@@ -247,6 +249,8 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.ops.init(s)
 	s.initACL()
+	s.persist.init(expiry.Millis(cfg.Clock.Now()))
+	s.aof.lastRwSec = -1
 	if err := s.startupParams(); err != nil {
 		return nil, err
 	}
@@ -297,9 +301,12 @@ func Start(cfg Config) (*Server, error) {
 		s.setNotifyFlags(notifyFlags)
 		if perr = s.applyParams(); perr == nil {
 			perr = s.startupUsers() // aclfile is one of the params
-			if perr == nil {
+			if perr == nil && s.param("appendonly") == "yes" {
+				perr = s.loadAOF() // the AOF, when on, is what is loaded (loadDataFromDisk)
+			} else if perr == nil {
 				perr = s.loadRDB()
 			}
+			s.aof.started = true
 		}
 	})
 	if perr != nil {
@@ -325,6 +332,8 @@ func (d dueWork) Tick(now int64) (more bool) {
 	// Active expiry may have deleted a stream that XREADGROUPs wait on:
 	// they hear of it now, not at the next command.
 	d.s.serveReady()
+	more = d.s.bgSaveTick(now) || more
+	d.s.aofFlush() // expired keys' DELs
 	return more
 }
 
@@ -334,6 +343,9 @@ func (d dueWork) Next() (int64, bool) {
 		next, ok = t, true
 	}
 	if t, tok := d.s.trackingDue(); tok && (!ok || t < next) {
+		next, ok = t, true
+	}
+	if t, tok := d.s.bgSaveNext(d.s.ks.Now()); tok && (!ok || t < next) {
 		next, ok = t, true
 	}
 	return next, ok
@@ -418,6 +430,12 @@ func (s *Server) Close() error {
 			time.Sleep(time.Millisecond)
 		}
 		s.closeConns()
+		// The AOF's last writes reach the disk; a save or rewrite running
+		// stops, its temporary file removed.
+		s.owner.Do(func() {
+			s.abortBgSave()
+			s.stopAOF()
+		})
 		s.owner.Close()
 		if s.loop != nil {
 			s.loop.Close()

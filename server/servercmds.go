@@ -78,6 +78,9 @@ func cmdShutdown(x *call, args [][]byte) error {
 		// NOSAVE may stop the server then (server.c:shutdownCommand).
 		return x.s.busyError()
 	}
+	if err := x.s.saveForShutdown(x.Now, save, nosave, other && hasForce(args)); err != nil {
+		return err
+	}
 	x.c.CloseNow = true
 	x.s.shutdownAsync()
 	return nil

@@ -34,8 +34,14 @@ func defaults() options {
 		// request at a time it is 1.1-1.3x the goroutine edge
 		// (docs/performance.md). Elsewhere the server ignores it.
 		// dir is Redis's "./": dump.rdb in the working directory is
-		// loaded at start and written by SAVE.
-		server: server.Config{EventLoop: runtime.GOOS == "linux", Dir: "."},
+		// loaded at start and written by SAVE. The save points are
+		// redis-server's when no config file sets them (an embedded server
+		// has none and writes no file).
+		server: server.Config{
+			EventLoop: runtime.GOOS == "linux",
+			Dir:       ".",
+			Params:    [][2]string{{"save", "3600 1 300 100 60 10000"}},
+		},
 	}
 }
 
@@ -88,7 +94,7 @@ var errArgs = errors.New("Bad directive or wrong number of arguments")
 // ignored lists directives of redis.conf that minilock accepts and
 // ignores: it does not daemonize and logs to stderr.
 var ignored = map[string]bool{
-	"save": true, "appendonly": true, "daemonize": true, "supervised": true,
+	"daemonize": true, "supervised": true,
 	"pidfile": true, "logfile": true,
 }
 

@@ -19,7 +19,7 @@ func TestRunLab(t *testing.T) {
 	}{
 		{args: []string{"list"}, stdout: "paused-holder"},
 		{args: nil, stdout: "fencing"},
-		{args: []string{"all"}, stdout: "21 scenarios, 0 with an unexpected verdict"},
+		{args: []string{"all"}, stdout: "24 scenarios, 0 with an unexpected verdict"},
 		{args: []string{"subscribe-late"}, stdout: "verdict: B waited 24.999s for a free lock"},
 		{args: []string{"fencing"}, stdout: "verdict: safe (as expected)"},
 		{args: []string{"--svg", dir, "del-after-expiry"}, stdout: "two clients held the lock at t=+16.000s", svgWritten: "del-after-expiry.svg"},

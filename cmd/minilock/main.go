@@ -103,7 +103,13 @@ func run(args []string) int {
 	select {
 	case got := <-sig:
 		log.Info("received signal, shutting down", "signal", got.String())
-		go s.Close()
+		// As redis-server on SIGTERM: the final save when save points are
+		// set; if it fails the server goes on (a second signal ends it).
+		go func() {
+			if err := s.Shutdown(); err != nil {
+				log.Error("Errors trying to shut down the server. Check the logs for more information.", "err", err)
+			}
+		}()
 	case <-requested: // SHUTDOWN: the server is closing itself
 	}
 	// Close stops accepting, lets the replies in flight go out (for at most

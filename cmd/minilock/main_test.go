@@ -87,6 +87,7 @@ func startMinilock(t *testing.T, extra ...string) *proc {
 	t.Helper()
 	args := append([]string{"--port", "0", "--bind", "127.0.0.1", "--loglevel", "verbose"}, extra...)
 	p := &proc{t: t, cmd: exec.Command(binPath, args...), exited: make(chan struct{}), lines: make(chan string, 100)}
+	p.cmd.Dir = t.TempDir() // the save points write dump.rdb there on SIGTERM
 	stderr, err := p.cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -52,6 +52,7 @@ func TestSIGHUPAndSIGPIPEAreIgnored(t *testing.T) {
 // for standard error.
 func TestBrokenStderrDoesNotKill(t *testing.T) {
 	cmd := exec.Command(binPath, "--port", "0", "--bind", "127.0.0.1", "--loglevel", "debug")
+	cmd.Dir = t.TempDir() // the save points write dump.rdb there on SIGTERM
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -83,6 +83,8 @@ const (
 type Loop struct {
 	e *Edge
 	h LoopHandler
+	// before is h's BeforeWrite, if it has one.
+	before BeforeWriter
 	// Owner is the owner goroutine the loop waits for (its Waiter): the
 	// server sets it once both exist.
 	Owner  *Owner
@@ -139,12 +141,14 @@ func NewLoop(e *Edge, h LoopHandler) (*Loop, error) {
 		unix.Close(evfd)
 		return nil, err
 	}
-	return &Loop{
+	l := &Loop{
 		e: e, h: h, epfd: epfd, evfd: evfd,
 		events:  make([]unix.EpollEvent, 256),
 		lns:     map[int]*Listener{},
 		stalled: map[*loopConn]struct{}{},
-	}, nil
+	}
+	l.before, _ = h.(BeforeWriter)
+	return l, nil
 }
 
 // listenerEvent stamps a listener's epoll events (a connection's carry its
@@ -756,6 +760,10 @@ func (l *Loop) outputQueued(lc *loopConn) {
 // write writes what lc's output holds, without blocking, and keeps the
 // rest for EPOLLOUT.
 func (l *Loop) write(lc *loopConn) {
+	if l.before != nil {
+		// The first write of an iteration flushes for all of them.
+		l.before.BeforeWrite()
+	}
 	c := lc.c
 	var left, before int
 	var err error

@@ -81,6 +81,16 @@ type LoopHandler interface {
 	Parked(Session) bool
 }
 
+// BeforeWriter is what a LoopHandler may have besides: BeforeWrite runs
+// on the owner before the loop writes to a connection. The loop writes
+// every connection's replies at the end of an iteration, so the first
+// call flushes what the whole iteration must have on disk before a reply
+// leaves, as Redis's beforeSleep flushes the AOF before
+// handleClientsWithPendingWrites; the others find nothing to do.
+type BeforeWriter interface {
+	BeforeWrite()
+}
+
 // Edge is the goroutine edge of one server, and what the event loop
 // shares with it (the counters, Closing, the write timeout).
 type Edge struct {
