@@ -102,6 +102,39 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		// without the indirect call; any other operand goes to the
 		// handler.
 		switch int(inst >> 26) {
+		case lua.OP_MOVE:
+			frame{reg: s.reg, cf: cf}.set(OpA(inst), s.reg.array[cf.LocalBase+OpB(inst)])
+			continue
+		case lua.OP_LOADK:
+			frame{reg: s.reg, cf: cf}.set(OpA(inst), cf.Fn.Proto.Constants[OpBx(inst)])
+			continue
+		case lua.OP_GETUPVAL:
+			frame{reg: s.reg, cf: cf}.set(OpA(inst), cf.Fn.Upvalues[OpB(inst)].Value())
+			continue
+		case lua.OP_JMP:
+			cf.Pc += OpBx(inst) - maxArgSbx
+			continue
+		case lua.OP_TEST:
+			if lua.LVAsBool(s.reg.array[cf.LocalBase+OpA(inst)]) == (OpC(inst) == 0) {
+				cf.Pc++
+			}
+			continue
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+			if fastGetTable(s, cf, inst) {
+				continue
+			}
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+			if fastSetTable(s, cf, inst) {
+				continue
+			}
+		case lua.OP_CALL:
+			if fastCall(L, s, gs, cf, inst) {
+				continue
+			}
+		case lua.OP_RETURN:
+			if fastReturn(s, gs, cf, inst, baseframe) {
+				continue
+			}
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD:
 			if fastArith(L, s, cf, inst) {
 				continue
@@ -201,3 +234,177 @@ func fastForLoop(L *lua.LState, s *lState, cf *callFrame, inst uint32) bool {
 
 // maxArgSbx is the bias of an instruction's sBx field.
 const maxArgSbx = 0x3ffff >> 1
+
+// fastGetTable is OP_GETTABLE and OP_GETTABLEKS (the index hook) when
+// R(B) is a table holding RK(C), or one without a metatable: no __index
+// to consult.
+func fastGetTable(s *lState, cf *callFrame, inst uint32) bool {
+	t, ok := s.reg.array[cf.LocalBase+OpB(inst)].(*lua.LTable)
+	if !ok {
+		return false
+	}
+	var k lua.LValue
+	if x := OpC(inst); x&RKBit != 0 {
+		k = cf.Fn.Proto.Constants[x&^RKBit]
+	} else {
+		k = s.reg.array[cf.LocalBase+x]
+	}
+	v := Get(t, k)
+	if v == lua.LNil && !noMeta(t) {
+		return false
+	}
+	frame{reg: s.reg, cf: cf}.set(OpA(inst), v)
+	return true
+}
+
+// fastSetTable is OP_SETTABLE and OP_SETTABLEKS (setTable) when the key
+// already has its place in R(A): an integer key inside the array part, or
+// a string key with a value. Lua consults __newindex only for a key whose
+// value is nil, so a metatable matters only for an empty array slot.
+func fastSetTable(s *lState, cf *callFrame, inst uint32) bool {
+	t, ok := s.reg.array[cf.LocalBase+OpA(inst)].(*lua.LTable)
+	if !ok {
+		return false
+	}
+	f := frame{reg: s.reg, cf: cf}
+	tb := tableOf(t)
+	switch k := f.rk(OpB(inst)).(type) {
+	case lua.LNumber:
+		i := int(k)
+		if lua.LNumber(i) != k || uint(i-1) >= uint(len(tb.array)) || !inLuaLayout(tb) {
+			return false
+		}
+		if tb.array[i-1] == lua.LNil && !noMeta(t) {
+			return false
+		}
+		tb.array[i-1] = f.rk(OpC(inst))
+		return true
+	case lua.LString:
+		if _, ok := tb.strdict[string(k)]; !ok {
+			return false
+		}
+		tb.store(k, f.rk(OpC(inst)))
+		return true
+	}
+	return false
+}
+
+// fastCall is OP_CALL of a Lua function that takes no varargs, as
+// gopher-lua's handler and the call-stack hook (reserve) do it, when the
+// callee's registers are already allocated: the frame is pushed straight
+// onto the growing call stack (a segment the stack had before is used
+// again, where gopher-lua takes one from a sync.Pool), without the
+// handler's interface calls. Anything else goes to the handler.
+func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32) bool {
+	reg := s.reg
+	ra := cf.LocalBase + OpA(inst)
+	fn, ok := reg.array[ra].(*lua.LFunction)
+	if !ok || fn.IsG {
+		return false
+	}
+	proto := fn.Proto
+	if proto.IsVarArg != 0 {
+		return false
+	}
+	nargs := OpB(inst) - 1
+	if nargs < 0 {
+		nargs = reg.top - (ra + 1)
+	}
+	np := int(proto.NumParameters)
+	used := int(proto.NumUsedRegisters)
+	lbase := ra + 1
+	if lbase+max(np, nargs, used) > len(reg.array) {
+		return false
+	}
+	idx, sp := gs.segIdx, gs.segSp
+	if sp >= lua.FramesPerSegment {
+		if int(idx)+1 >= len(gs.segments) || gs.segments[idx+1] == nil {
+			return false
+		}
+	}
+	reserve(L, gs)
+	if sp >= lua.FramesPerSegment {
+		idx, sp = idx+1, 0
+	}
+	nf := &(*segment)(gs.segments[idx])[sp]
+	*nf = callFrame{Idx: int(sp) + lua.FramesPerSegment*int(idx), Fn: fn, Parent: cf, Base: ra,
+		LocalBase: lbase, ReturnBase: ra, NArgs: nargs, NRet: OpC(inst) - 1}
+	gs.segIdx, gs.segSp = idx, sp+1
+	// initCallFrame: missing parameters and the other registers are nil.
+	a := reg.array
+	if nargs < np {
+		for i := nargs; i < np; i++ {
+			a[lbase+i] = lua.LNil
+		}
+		nargs = np
+		reg.top = lbase + np
+	}
+	for i := np; i < max(nargs, used); i++ {
+		a[lbase+i] = lua.LNil
+	}
+	reg.top = lbase + used
+	s.currentFrame = nf
+	return true
+}
+
+// fastReturn is OP_RETURN from a Lua function to the Lua function that
+// called it, inside this loop (not the loop's base frame), with no open
+// upvalues to close: gopher-lua's handler without its interface calls; the
+// emptied segment stays on the stack for fastCall to use again.
+func fastReturn(s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) bool {
+	if cf == baseframe || s.uvcache != nil {
+		return false
+	}
+	idx, sp := gs.segIdx, gs.segSp
+	if sp == 0 {
+		if idx == 0 {
+			return false
+		}
+		idx, sp = idx-1, lua.FramesPerSegment
+	}
+	sp-- // the popped frame, cf
+	var parent *callFrame
+	switch {
+	case sp > 0:
+		parent = &(*segment)(gs.segments[idx])[sp-1]
+	case idx > 0:
+		parent = &(*segment)(gs.segments[idx-1])[lua.FramesPerSegment-1]
+	default:
+		return false
+	}
+	if parent.Fn.IsG {
+		return false
+	}
+	reg := s.reg
+	ra := cf.LocalBase + OpA(inst)
+	b := OpB(inst)
+	n := cf.NRet
+	if n == lua.MultRet {
+		if n = b - 1; b == 0 {
+			n = reg.top - ra
+		}
+	}
+	regv := cf.ReturnBase
+	if regv+n > len(reg.array) {
+		return false
+	}
+	gs.segIdx, gs.segSp = idx, sp
+	// copyReturnValues: n results from RA, those past B-1 (or past the
+	// top) nil, and the registers above them cleared.
+	a := reg.array
+	limit := reg.top
+	for i := 0; i < n; i++ {
+		if src := ra + i; b == 1 || b > 1 && i >= b-1 || src >= limit {
+			a[regv+i] = lua.LNil
+		} else {
+			a[regv+i] = a[src]
+		}
+	}
+	oldtop := reg.top
+	reg.top = regv + n
+	if reg.top < oldtop {
+		clear(a[reg.top:oldtop])
+	}
+	s.currentFrame = parent
+	return true
+}
