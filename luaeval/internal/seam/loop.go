@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // The VM loop.
@@ -81,6 +83,8 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 	s.currentFrame = cf
 	base := unsafe.Pointer(baseframe)
 	n := PollEvery
+	var forIn *ForIn
+	forInRead := false
 	for {
 		cf = s.currentFrame
 		inst := cf.Fn.Proto.Code[cf.Pc]
@@ -141,6 +145,16 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
 			if fastCompare(s, cf, inst) {
+				continue
+			}
+		case lua.OP_TFORLOOP:
+			if !forInRead {
+				forInRead = true
+				if src, ok := L.Context().(ForInSource); ok {
+					forIn = src.ForIn()
+				}
+			}
+			if forIn != nil && fastForIn(L, s, gs, cf, inst, forIn) {
 				continue
 			}
 		case lua.OP_FORLOOP:
@@ -406,5 +420,99 @@ func fastReturn(s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe 
 		clear(a[reg.top:oldtop])
 	}
 	s.currentFrame = parent
+	return true
+}
+
+// ForIn names the iterators the generic for runs without calling them:
+// the engine's ipairs iterator and next (Lua 5.1's, over this package's
+// tables), and Real, the table a read-only proxy stands for (the identity
+// for any other table), which both read through.
+type ForIn struct {
+	IpairsAux, Next *lua.LFunction
+	Real            func(*lua.LTable) *lua.LTable
+}
+
+// ForInSource is implemented by a script state's context that has ForIn.
+type ForInSource interface{ ForIn() *ForIn }
+
+// fastForIn is OP_TFORLOOP (with the jump after it) when the iterator is
+// fi's ipairs iterator or next over a table: what the call would leave in
+// the registers (gopher-lua's handler: the iterator, state and control
+// copied above, the call's results moved down to R(A+3)), computed
+// without the call. The rest (another iterator, a key next refuses, a C
+// call or call stack at its limit) goes to the handler.
+func fastForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, fi *ForIn) bool {
+	reg := s.reg
+	a := reg.array
+	ra := cf.LocalBase + OpA(inst)
+	if ra+8 > len(a) || gs.depth()+1 >= L.Options.CallStackSize ||
+		lauxlib.Of(L).CCalls(L).N+1 >= lauxlib.MaxCCalls {
+		return false
+	}
+	fn, ok := a[ra].(*lua.LFunction)
+	if !ok {
+		return false
+	}
+	t, ok := a[ra+1].(*lua.LTable)
+	if !ok {
+		return false
+	}
+	var res [2]lua.LValue
+	ret := 0
+	switch fn {
+	case fi.IpairsAux:
+		ctl, ok := a[ra+2].(lua.LNumber)
+		i := int(ctl)
+		if !ok || lua.LNumber(i) != ctl || i < -(1<<52) || i >= 1<<52 {
+			return false
+		}
+		i++
+		if v := GetInt(fi.Real(t), i); v != lua.LNil {
+			res, ret = [2]lua.LValue{NumberIn(L, float64(i)), v}, 2
+		}
+	case fi.Next:
+		k, v, ok := Next(fi.Real(t), a[ra+2])
+		if !ok {
+			return false
+		}
+		if k == lua.LNil {
+			res, ret = [2]lua.LValue{lua.LNil}, 1
+		} else {
+			res, ret = [2]lua.LValue{k, v}, 2
+		}
+	default:
+		return false
+	}
+	// registry.SetTop(RA+5), the copies, the results pushed above them.
+	for i := reg.top; i < ra+5; i++ {
+		a[i] = lua.LNil
+	}
+	for i := ra + 5; i < reg.top; i++ {
+		a[i] = nil
+	}
+	a[ra+5], a[ra+4], a[ra+3] = a[ra+2], a[ra+1], a[ra]
+	for i := 0; i < ret; i++ {
+		a[ra+6+i] = res[i]
+	}
+	reg.top = ra + 6 + ret
+	// callGFunction's copy of C results to R(A+3).
+	nret := OpC(inst)
+	for i := 0; i < nret; i++ {
+		if src := ra + 6 + i; src < reg.top {
+			a[ra+3+i] = a[src]
+		} else {
+			a[ra+3+i] = lua.LNil
+		}
+	}
+	oldtop := reg.top
+	reg.top = ra + 3 + nret
+	for i := reg.top; i < oldtop; i++ {
+		a[i] = nil
+	}
+	if v := a[ra+3]; v != lua.LNil {
+		a[ra+2] = v
+		cf.Pc += OpBx(cf.Fn.Proto.Code[cf.Pc]) - maxArgSbx
+	}
+	cf.Pc++
 	return true
 }
