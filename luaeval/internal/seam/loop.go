@@ -303,18 +303,24 @@ func fastSetTable(s *lState, cf *callFrame, inst uint32) bool {
 	return false
 }
 
-// fastCall is OP_CALL of a Lua function that takes no varargs, as
-// gopher-lua's handler and the call-stack hook (reserve) do it, when the
-// callee's registers are already allocated: the frame is pushed straight
-// onto the growing call stack (a segment the stack had before is used
-// again, where gopher-lua takes one from a sync.Pool), without the
-// handler's interface calls. Anything else goes to the handler.
+// fastCall is OP_CALL of a function value, as gopher-lua's handler and
+// the call-stack hook (reserve) do it, when the callee's registers are
+// already allocated: the frame is pushed straight onto the growing call
+// stack (a segment the stack had before is used again, where gopher-lua
+// takes one from a sync.Pool), without the handler's interface calls. A
+// Lua function without varargs then runs in this loop; a Go function is
+// called here and its results copied back (callGFunction) when the state
+// is not a coroutine (whose yields go back to its resumer, which
+// gopher-lua's handler does). Anything else goes to the handler.
 func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32) bool {
 	reg := s.reg
 	ra := cf.LocalBase + OpA(inst)
 	fn, ok := reg.array[ra].(*lua.LFunction)
-	if !ok || fn.IsG {
+	if !ok {
 		return false
+	}
+	if fn.IsG {
+		return fastCallGo(L, s, gs, cf, fn, inst)
 	}
 	proto := fn.Proto
 	if proto.IsVarArg != 0 {
@@ -330,6 +336,7 @@ func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 	if lbase+max(np, nargs, used) > len(reg.array) {
 		return false
 	}
+	// pushFrame, written out: this is every Lua call's path.
 	idx, sp := gs.segIdx, gs.segSp
 	if sp >= lua.FramesPerSegment {
 		if int(idx)+1 >= len(gs.segments) || gs.segments[idx+1] == nil {
@@ -351,7 +358,6 @@ func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 			a[lbase+i] = lua.LNil
 		}
 		nargs = np
-		reg.top = lbase + np
 	}
 	for i := np; i < max(nargs, used); i++ {
 		a[lbase+i] = lua.LNil
@@ -359,6 +365,92 @@ func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 	reg.top = lbase + used
 	s.currentFrame = nf
 	return true
+}
+
+// fastCallGo is fastCall of Go function fn.
+func fastCallGo(L *lua.LState, s *lState, gs *growStack, cf *callFrame, fn *lua.LFunction, inst uint32) bool {
+	reg := s.reg
+	ra := cf.LocalBase + OpA(inst)
+	nargs := OpB(inst) - 1
+	if nargs < 0 {
+		nargs = reg.top - (ra + 1)
+	}
+	nret := OpC(inst) - 1
+	if s.Parent != nil || ra+1+nargs > len(reg.array) || ra+nret > len(reg.array) {
+		return false
+	}
+	nf := pushFrame(L, gs, cf, fn, ra, nargs, nret)
+	if nf == nil {
+		return false
+	}
+	s.currentFrame = nf
+	callGo(L, s, gs, nf)
+	return true
+}
+
+// pushFrame pushes the frame of a call of fn in R(ra) as
+// autoGrowingCallFrameStack.Push does, after reserve; it returns nil (and
+// pushes nothing) when the frame needs a segment the stack does not have.
+func pushFrame(L *lua.LState, gs *growStack, cf *callFrame, fn *lua.LFunction, ra, nargs, nret int) *callFrame {
+	idx, sp := gs.segIdx, gs.segSp
+	if sp >= lua.FramesPerSegment {
+		if int(idx)+1 >= len(gs.segments) || gs.segments[idx+1] == nil {
+			return nil
+		}
+	}
+	reserve(L, gs)
+	if sp >= lua.FramesPerSegment {
+		idx, sp = idx+1, 0
+	}
+	nf := &(*segment)(gs.segments[idx])[sp]
+	*nf = callFrame{Idx: int(sp) + lua.FramesPerSegment*int(idx), Fn: fn, Parent: cf, Base: ra,
+		LocalBase: ra + 1, ReturnBase: ra, NArgs: nargs, NRet: nret}
+	gs.segIdx, gs.segSp = idx, sp+1
+	return nf
+}
+
+// callGo is callGFunction for frame f, a Go function's, just pushed on a
+// state that is not a coroutine: the function's arguments end at the top
+// (registry.SetTop), its results are copied to the frame's ReturnBase
+// and the frame is popped (an emptied segment kept for fastCall).
+func callGo(L *lua.LState, s *lState, gs *growStack, f *callFrame) {
+	reg := s.reg
+	a := reg.array
+	top := f.LocalBase + f.NArgs
+	for i := reg.top; i < top; i++ {
+		a[i] = lua.LNil
+	}
+	for i := top; i < reg.top; i++ {
+		a[i] = nil
+	}
+	reg.top = top
+	ret := f.Fn.GFunction(L)
+	if ret < 0 {
+		// switchToParentThread's error for a state with no parent.
+		L.RaiseError("can not yield from outside of a coroutine")
+	}
+	n := f.NRet
+	if n == lua.MultRet {
+		n = ret
+	}
+	a = reg.array
+	regv, start, limit := f.ReturnBase, reg.top-ret, reg.top
+	for i := 0; i < n; i++ {
+		if src := start + i; src < limit && src >= 0 {
+			a[regv+i] = a[src]
+		} else {
+			a[regv+i] = lua.LNil
+		}
+	}
+	reg.top = regv + n
+	for i := reg.top; i < limit; i++ {
+		a[i] = nil
+	}
+	if gs.segSp == 0 {
+		gs.segIdx, gs.segSp = gs.segIdx-1, lua.FramesPerSegment
+	}
+	gs.segSp--
+	s.currentFrame = gs.last()
 }
 
 // fastReturn is OP_RETURN from a Lua function to the Lua function that
