@@ -18,6 +18,17 @@ import (
 // PollEvery instructions: a kill still stops the script well within a
 // microsecond of Lua, and the run context counts its polls instead of
 // instructions (PollInterval).
+//
+// pollLoop also runs the instructions a script spends its time in itself,
+// on the operands they usually have, instead of through gopher-lua's
+// handlers behind an indirect call (each with its hook's checks): moves,
+// constants, upvalues, jumps and tests; arithmetic and comparisons on
+// numbers; table reads and writes that need no metamethod; calls of Lua
+// and Go functions and returns between Lua functions, the frames pushed
+// and popped on the growing call stack directly; the numeric for, and the
+// generic for over ipairs and pairs. Each leaves the state exactly as the
+// handler would, and hands anything else (metamethods, varargs,
+// coroutines, a limit being reached) to the handler.
 
 // PollEvery is how many instructions pollLoop runs between two reads of
 // the context's Done channel.
