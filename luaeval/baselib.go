@@ -22,8 +22,10 @@ func (sb *sandbox) installBase(orig *lua.LTable) {
 	}
 	g.RawSetString("_G", sb.gProxy)
 	g.RawSetString("_VERSION", lua.LString("Lua 5.1"))
-	g.RawSetString("ipairs", sb.L.NewClosure(sb.ipairs, sb.L.NewFunction(sb.ipairsAux)))
+	aux := sb.L.NewFunction(sb.ipairsAux)
+	g.RawSetString("ipairs", sb.L.NewClosure(sb.ipairs, aux))
 	next := sb.L.NewFunction(sb.next)
+	sb.forIn = seam.ForIn{IpairsAux: aux, Next: next, Real: sb.realTable}
 	g.RawSetString("next", next)
 	g.RawSetString("pairs", sb.L.NewClosure(func(L *lua.LState) int {
 		L.CheckTable(1)

@@ -411,7 +411,19 @@ func (c *control) setBusy(gen uint64) {
 // threads are given this very context (coroutineLib), never one derived from
 // it: context.WithCancel would start a goroutine, or call back after the run
 // when Err is nil again.
-type runCtx struct{ c *control }
+type runCtx struct {
+	c  *control
+	sb *sandbox
+}
+
+// ForIn is seam.ForInSource's: the sandbox's ipairs iterator and next,
+// which the VM loop runs inside the generic for without calling them.
+func (r runCtx) ForIn() *seam.ForIn {
+	if r.sb == nil || r.sb.forIn.Next == nil {
+		return nil
+	}
+	return &r.sb.forIn
+}
 
 func (r runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (r runCtx) Value(any) any               { return nil }

@@ -439,7 +439,28 @@ func (e *Engine) runLibrary(name string, code, body []byte) (lib *Library, err e
 		}
 		return nil, &resp.Error{Code: sanitize("ERR Error registering functions: " + msg)}
 	}
+	for _, f := range lib.Funcs {
+		f.fn = sb.specialized(f.fn)
+	}
 	return lib, nil
+}
+
+// specialized is what FCALL runs for fn, a registered function: a closure
+// of fn's prototype specialized as EVAL's scripts are (specialize: the
+// libraries and builtins loaded as constants, two hash lookups each
+// before), sharing fn's upvalues and environment. The library's own code
+// keeps fn, which is what it sees while it loads: then the globals are
+// the load environment, where `string` and the rest do not exist, and a
+// helper called at load must still fail as in Redis. After the load the
+// function's globals are the run-time ones, read-only, so the constants
+// are what every lookup would find.
+func (sb *sandbox) specialized(fn *lua.LFunction) *lua.LFunction {
+	if fn.IsG {
+		return fn
+	}
+	nf := sb.L.NewFunctionFromProto(sb.specialize(fn.Proto))
+	nf.Env, nf.Upvalues = fn.Env, fn.Upvalues
+	return nf
 }
 
 // rebuildFunctions replaces the functions' Lua state after a Go panic in

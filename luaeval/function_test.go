@@ -296,3 +296,48 @@ func TestFunctionArgStrings(t *testing.T) {
 		}
 	}
 }
+
+// TestSpecializedFunctionsAgainstRedis: FCALL runs a registered function
+// specialized as EVAL's scripts are (the libraries as constants), while the
+// library's own code keeps the closure it registered. The replies, errors
+// naming globals and fields included, are redis-server's.
+func TestSpecializedFunctionsAgainstRedis(t *testing.T) {
+	rc := dialRedis(t)
+	e := newTestEngine(t, Config{})
+	h := newFakeHost()
+	libs := []string{
+		// A helper called while the library loads sees the load
+		// environment: no string there, in the specialized function either.
+		"#!lua name=a\nlocal function up(s) return string.upper(s) end\nredis.register_function('a_up', function(k, a) return up(a[1]) end)\nlocal x = up('x')",
+		"#!lua name=b\nlocal function up(s) return string.upper(s) end\nredis.register_function('b_up', function(k, a) return up(a[1]) .. string.format('%d:%s', string.byte(a[1], 1), table.concat({math.floor(2.5), 'y'}, ',')) end)",
+		"#!lua name=c\nlocal n = 0\nredis.register_function('c_inc', function() n = n + 1 return n end)\nredis.register_function('c_get', function() return n * 10 end)",
+		"#!lua name=d\nredis.register_function('d_field', function() return string.nope('x') end)\n" +
+			"redis.register_function('d_arith', function() return string + 1 end)\n" +
+			"redis.register_function('d_global', function() return nosuch end)\n" +
+			"redis.register_function('d_keys', function() return KEYS end)\n" +
+			"redis.register_function('d_call', function() return cjson.encode({1, 2}) .. cmsgpack.pack(1) .. tostring(type(bit.band)) end)\n" +
+			"redis.register_function('d_index', function() local t = nil return t.x end)\n" +
+			"redis.register_function('d_redis', function(k) redis.call('set', k[1], 'v') return redis.call('get', k[1]) end)",
+	}
+	for _, lib := range libs {
+		want := rc.do(t, "FUNCTION", "LOAD", "REPLACE", lib)
+		_, err := e.FunctionLoad([]byte(lib), true)
+		got := "$1\r\n" + string(lib[len("#!lua name="):len("#!lua name=")+1]) + "\r\n"
+		if err != nil {
+			got = "-" + errText(err) + "\r\n"
+		}
+		if got != want {
+			t.Errorf("FUNCTION LOAD %.40q: got %q, Redis %q", lib, got, want)
+		}
+	}
+	for _, args := range [][]string{
+		{"b_up", "0", "hi"}, {"c_inc", "0"}, {"c_inc", "0"}, {"c_get", "0"},
+		{"d_field", "0"}, {"d_arith", "0"}, {"d_global", "0"}, {"d_keys", "0"},
+		{"d_call", "0"}, {"d_index", "0"}, {"d_redis", "1", "k"},
+	} {
+		want := rc.do(t, append([]string{"FCALL"}, args...)...)
+		if got := fcallReply(e, h, 2, false, args...); got != want {
+			t.Errorf("FCALL %q: got %q, Redis %q", args, got, want)
+		}
+	}
+}

@@ -94,6 +94,7 @@ type sandbox struct {
 
 	handler *lua.LFunction // __redis__err__handler
 	runner  *lua.LFunction // calls a run's script (runScript)
+	forIn   seam.ForIn     // ipairs's iterator and next, for the VM loop
 
 	keys, argv *lua.LTable       // KEYS and ARGV, refilled for each run (see fillArgs)
 	sources    map[string]string // loadstring chunk id -> source, this run
@@ -187,7 +188,7 @@ func newSandbox(e *Engine) *sandbox {
 	L.SetMetatable(lua.LString(""), strMT)
 	sb.strMeta = sb.proxy(strMT)
 
-	seam.SetContext(L, runCtx{&e.ctl})
+	seam.SetContext(L, runCtx{&e.ctl, sb})
 	return sb
 }
 

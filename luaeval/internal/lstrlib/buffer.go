@@ -135,6 +135,7 @@ func (m *Matcher) AddString(b *Buffer, repl string, s, e int) error {
 func Gsub(env Env, src, pat string, maxS int, add func(m *Matcher, b *Buffer, s, e int) error) (string, int, error) {
 	p, anchor := Anchored(pat)
 	m := NewMatcher(env, src, p)
+	// Not given back on an error: add may have run Lua that failed.
 	b := NewBuffer(env)
 	n, s := 0, 0
 loop:
@@ -164,6 +165,7 @@ loop:
 			break
 		}
 	}
+	m.Release()
 	if err := b.WriteString(src[s:]); err != nil {
 		return "", 0, err
 	}

@@ -3,6 +3,7 @@ package lstrlib
 import (
 	"errors"
 	"strings"
+	"sync"
 )
 
 // MaxCaptures is LUA_MAXCAPTURES: captures one pattern may open.
@@ -65,6 +66,9 @@ type frame struct {
 
 const frameBytes = 40
 
+// firstStack is how many frames a matcher's stack starts with.
+const firstStack = 16
+
 // Matcher is lstrlib.c's MatchState: a subject, a pattern and the
 // captures of the last match.
 type Matcher struct {
@@ -84,7 +88,28 @@ func NewMatcher(env Env, src, pat string) *Matcher {
 	if i := strings.IndexByte(pat, 0); i >= 0 {
 		pat = pat[:i]
 	}
-	return &Matcher{src: src, pat: pat, env: env}
+	m, _ := matchers.Get().(*Matcher)
+	if m == nil {
+		m = new(Matcher)
+	}
+	*m = Matcher{src: src, pat: pat, env: env, stack: m.stack[:0]}
+	return m
+}
+
+// matchers holds the matchers given back by Release: a Matcher is about a
+// kilobyte (its captures and first stack), allocated by every find, match
+// and gsub before.
+var matchers sync.Pool
+
+// Release gives m back for a later NewMatcher; m must not be used after.
+// A stack grown past its first size is dropped with it.
+func (m *Matcher) Release() {
+	stack := m.stack
+	if cap(stack) > firstStack {
+		stack = nil
+	}
+	*m = Matcher{stack: stack}
+	matchers.Put(m)
 }
 
 // Anchored reports whether pattern p starts with '^' (and returns the rest),
@@ -145,7 +170,7 @@ func (m *Matcher) push(f frame) bool {
 			m.fail(ErrTooComplex)
 			return false
 		}
-		n := 2*cap(m.stack) + 16
+		n := 2*cap(m.stack) + firstStack
 		if n > MaxDepth {
 			n = MaxDepth
 		}

@@ -5,6 +5,8 @@ import (
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // The VM loop.
@@ -16,6 +18,17 @@ import (
 // PollEvery instructions: a kill still stops the script well within a
 // microsecond of Lua, and the run context counts its polls instead of
 // instructions (PollInterval).
+//
+// pollLoop also runs the instructions a script spends its time in itself,
+// on the operands they usually have, instead of through gopher-lua's
+// handlers behind an indirect call (each with its hook's checks): moves,
+// constants, upvalues, jumps and tests; arithmetic and comparisons on
+// numbers; table reads and writes that need no metamethod; calls of Lua
+// and Go functions and returns between Lua functions, the frames pushed
+// and popped on the growing call stack directly; the numeric for, and the
+// generic for over ipairs and pairs. Each leaves the state exactly as the
+// handler would, and hands anything else (metamethods, varargs,
+// coroutines, a limit being reached) to the handler.
 
 // PollEvery is how many instructions pollLoop runs between two reads of
 // the context's Done channel.
@@ -81,6 +94,8 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 	s.currentFrame = cf
 	base := unsafe.Pointer(baseframe)
 	n := PollEvery
+	var forIn *ForIn
+	forInRead := false
 	for {
 		cf = s.currentFrame
 		inst := cf.Fn.Proto.Code[cf.Pc]
@@ -102,12 +117,55 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		// without the indirect call; any other operand goes to the
 		// handler.
 		switch int(inst >> 26) {
+		case lua.OP_MOVE:
+			frame{reg: s.reg, cf: cf}.set(OpA(inst), s.reg.array[cf.LocalBase+OpB(inst)])
+			continue
+		case lua.OP_LOADK:
+			frame{reg: s.reg, cf: cf}.set(OpA(inst), cf.Fn.Proto.Constants[OpBx(inst)])
+			continue
+		case lua.OP_GETUPVAL:
+			frame{reg: s.reg, cf: cf}.set(OpA(inst), cf.Fn.Upvalues[OpB(inst)].Value())
+			continue
+		case lua.OP_JMP:
+			cf.Pc += OpBx(inst) - maxArgSbx
+			continue
+		case lua.OP_TEST:
+			if lua.LVAsBool(s.reg.array[cf.LocalBase+OpA(inst)]) == (OpC(inst) == 0) {
+				cf.Pc++
+			}
+			continue
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+			if fastGetTable(s, cf, inst) {
+				continue
+			}
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+			if fastSetTable(s, cf, inst) {
+				continue
+			}
+		case lua.OP_CALL:
+			if fastCall(L, s, gs, cf, inst) {
+				continue
+			}
+		case lua.OP_RETURN:
+			if fastReturn(s, gs, cf, inst, baseframe) {
+				continue
+			}
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD:
 			if fastArith(L, s, cf, inst) {
 				continue
 			}
 		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
 			if fastCompare(s, cf, inst) {
+				continue
+			}
+		case lua.OP_TFORLOOP:
+			if !forInRead {
+				forInRead = true
+				if src, ok := L.Context().(ForInSource); ok {
+					forIn = src.ForIn()
+				}
+			}
+			if forIn != nil && fastForIn(L, s, gs, cf, inst, forIn) {
 				continue
 			}
 		case lua.OP_FORLOOP:
@@ -201,3 +259,363 @@ func fastForLoop(L *lua.LState, s *lState, cf *callFrame, inst uint32) bool {
 
 // maxArgSbx is the bias of an instruction's sBx field.
 const maxArgSbx = 0x3ffff >> 1
+
+// fastGetTable is OP_GETTABLE and OP_GETTABLEKS (the index hook) when
+// R(B) is a table holding RK(C), or one without a metatable: no __index
+// to consult.
+func fastGetTable(s *lState, cf *callFrame, inst uint32) bool {
+	t, ok := s.reg.array[cf.LocalBase+OpB(inst)].(*lua.LTable)
+	if !ok {
+		return false
+	}
+	var k lua.LValue
+	if x := OpC(inst); x&RKBit != 0 {
+		k = cf.Fn.Proto.Constants[x&^RKBit]
+	} else {
+		k = s.reg.array[cf.LocalBase+x]
+	}
+	v := Get(t, k)
+	if v == lua.LNil && !noMeta(t) {
+		return false
+	}
+	frame{reg: s.reg, cf: cf}.set(OpA(inst), v)
+	return true
+}
+
+// fastSetTable is OP_SETTABLE and OP_SETTABLEKS (setTable) when the key
+// already has its place in R(A): an integer key inside the array part, or
+// a string key with a value. Lua consults __newindex only for a key whose
+// value is nil, so a metatable matters only for an empty array slot.
+func fastSetTable(s *lState, cf *callFrame, inst uint32) bool {
+	t, ok := s.reg.array[cf.LocalBase+OpA(inst)].(*lua.LTable)
+	if !ok {
+		return false
+	}
+	f := frame{reg: s.reg, cf: cf}
+	tb := tableOf(t)
+	switch k := f.rk(OpB(inst)).(type) {
+	case lua.LNumber:
+		i := int(k)
+		if lua.LNumber(i) != k || uint(i-1) >= uint(len(tb.array)) || !inLuaLayout(tb) {
+			return false
+		}
+		if tb.array[i-1] == lua.LNil && !noMeta(t) {
+			return false
+		}
+		tb.array[i-1] = f.rk(OpC(inst))
+		return true
+	case lua.LString:
+		if _, ok := tb.strdict[string(k)]; !ok {
+			return false
+		}
+		tb.store(k, f.rk(OpC(inst)))
+		return true
+	}
+	return false
+}
+
+// fastCall is OP_CALL of a function value, as gopher-lua's handler and
+// the call-stack hook (reserve) do it, when the callee's registers are
+// already allocated: the frame is pushed straight onto the growing call
+// stack (a segment the stack had before is used again, where gopher-lua
+// takes one from a sync.Pool), without the handler's interface calls. A
+// Lua function without varargs then runs in this loop; a Go function is
+// called here and its results copied back (callGFunction) when the state
+// is not a coroutine (whose yields go back to its resumer, which
+// gopher-lua's handler does). Anything else goes to the handler.
+func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32) bool {
+	reg := s.reg
+	ra := cf.LocalBase + OpA(inst)
+	fn, ok := reg.array[ra].(*lua.LFunction)
+	if !ok {
+		return false
+	}
+	if fn.IsG {
+		return fastCallGo(L, s, gs, cf, fn, inst)
+	}
+	proto := fn.Proto
+	if proto.IsVarArg != 0 {
+		return false
+	}
+	nargs := OpB(inst) - 1
+	if nargs < 0 {
+		nargs = reg.top - (ra + 1)
+	}
+	np := int(proto.NumParameters)
+	used := int(proto.NumUsedRegisters)
+	lbase := ra + 1
+	if lbase+max(np, nargs, used) > len(reg.array) {
+		return false
+	}
+	// pushFrame, written out: this is every Lua call's path.
+	idx, sp := gs.segIdx, gs.segSp
+	if sp >= lua.FramesPerSegment {
+		if int(idx)+1 >= len(gs.segments) || gs.segments[idx+1] == nil {
+			return false
+		}
+	}
+	reserve(L, gs)
+	if sp >= lua.FramesPerSegment {
+		idx, sp = idx+1, 0
+	}
+	nf := &(*segment)(gs.segments[idx])[sp]
+	*nf = callFrame{Idx: int(sp) + lua.FramesPerSegment*int(idx), Fn: fn, Parent: cf, Base: ra,
+		LocalBase: lbase, ReturnBase: ra, NArgs: nargs, NRet: OpC(inst) - 1}
+	gs.segIdx, gs.segSp = idx, sp+1
+	// initCallFrame: missing parameters and the other registers are nil.
+	a := reg.array
+	if nargs < np {
+		for i := nargs; i < np; i++ {
+			a[lbase+i] = lua.LNil
+		}
+		nargs = np
+	}
+	for i := np; i < max(nargs, used); i++ {
+		a[lbase+i] = lua.LNil
+	}
+	reg.top = lbase + used
+	s.currentFrame = nf
+	return true
+}
+
+// fastCallGo is fastCall of Go function fn.
+func fastCallGo(L *lua.LState, s *lState, gs *growStack, cf *callFrame, fn *lua.LFunction, inst uint32) bool {
+	reg := s.reg
+	ra := cf.LocalBase + OpA(inst)
+	nargs := OpB(inst) - 1
+	if nargs < 0 {
+		nargs = reg.top - (ra + 1)
+	}
+	nret := OpC(inst) - 1
+	if s.Parent != nil || ra+1+nargs > len(reg.array) || ra+nret > len(reg.array) {
+		return false
+	}
+	nf := pushFrame(L, gs, cf, fn, ra, nargs, nret)
+	if nf == nil {
+		return false
+	}
+	s.currentFrame = nf
+	callGo(L, s, gs, nf)
+	return true
+}
+
+// pushFrame pushes the frame of a call of fn in R(ra) as
+// autoGrowingCallFrameStack.Push does, after reserve; it returns nil (and
+// pushes nothing) when the frame needs a segment the stack does not have.
+func pushFrame(L *lua.LState, gs *growStack, cf *callFrame, fn *lua.LFunction, ra, nargs, nret int) *callFrame {
+	idx, sp := gs.segIdx, gs.segSp
+	if sp >= lua.FramesPerSegment {
+		if int(idx)+1 >= len(gs.segments) || gs.segments[idx+1] == nil {
+			return nil
+		}
+	}
+	reserve(L, gs)
+	if sp >= lua.FramesPerSegment {
+		idx, sp = idx+1, 0
+	}
+	nf := &(*segment)(gs.segments[idx])[sp]
+	*nf = callFrame{Idx: int(sp) + lua.FramesPerSegment*int(idx), Fn: fn, Parent: cf, Base: ra,
+		LocalBase: ra + 1, ReturnBase: ra, NArgs: nargs, NRet: nret}
+	gs.segIdx, gs.segSp = idx, sp+1
+	return nf
+}
+
+// callGo is callGFunction for frame f, a Go function's, just pushed on a
+// state that is not a coroutine: the function's arguments end at the top
+// (registry.SetTop), its results are copied to the frame's ReturnBase
+// and the frame is popped (an emptied segment kept for fastCall).
+func callGo(L *lua.LState, s *lState, gs *growStack, f *callFrame) {
+	reg := s.reg
+	a := reg.array
+	top := f.LocalBase + f.NArgs
+	for i := reg.top; i < top; i++ {
+		a[i] = lua.LNil
+	}
+	for i := top; i < reg.top; i++ {
+		a[i] = nil
+	}
+	reg.top = top
+	ret := f.Fn.GFunction(L)
+	if ret < 0 {
+		// switchToParentThread's error for a state with no parent.
+		L.RaiseError("can not yield from outside of a coroutine")
+	}
+	n := f.NRet
+	if n == lua.MultRet {
+		n = ret
+	}
+	a = reg.array
+	regv, start, limit := f.ReturnBase, reg.top-ret, reg.top
+	for i := 0; i < n; i++ {
+		if src := start + i; src < limit && src >= 0 {
+			a[regv+i] = a[src]
+		} else {
+			a[regv+i] = lua.LNil
+		}
+	}
+	reg.top = regv + n
+	for i := reg.top; i < limit; i++ {
+		a[i] = nil
+	}
+	if gs.segSp == 0 {
+		gs.segIdx, gs.segSp = gs.segIdx-1, lua.FramesPerSegment
+	}
+	gs.segSp--
+	s.currentFrame = gs.last()
+}
+
+// fastReturn is OP_RETURN from a Lua function to the Lua function that
+// called it, inside this loop (not the loop's base frame), with no open
+// upvalues to close: gopher-lua's handler without its interface calls; the
+// emptied segment stays on the stack for fastCall to use again.
+func fastReturn(s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) bool {
+	if cf == baseframe || s.uvcache != nil {
+		return false
+	}
+	idx, sp := gs.segIdx, gs.segSp
+	if sp == 0 {
+		if idx == 0 {
+			return false
+		}
+		idx, sp = idx-1, lua.FramesPerSegment
+	}
+	sp-- // the popped frame, cf
+	var parent *callFrame
+	switch {
+	case sp > 0:
+		parent = &(*segment)(gs.segments[idx])[sp-1]
+	case idx > 0:
+		parent = &(*segment)(gs.segments[idx-1])[lua.FramesPerSegment-1]
+	default:
+		return false
+	}
+	if parent.Fn.IsG {
+		return false
+	}
+	reg := s.reg
+	ra := cf.LocalBase + OpA(inst)
+	b := OpB(inst)
+	n := cf.NRet
+	if n == lua.MultRet {
+		if n = b - 1; b == 0 {
+			n = reg.top - ra
+		}
+	}
+	regv := cf.ReturnBase
+	if regv+n > len(reg.array) {
+		return false
+	}
+	gs.segIdx, gs.segSp = idx, sp
+	// copyReturnValues: n results from RA, those past B-1 (or past the
+	// top) nil, and the registers above them cleared.
+	a := reg.array
+	limit := reg.top
+	for i := 0; i < n; i++ {
+		if src := ra + i; b == 1 || b > 1 && i >= b-1 || src >= limit {
+			a[regv+i] = lua.LNil
+		} else {
+			a[regv+i] = a[src]
+		}
+	}
+	oldtop := reg.top
+	reg.top = regv + n
+	if reg.top < oldtop {
+		clear(a[reg.top:oldtop])
+	}
+	s.currentFrame = parent
+	return true
+}
+
+// ForIn names the iterators the generic for runs without calling them:
+// the engine's ipairs iterator and next (Lua 5.1's, over this package's
+// tables), and Real, the table a read-only proxy stands for (the identity
+// for any other table), which both read through.
+type ForIn struct {
+	IpairsAux, Next *lua.LFunction
+	Real            func(*lua.LTable) *lua.LTable
+}
+
+// ForInSource is implemented by a script state's context that has ForIn.
+type ForInSource interface{ ForIn() *ForIn }
+
+// fastForIn is OP_TFORLOOP (with the jump after it) when the iterator is
+// fi's ipairs iterator or next over a table: what the call would leave in
+// the registers (gopher-lua's handler: the iterator, state and control
+// copied above, the call's results moved down to R(A+3)), computed
+// without the call. The rest (another iterator, a key next refuses, a C
+// call or call stack at its limit) goes to the handler.
+func fastForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, fi *ForIn) bool {
+	reg := s.reg
+	a := reg.array
+	ra := cf.LocalBase + OpA(inst)
+	if ra+8 > len(a) || gs.depth()+1 >= L.Options.CallStackSize ||
+		lauxlib.Of(L).CCalls(L).N+1 >= lauxlib.MaxCCalls {
+		return false
+	}
+	fn, ok := a[ra].(*lua.LFunction)
+	if !ok {
+		return false
+	}
+	t, ok := a[ra+1].(*lua.LTable)
+	if !ok {
+		return false
+	}
+	var res [2]lua.LValue
+	ret := 0
+	switch fn {
+	case fi.IpairsAux:
+		ctl, ok := a[ra+2].(lua.LNumber)
+		i := int(ctl)
+		if !ok || lua.LNumber(i) != ctl || i < -(1<<52) || i >= 1<<52 {
+			return false
+		}
+		i++
+		if v := GetInt(fi.Real(t), i); v != lua.LNil {
+			res, ret = [2]lua.LValue{NumberIn(L, float64(i)), v}, 2
+		}
+	case fi.Next:
+		k, v, ok := Next(fi.Real(t), a[ra+2])
+		if !ok {
+			return false
+		}
+		if k == lua.LNil {
+			res, ret = [2]lua.LValue{lua.LNil}, 1
+		} else {
+			res, ret = [2]lua.LValue{k, v}, 2
+		}
+	default:
+		return false
+	}
+	// registry.SetTop(RA+5), the copies, the results pushed above them.
+	for i := reg.top; i < ra+5; i++ {
+		a[i] = lua.LNil
+	}
+	for i := ra + 5; i < reg.top; i++ {
+		a[i] = nil
+	}
+	a[ra+5], a[ra+4], a[ra+3] = a[ra+2], a[ra+1], a[ra]
+	for i := 0; i < ret; i++ {
+		a[ra+6+i] = res[i]
+	}
+	reg.top = ra + 6 + ret
+	// callGFunction's copy of C results to R(A+3).
+	nret := OpC(inst)
+	for i := 0; i < nret; i++ {
+		if src := ra + 6 + i; src < reg.top {
+			a[ra+3+i] = a[src]
+		} else {
+			a[ra+3+i] = lua.LNil
+		}
+	}
+	oldtop := reg.top
+	reg.top = ra + 3 + nret
+	for i := reg.top; i < oldtop; i++ {
+		a[i] = nil
+	}
+	if v := a[ra+3]; v != lua.LNil {
+		a[ra+2] = v
+		cf.Pc += OpBx(cf.Fn.Proto.Code[cf.Pc]) - maxArgSbx
+	}
+	cf.Pc++
+	return true
+}

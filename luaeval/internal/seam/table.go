@@ -466,8 +466,16 @@ func setNodeVector(L *lua.LState, t *lTable, size int) {
 	}
 	ud.Value, ud.Metatable = m, lua.LNil
 	keys[size] = ud
+	if old := t.k2i; old != nil && size <= 8 && len(t.keys) <= 9 {
+		// The map of the part being replaced, which held at most 8
+		// keys (one group of Go's map), serves the new one: a table
+		// grown key by key is rehashed at 1, 2, 4 and 8 nodes, and each
+		// made a map.
+		clear(old)
+	} else {
+		t.k2i = make(map[lua.LValue]int, size)
+	}
 	t.keys = keys
-	t.k2i = make(map[lua.LValue]int, size)
 }
 
 // nodes2, nodes4 and nodes8 are hash parts of up to 2, 4 and 8 nodes:

@@ -223,13 +223,18 @@ func strFindAux(L *lua.LState, find bool) int {
 			raiseStr(L, err)
 		}
 		if start >= 0 {
+			n := 0
 			if find {
 				L.Push(lauxlib.Number(L, start+1))
 				L.Push(lauxlib.Number(L, end))
-				return pushCaptures(L, m, -1, -1, false) + 2
+				n = pushCaptures(L, m, -1, -1, false) + 2
+			} else {
+				n = pushCaptures(L, m, start, end, true)
 			}
-			return pushCaptures(L, m, start, end, true)
+			m.Release()
+			return n
 		}
+		m.Release()
 	}
 	L.Push(lua.LNil)
 	return 1
