@@ -266,11 +266,14 @@ func ExampleServer_RequireAuth() {
 	authed := redis.NewClient(&redis.Options{Addr: s.Addr(), Password: "sesame"})
 	defer authed.Close()
 	fmt.Println(authed.Ping(ctx).Val())
-	fmt.Println(s.RequireUserAuth("bob", "pw")) // no ACL users yet
+	_ = s.RequireUserAuth("bob", "pw") // an ACL user with every permission
+	bob := redis.NewClient(&redis.Options{Addr: s.Addr(), Username: "bob", Password: "pw"})
+	defer bob.Close()
+	fmt.Println(bob.Do(ctx, "ACL", "WHOAMI").Val())
 	// Output:
 	// NOAUTH Authentication required.
 	// PONG
-	// server: only the default user exists (no ACL users)
+	// bob
 }
 
 // Seed makes SPOP, SRANDMEMBER, RANDOMKEY ... repeat themselves from run
