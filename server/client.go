@@ -198,6 +198,9 @@ func (c *client) runBatch() {
 		}
 	}
 	c.srv.trackingTick() // BCAST's messages: Redis's beforeSleep
+	if c.CloseNow {
+		c.srv.endSession(c)
+	}
 	c.pushed = c.pushed[:0]
 	// The batch's writes reach the AOF (and the disk, with appendfsync
 	// always) before any of its replies leaves: here on the goroutine
@@ -362,6 +365,20 @@ func (c *client) needsCleanup() bool {
 
 // cleanup forgets a closed client's owner-side state. Owner goroutine only.
 func (s *Server) cleanup(c *client) {
+	s.endSession(c)
+	if c.Feed != nil {
+		c.Feed.Stop()
+	}
+}
+
+// endSession drops what other clients can see of c: its watches, its
+// MONITOR registration, its subscriptions and its tracking. A batch that
+// ends in QUIT does it on the owner before the reply goes out, as Redis
+// frees a client before it reads the next command: a client that saw the
+// connection close and asks PUBSUB NUMSUB must not count it (on the
+// goroutine edge the close itself reaches the owner later). Owner
+// goroutine only.
+func (s *Server) endSession(c *client) {
 	s.ks.Unwatch(&c.watch)
 	if c.monitor {
 		s.removeMonitor(c)
@@ -369,9 +386,6 @@ func (s *Server) cleanup(c *client) {
 	s.unsubscribeAll(c)
 	if c.track.flags != 0 {
 		s.disableTracking(c)
-	}
-	if c.Feed != nil {
-		c.Feed.Stop()
 	}
 }
 

@@ -232,3 +232,30 @@ func TestBLPOPManyKeys(t *testing.T) {
 		t.Fatalf("%d keys still awaited", left)
 	}
 }
+
+// TestQuitLeavesNoSubscription: once a subscriber's QUIT has been answered
+// and its connection closed, another client's PUBSUB NUMSUB no longer
+// counts it, on both edges (Redis frees the client before it reads the
+// next command; on the goroutine edge the close reaches the owner after
+// the client has seen it, so the subscription must go with the QUIT).
+func TestQuitLeavesNoSubscription(t *testing.T) {
+	for _, loop := range []bool{false, true} {
+		s := RunT(t, Config{EventLoop: loop})
+		probe := redistest.Dial(t, s.Addr())
+		for i := range 200 {
+			sub := redistest.Dial(t, s.Addr())
+			if _, err := sub.Do("SUBSCRIBE", "a"); err != nil {
+				t.Fatal(err)
+			}
+			if got, _ := sub.Do("QUIT"); string(got) != "+OK\r\n" {
+				t.Fatalf("QUIT: %q", got)
+			}
+			if _, err := sub.Do("PING"); err == nil {
+				t.Fatal("the connection stayed open after QUIT")
+			}
+			if got, _ := probe.Do("PUBSUB", "NUMSUB", "a"); string(got) != "*2\r\n$1\r\na\r\n:0\r\n" {
+				t.Fatalf("event loop %v, round %d: PUBSUB NUMSUB a after the subscriber's QUIT: %q", loop, i, got)
+			}
+		}
+	}
+}
