@@ -312,8 +312,11 @@ func CmdXAdd(k *Keyspace, c *Ctx, args [][]byte) error {
 	k.changed(c, args[1], i, o)
 	k.notify(NotifyStream, "xadd", args[1], c.DB)
 	if a.strategy != trimNone {
-		if s.trim(&a.trimArgs) > 0 {
-			k.recount(c, o)
+		// A trim that deletes nothing may still drop a node its exact
+		// trims emptied: the count follows, though nobody is told.
+		trimmed := s.trim(&a.trimArgs)
+		k.recount(c, o)
+		if trimmed > 0 {
 			k.notify(NotifyStream, "xtrim", args[1], c.DB)
 		}
 	}
@@ -489,6 +492,8 @@ func CmdXTrim(k *Keyspace, c *Ctx, args [][]byte) error {
 	if deleted > 0 {
 		k.notify(NotifyStream, "xtrim", args[1], c.DB)
 		k.changed(c, args[1], i, o)
+	} else {
+		k.recount(c, o) // an emptied node may have gone (see XADD)
 	}
 	c.W.Int(deleted)
 	return nil

@@ -401,7 +401,8 @@ func (s *streamValue) clone() value {
 	c.nodes = make([]*streamNode, len(s.nodes))
 	for i, n := range s.nodes {
 		cn := *n
-		cn.b = append([]byte(nil), n.b...)
+		// The same capacity, so the copy's size is what c.bytes counts.
+		cn.b = append(make([]byte, 0, cap(n.b)), n.b...)
 		c.nodes[i] = &cn
 	}
 	c.groups = make([]*streamCG, len(s.groups))
@@ -459,6 +460,7 @@ func (s *streamValue) appendEntry(id streamID, pairs [][]byte, maxBytes, maxEntr
 	if tail == nil {
 		tail = newStreamNode(id, pairs)
 		s.nodes = append(s.nodes, tail)
+		s.bytes += tail.size()
 	}
 	before := tail.size()
 	tail.add(id, pairs)
