@@ -25,7 +25,10 @@ type kind struct {
 
 func minilockKind(bin string) kind {
 	return kind{"minilock", bin, func(port, maxClients int) []string {
-		a := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--loglevel", "warning"}
+		// No save points, as redis-server's arguments below: a save on
+		// SIGTERM would leave a dump.rdb the next server loads.
+		a := []string{"--port", strconv.Itoa(port), "--bind", "127.0.0.1", "--save", "",
+			"--appendonly", "no", "--loglevel", "warning"}
 		if maxClients > 0 {
 			a = append(a, "--maxclients", strconv.Itoa(maxClients))
 		}
