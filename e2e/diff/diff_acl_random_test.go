@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/minilock/minilock/internal/redistest"
 )
@@ -18,12 +17,7 @@ import (
 // failure with -diff.seed.
 func TestDiffACLRandom(t *testing.T) {
 	redistest.Require(t)
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, seed))
+	r := seededRand(t)
 	p := newPair(t, "")
 	cases := randomACLCases(r, 150)
 	steps := 0

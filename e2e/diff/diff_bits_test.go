@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/minilock/minilock/internal/redistest"
 )
@@ -279,12 +278,7 @@ func randomBitCases(r *rand.Rand, n int) []diffCase {
 // the generated ones with -diff.seed.
 func TestDiffBits(t *testing.T) {
 	redistest.Require(t)
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, seed))
+	r := seededRand(t)
 	groups := []caseGroup{
 		{"bits", bitCases},
 		{"bits via", allVia(slices.DeleteFunc(slices.Clone(bitCases), func(dc diffCase) bool {

@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/minilock/minilock/internal/rdbfmt"
 	"github.com/minilock/minilock/internal/redistest"
@@ -200,12 +199,7 @@ func valueOf(t *testing.T, c *redistest.Conn, key string) string {
 
 func TestDiffDumpRestore(t *testing.T) {
 	redistest.Require(t)
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	g := genDumpValues(rand.New(rand.NewPCG(seed, seed)))
+	g := genDumpValues(seededRand(t))
 	p := newPair(t, "")
 	rs, ml := p.ends[0].admin, p.ends[1].admin
 	for _, c := range []*redistest.Conn{rs, ml} {
@@ -309,12 +303,7 @@ func TestDiffRDBFile(t *testing.T) {
 			t.Fatal("redis-check-rdb not found beside redis-server")
 		}
 	}
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	g := genDumpValues(rand.New(rand.NewPCG(seed, seed)))
+	g := genDumpValues(seededRand(t))
 	g.add("", "SELECT", "3")
 	g.add("", "SET", "in3", "three")
 	g.add("", "SELECT", "0")

@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"testing"
-	"time"
 
 	"github.com/minilock/minilock/internal/redistest"
 )
@@ -102,12 +101,7 @@ func TestDiffGeo(t *testing.T) {
 // radii from zero to the whole Earth. Seeded: rerun with -diff.seed.
 func TestDiffRandomGeo(t *testing.T) {
 	redistest.Require(t)
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, seed))
+	r := seededRand(t)
 	p := newPair(t, "")
 	for _, g := range []caseGroup{
 		{"geo", randomGeoCases(r, 40)},

@@ -106,12 +106,7 @@ func TestDiffPFSelfTest(t *testing.T) {
 // failure with -diff.seed.
 func TestDiffRandomHLL(t *testing.T) {
 	redistest.Require(t)
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, seed))
+	r := seededRand(t)
 	p := newPair(t, "")
 	for _, g := range []caseGroup{
 		{"growth", randomHLLGrowth(r, 6)},

@@ -6,7 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/minilock/minilock/internal/redistest"
 )
@@ -82,12 +81,7 @@ func randomLCSCases(r *rand.Rand, n int) []diffCase {
 // redis-server. Rerun a failure of the generated ones with -diff.seed.
 func TestDiffLCS(t *testing.T) {
 	redistest.Require(t)
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, seed))
+	r := seededRand(t)
 	groups := []caseGroup{
 		{"lcs", lcsCases},
 		{"lcs via", allVia(lcsCases)},

@@ -11,19 +11,25 @@ import (
 	"github.com/minilock/minilock/internal/redistest"
 )
 
-var diffSeed = flag.Uint64("diff.seed", 0, "seed of TestDiffRandom; 0 picks one from the clock")
+var diffSeed = flag.Uint64("diff.seed", 0, "seed of the generated differential cases; 0 picks one from the clock")
+
+// seededRand is the generator of a test's random cases: seeded by
+// -diff.seed or the clock, the seed logged so a failure can be run again.
+func seededRand(t *testing.T) *rand.Rand {
+	seed := *diffSeed
+	if seed == 0 {
+		seed = uint64(time.Now().UnixNano())
+	}
+	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
+	return rand.New(rand.NewPCG(seed, seed))
+}
 
 // TestDiffRandom sends generated cases to both servers: glob patterns for
 // KEYS and integer arguments, where hand-written tables cannot list every
 // corner. The seed is logged; rerun a failure with -diff.seed.
 func TestDiffRandom(t *testing.T) {
 	redistest.Require(t)
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, seed))
+	r := seededRand(t)
 	p := newPair(t, "")
 	for _, g := range []caseGroup{
 		{"glob", randomGlobCases(r, 40)},

@@ -8,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/minilock/minilock/internal/redistest"
 )
@@ -312,12 +311,7 @@ var runtimeConfigCases = flag.Int("diff.configcases", 60, "generated CONFIG SET 
 // with -diff.seed).
 func TestDiffRuntime(t *testing.T) {
 	redistest.Require(t)
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, seed))
+	r := seededRand(t)
 	p := newPair(t, "")
 	defaults := serverDefaults(t, &p.ends[0])
 	groups := []caseGroup{

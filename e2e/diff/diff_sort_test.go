@@ -375,12 +375,7 @@ func sortOptions(args []string) (dontsort, store, limit, alpha bool, by string) 
 // generated ones with -diff.seed.
 func TestDiffSort(t *testing.T) {
 	redistest.Require(t)
-	seed := *diffSeed
-	if seed == 0 {
-		seed = uint64(time.Now().UnixNano())
-	}
-	t.Logf("seed %d (rerun with -diff.seed=%d)", seed, seed)
-	r := rand.New(rand.NewPCG(seed, seed))
+	r := seededRand(t)
 	random := randomSortCases(r, 400)
 	groups := []caseGroup{
 		{"sort", sortCases},
