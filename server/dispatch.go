@@ -149,7 +149,7 @@ func (s *Server) executeCmd(c *client, args [][]byte) {
 		// default user with every permission skips it on the flag.
 	case s.maxMemory > 0 && s.performEvictions() && (oomRefuses(c, cmd) || s.scriptDenyOOM(c, cmd, args)):
 		err = errOOM
-	case (cmd.flags&fWrite != 0 || cmd.name == "ping") && s.persist.lastFailed && s.writesRefused():
+	case s.persist.lastFailed && (cmd.flags&fWrite != 0 || cmd.name == "ping") && s.writesRefused():
 		// processCommand refuses PING too: a health check should see it.
 		err = errMisconf
 	case !s.goodReplicas() && s.isWriteCommand(c, cmd, args):
