@@ -112,7 +112,7 @@ func (s *Server) RequireUserAuth(user, pw string) error {
 		rules = append(rules, "on", ">"+pw, "~*", "&*", "+@all")
 	}
 	var err error
-	s.owner.Do(func() {
+	if derr := s.owner.Do(func() {
 		if err = s.setUser(nil, user, rules); err != nil {
 			return
 		}
@@ -120,7 +120,9 @@ func (s *Server) RequireUserAuth(user, pw string) error {
 			_ = s.acl.def.Set("resetpass")
 			s.aclChanged()
 		}
-	})
+	}); derr != nil {
+		return derr // the server is closed
+	}
 	return err
 }
 
