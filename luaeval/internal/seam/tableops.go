@@ -246,3 +246,57 @@ func indexHook(orig instFunc) instFunc {
 		return 0
 	}
 }
+
+// fastGetTable is OP_GETTABLE and OP_GETTABLEKS (the index hook) when
+// R(B) is a table holding RK(C), or one without a metatable: no __index
+// to consult.
+func fastGetTable(s *lState, cf *callFrame, inst uint32) bool {
+	t, ok := s.reg.array[cf.LocalBase+OpB(inst)].(*lua.LTable)
+	if !ok {
+		return false
+	}
+	var k lua.LValue
+	if x := OpC(inst); x&RKBit != 0 {
+		k = cf.Fn.Proto.Constants[x&^RKBit]
+	} else {
+		k = s.reg.array[cf.LocalBase+x]
+	}
+	v := Get(t, k)
+	if v == lua.LNil && !noMeta(t) {
+		return false
+	}
+	frame{reg: s.reg, cf: cf}.set(OpA(inst), v)
+	return true
+}
+
+// fastSetTable is OP_SETTABLE and OP_SETTABLEKS (setTable) when the key
+// already has its place in R(A): an integer key inside the array part, or
+// a string key with a value. Lua consults __newindex only for a key whose
+// value is nil, so a metatable matters only for an empty array slot.
+func fastSetTable(s *lState, cf *callFrame, inst uint32) bool {
+	t, ok := s.reg.array[cf.LocalBase+OpA(inst)].(*lua.LTable)
+	if !ok {
+		return false
+	}
+	f := frame{reg: s.reg, cf: cf}
+	tb := tableOf(t)
+	switch k := f.rk(OpB(inst)).(type) {
+	case lua.LNumber:
+		i := int(k)
+		if lua.LNumber(i) != k || uint(i-1) >= uint(len(tb.array)) || !inLuaLayout(tb) {
+			return false
+		}
+		if tb.array[i-1] == lua.LNil && !noMeta(t) {
+			return false
+		}
+		tb.array[i-1] = f.rk(OpC(inst))
+		return true
+	case lua.LString:
+		if _, ok := tb.strdict[string(k)]; !ok {
+			return false
+		}
+		tb.store(k, f.rk(OpC(inst)))
+		return true
+	}
+	return false
+}
