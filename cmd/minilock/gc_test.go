@@ -1,8 +1,11 @@
 package main
 
 import (
+	"runtime"
+	"runtime/debug"
 	"runtime/metrics"
 	"testing"
+	"time"
 )
 
 // The idle release runs after a quiet tick, and only when the heap holds
@@ -47,5 +50,67 @@ func TestHeapMetricsKnown(t *testing.T) {
 	}
 	if h := readHeap(s); h.allocs == 0 || h.objects == 0 {
 		t.Errorf("heap sample %+v", h)
+	}
+}
+
+// The floor raises the percent for a small live heap so that the next
+// collection is heapFloor of allocation away, and leaves the base for a
+// large one.
+func TestFloorPercent(t *testing.T) {
+	const mb = 1 << 20
+	cases := []struct {
+		live uint64
+		want int
+	}{
+		{0, 50},                      // nothing measured yet
+		{1, maxPercent},              // a nearly empty heap: bounded
+		{heapFloor / 20, maxPercent}, // 0.8 MB live
+		{4 * mb, 400},                // 16 MB of headroom
+		{3 * mb, 534},                // 533.3, rounded up: never under the floor
+		{16 * mb, 100},               // still 16 MB of headroom
+		{2 * heapFloor, 50},          // from here GOGC=50 gives more
+		{1000 * mb, 50},              // a million keys: unchanged
+	}
+	for _, c := range cases {
+		got := floorPercent(c.live, 50)
+		if got != c.want {
+			t.Errorf("floorPercent(%d): %d, want %d", c.live, got, c.want)
+		}
+		if c.live > 0 && got < maxPercent && c.live*uint64(got)/100 < heapFloor {
+			t.Errorf("floorPercent(%d) = %d leaves %d bytes of headroom, under the floor", c.live, got, c.live*uint64(got)/100)
+		}
+	}
+}
+
+// After a collection the hook has set the percent from the live heap,
+// and once stopped it puts the base back.
+func TestKeepHeapFloorSetsPercent(t *testing.T) {
+	old := debug.SetGCPercent(50)
+	defer debug.SetGCPercent(old)
+	stop := make(chan struct{})
+	keepHeapFloor(50, stop)
+	gogc := func() uint64 {
+		s := []metrics.Sample{{Name: "/gc/gogc:percent"}}
+		metrics.Read(s)
+		return s[0].Value.Uint64()
+	}
+	// The finalizer runs on its own goroutine after the collection.
+	deadline := time.Now().Add(10 * time.Second)
+	for gogc() == 50 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	s := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(s)
+	if got, want := gogc(), uint64(floorPercent(s[0].Value.Uint64(), 50)); got == 50 || got != want {
+		t.Fatalf("GOGC %d after collections with %d bytes live, want %d", got, s[0].Value.Uint64(), want)
+	}
+	close(stop)
+	for gogc() != 50 && time.Now().Before(deadline) {
+		runtime.GC()
+		time.Sleep(10 * time.Millisecond)
+	}
+	if got := gogc(); got != 50 {
+		t.Fatalf("GOGC %d after stop, want the base 50", got)
 	}
 }

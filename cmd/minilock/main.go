@@ -67,9 +67,12 @@ func run(args []string) int {
 		// million lock keys at or below redis-server's (see
 		// docs/performance.md) for a few percent more CPU spent collecting.
 		debug.SetGCPercent(50)
-		// And an idle server gives its garbage back (gc.go).
+		// While the data are small, a heap floor keeps collections
+		// from coming every megabyte; an idle server gives its garbage
+		// back (gc.go).
 		stop := make(chan struct{})
 		defer close(stop)
+		keepHeapFloor(50, stop)
 		go releaseWhenIdle(stop)
 	}
 	cfg := opts.server
