@@ -32,11 +32,12 @@ import (
 // raises the interpreter's error at the instruction's pc.
 
 // KernelsOff makes pollLoop run every loop in the interpreter, and
-// KernelRuns counts the loops run as kernels: the kernels' tests compare
-// both ways and check the kernels ran.
+// KernelRuns counts the loops run as kernels while CountKernels is set:
+// the kernels' tests compare both ways and check the kernels ran.
 var (
-	KernelsOff atomic.Bool
-	KernelRuns atomic.Int64
+	KernelsOff   atomic.Bool
+	CountKernels atomic.Bool
+	KernelRuns   atomic.Int64
 )
 
 // Kernel operations. A comparison (kEq, kLt, kLe) includes the JMP after
@@ -326,9 +327,14 @@ func kernelFor(L *lua.LState, s *lState, cf *callFrame, inst uint32, n int) (int
 		return n, false
 	}
 	init, ok1 := a[ra].(lua.LNumber)
-	_, ok2 := a[ra+1].(lua.LNumber)
+	limit, ok2 := a[ra+1].(lua.LNumber)
 	step, ok3 := a[ra+2].(lua.LNumber)
 	if !ok1 || !ok2 || !ok3 {
+		return n, false
+	}
+	// A loop that runs its body once at most is not worth a kernel's
+	// entry and exit.
+	if x := init + step; !(step > 0 && x <= limit || step <= 0 && x >= limit) {
 		return n, false
 	}
 	// OP_FORPREP, as gopher-lua's handler does it on numbers (the hook's
@@ -344,7 +350,9 @@ func kernelFor(L *lua.LState, s *lState, cf *callFrame, inst uint32, n int) (int
 		}
 	}
 	copy(f[len(k.regs):], k.consts)
-	KernelRuns.Add(1)
+	if CountKernels.Load() {
+		KernelRuns.Add(1)
+	}
 	return k.run(L, s, cf, &f, n), true
 }
 
