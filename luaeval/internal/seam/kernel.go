@@ -379,21 +379,11 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 		case kMove:
 			f[a] = f[b]
 		case kAdd:
-			x := f[b]
-			r := x + f[c]
-			if x != x {
-				r = quiet(x)
-			}
-			f[a] = r
+			f[a] = add(f[b], f[c]) // the first operand's NaN, as in C
 		case kSub:
 			f[a] = f[b] - f[c]
 		case kMul:
-			x := f[b]
-			r := x * f[c]
-			if x != x {
-				r = quiet(x)
-			}
-			f[a] = r
+			f[a] = mul(f[b], f[c])
 		case kDiv:
 			f[a] = f[b] / f[c]
 		case kMod:
@@ -452,13 +442,6 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 		i = int(int32(w >> 32))
 	}
 }
-
-// quiet is NaN x as an SSE operation returns it when x is its first
-// operand: x with the quiet bit set. Lua's C (and the interpreter's code)
-// computes a+b and a*b with a first, so when both are NaNs the result is
-// a's; Go may put either operand of a commutative operation first, so the
-// kernel says which.
-func quiet(x float64) float64 { return math.Float64frombits(math.Float64bits(x) | 1<<51) }
 
 // killed is pollLoop's poll at the instruction at pc: when the context is
 // done, the registers are written back and its error raised from that
