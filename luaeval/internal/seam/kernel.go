@@ -4,6 +4,7 @@ import (
 	"math"
 	"sync/atomic"
 	"unsafe"
+	"weak"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -78,8 +79,9 @@ const maxSlots = 64
 // kernel is a proto's loop starting at a FORPREP, analysed; ok is false
 // for a loop that cannot run as a kernel (remembered as such).
 type kernel struct {
-	proto  *lua.FunctionProto
-	pc     int // the FORPREP's index
+	addr   uintptr                         // the proto's address, not a reference to it
+	proto  weak.Pointer[lua.FunctionProto] // for a kernel: the proto itself
+	pc     int                             // the FORPREP's index
 	ok     bool
 	start  int // the body's first instruction (FORPREP + 1)
 	ops    []kop
@@ -94,22 +96,29 @@ type kernel struct {
 
 // kernels is a direct-mapped cache of analyses, bounded so that scripts a
 // client loads and flushes cannot grow it; a collision only costs an
-// analysis again.
+// analysis again. It holds no proto alive: a loop found not to be a
+// kernel is known by its proto's address (another proto at that address
+// later only runs in the interpreter until the entry is replaced), a
+// kernel by a weak pointer to its proto, checked before it runs.
 var kernels [1024]atomic.Pointer[kernel]
 
 func kernelOf(p *lua.FunctionProto, pc int) *kernel {
-	h := (uintptr(unsafe.Pointer(p))>>4 ^ uintptr(pc)*0x9e3779b1) % uintptr(len(kernels))
-	if k := kernels[h].Load(); k != nil && k.proto == p && k.pc == pc {
+	addr := uintptr(unsafe.Pointer(p))
+	h := (addr>>4 ^ uintptr(pc)*0x9e3779b1) % uintptr(len(kernels))
+	if k := kernels[h].Load(); k != nil && k.addr == addr && k.pc == pc && (!k.ok || k.proto.Value() == p) {
 		return k
 	}
 	k := analyse(p, pc)
+	if k.ok {
+		k.proto = weak.Make(p)
+	}
 	kernels[h].Store(k)
 	return k
 }
 
 // analyse decodes the loop of the FORPREP at p.Code[pc].
 func analyse(p *lua.FunctionProto, pc int) *kernel {
-	k := &kernel{proto: p, pc: pc}
+	k := &kernel{addr: uintptr(unsafe.Pointer(p)), pc: pc}
 	code := p.Code
 	prep := code[pc]
 	k.a = OpA(prep)
@@ -315,15 +324,10 @@ func kernelFor(L *lua.LState, s *lState, cf *callFrame, inst uint32, n int) (int
 	if KernelsOff.Load() {
 		return n, false
 	}
-	pc := cf.Pc - 1
-	k := kernelOf(cf.Fn.Proto, pc)
-	if !k.ok {
-		return n, false
-	}
 	a := s.reg.array
 	lbase := cf.LocalBase
-	ra := lbase + k.a
-	if ra+3 >= len(a) || lbase+k.top >= len(a) {
+	ra := lbase + OpA(inst)
+	if ra+3 >= len(a) {
 		return n, false
 	}
 	init, ok1 := a[ra].(lua.LNumber)
@@ -333,8 +337,12 @@ func kernelFor(L *lua.LState, s *lState, cf *callFrame, inst uint32, n int) (int
 		return n, false
 	}
 	// A loop that runs its body once at most is not worth a kernel's
-	// entry and exit.
+	// entry and exit (nor the lookup).
 	if x := init + step; !(step > 0 && x <= limit || step <= 0 && x >= limit) {
+		return n, false
+	}
+	k := kernelOf(cf.Fn.Proto, cf.Pc-1)
+	if !k.ok || lbase+k.top >= len(a) {
 		return n, false
 	}
 	// OP_FORPREP, as gopher-lua's handler does it on numbers (the hook's
