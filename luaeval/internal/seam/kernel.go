@@ -85,7 +85,7 @@ type kernel struct {
 	ok     bool
 	start  int // the body's first instruction (FORPREP + 1)
 	ops    []kop
-	code   []uint64  // ops packed: code, a, b, c, k<<7 in bytes 0-3, t above
+	code   []uint64  // ops packed: code, a, b, c in bytes 0-3 (k in bit 31), t above
 	regs   []uint8   // slot i < len(regs) is register regs[i]
 	consts []float64 // slot len(regs)+j holds consts[j]
 	live   uint64    // slots the loop may read before writing them

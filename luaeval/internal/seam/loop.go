@@ -175,7 +175,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		case lua.OP_FORPREP:
 			var ok bool
 			if n, ok = kernelFor(L, s, cf, inst, n); ok {
-				continue // the loop ran as a kernel (kernel.go)
+				continue // FORPREP done, its loop maybe run as a kernel (kernel.go)
 			}
 		}
 		if jumpTable[inst>>26](L, inst, base) == 1 {
