@@ -24,6 +24,10 @@ func FuzzEval(f *testing.F) {
 		"return 1", "return redis.call('get', KEYS[1])", "return {1,2,{3}}", "error('x')",
 		"while true do end", "local t = {} t[1] = t return t", "return cjson.decode(ARGV[1])",
 		"return string.rep(ARGV[1], 100)", "return redis.pcall('nosuch')", "x = 1",
+		// Loops the VM runs as numeric kernels (seam/kernel.go).
+		"local a, b = 0, 1 for i = 1, 1e9 do if i % 3 == 0 then a = a + i * 2 else a = a - 1 end b = (b * 7 + i) % 1009 end return a + b",
+		"local x = tonumber(ARGV[1]) or 0/0 local s = -0 for i = 10, 1, -0.5 do if not (x < i) then break end s = s + x ^ i / -x end return tostring(s)",
+		"local s, t = 0, nil for i = 1, 3 do s = s + t end return s",
 	} {
 		f.Add(s, uint8(1), "k\x00v")
 	}

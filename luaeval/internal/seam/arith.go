@@ -80,11 +80,11 @@ func toNumber(v lua.LValue) (float64, bool) {
 func arith(op int, a, b float64) float64 {
 	switch op {
 	case lua.OP_ADD:
-		return a + b
+		return add(a, b)
 	case lua.OP_SUB:
 		return a - b
 	case lua.OP_MUL:
-		return a * b
+		return mul(a, b)
 	case lua.OP_DIV:
 		return a / b
 	case lua.OP_MOD:
@@ -93,3 +93,28 @@ func arith(op int, a, b float64) float64 {
 		return lauxlib.Pow(a, b)
 	}
 }
+
+// add and mul are a+b and a*b as Lua's C computes them on x86-64, where
+// an SSE operation on two NaNs returns its first operand's (quieted): a's,
+// since C puts a first. Go may put either operand of a commutative
+// operation first (the race detector's builds did: 0/0 + -(0/0) was "nan"
+// there, "-nan" in Redis), so the NaN is chosen here. Subtraction,
+// division and the remainder keep their order.
+func add(a, b float64) float64 {
+	r := a + b
+	if a != a {
+		r = quiet(a)
+	}
+	return r
+}
+
+func mul(a, b float64) float64 {
+	r := a * b
+	if a != a {
+		r = quiet(a)
+	}
+	return r
+}
+
+// quiet is NaN x with the quiet bit set, as an SSE operation returns it.
+func quiet(x float64) float64 { return math.Float64frombits(math.Float64bits(x) | 1<<51) }

@@ -172,6 +172,11 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			if fastForLoop(L, s, cf, inst) {
 				continue
 			}
+		case lua.OP_FORPREP:
+			var ok bool
+			if n, ok = kernelFor(L, s, cf, inst, n); ok {
+				continue // FORPREP done, its loop maybe run as a kernel (kernel.go)
+			}
 		}
 		if jumpTable[inst>>26](L, inst, base) == 1 {
 			return

@@ -1,0 +1,482 @@
+package seam
+
+import (
+	"math"
+	"sync/atomic"
+	"unsafe"
+	"weak"
+
+	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
+)
+
+// Numeric loop kernels.
+//
+// A numeric for loop whose body only moves numbers between locals, loads
+// number constants, does arithmetic and compares numbers (and jumps) can
+// neither fail, call anything nor see a value that is not a number once
+// the registers it reads first hold numbers. pollLoop still pays for each
+// of its instructions a decode, a dispatch, a type assertion per operand
+// and a boxed float per result; such a loop runs here instead, as a
+// kernel: the loop's instructions decoded once per proto into a compact
+// array of operations over a []float64 of the registers and constants
+// involved. On exit every register the kernel wrote is written back boxed
+// (NumberIn) and the pc is where the interpreter would be, so the
+// interpreter goes on as if it had run the loop itself: the last
+// FORLOOP, the one that ends the loop, is left to it.
+//
+// The kernel counts Lua instructions as pollLoop does (a comparison and
+// the jump after it are two) and polls the context at the same counts, so
+// SCRIPT KILL, FUNCTION KILL, the memory watchdog and Config.WhileBusy see
+// it as they see the interpreter; a kill writes the registers back and
+// raises the interpreter's error at the instruction's pc.
+
+// KernelsOff makes pollLoop run every loop in the interpreter, and
+// KernelRuns counts the loops run as kernels while CountKernels is set:
+// the kernels' tests compare both ways and check the kernels ran.
+var (
+	KernelsOff   atomic.Bool
+	CountKernels atomic.Bool
+	KernelRuns   atomic.Int64
+)
+
+// Kernel operations. A comparison (kEq, kLt, kLe) includes the JMP after
+// it: the JMP keeps its own operation, for the jumps that land on it.
+const (
+	kMove = iota
+	kAdd
+	kSub
+	kMul
+	kDiv
+	kMod
+	kPow
+	kUnm
+	kEq
+	kLt
+	kLe
+	kJmp
+	kForLoop
+	kExit // leaves the loop for the instruction at the pc in t
+)
+
+// kop is one instruction: a, b, c are slots (registers first, then
+// constants), t an operation's index (a jump's target; where a
+// comparison's JMP goes; for kForLoop the loop variable's slot); k is the
+// comparison's A (the result that does not skip the JMP).
+type kop struct {
+	code    uint8
+	a, b, c uint8
+	k       bool
+	t       int32
+}
+
+// maxSlots bounds the registers and constants of a kernel: the slots are a
+// fixed array on the stack, indexed with &(maxSlots-1) so Go checks no
+// bounds.
+const maxSlots = 64
+
+// kernel is a proto's loop starting at a FORPREP, analysed; ok is false
+// for a loop that cannot run as a kernel (remembered as such).
+type kernel struct {
+	addr   uintptr                         // the proto's address, not a reference to it
+	proto  weak.Pointer[lua.FunctionProto] // for a kernel: the proto itself
+	pc     int                             // the FORPREP's index
+	ok     bool
+	start  int // the body's first instruction (FORPREP + 1)
+	ops    []kop
+	code   []uint64  // ops packed: code, a, b, c in bytes 0-3 (k in bit 31), t above
+	regs   []uint8   // slot i < len(regs) is register regs[i]
+	consts []float64 // slot len(regs)+j holds consts[j]
+	live   uint64    // slots the loop may read before writing them
+	a      int       // the FORPREP's A
+	entry  int       // the FORLOOP's operation
+	top    int       // the highest register involved
+}
+
+// kernels is a direct-mapped cache of analyses, bounded so that scripts a
+// client loads and flushes cannot grow it; a collision only costs an
+// analysis again. It holds no proto alive: a loop found not to be a
+// kernel is known by its proto's address (another proto at that address
+// later only runs in the interpreter until the entry is replaced), a
+// kernel by a weak pointer to its proto, checked before it runs.
+var kernels [1024]atomic.Pointer[kernel]
+
+func kernelOf(p *lua.FunctionProto, pc int) *kernel {
+	addr := uintptr(unsafe.Pointer(p))
+	h := (addr>>4 ^ uintptr(pc)*0x9e3779b1) % uintptr(len(kernels))
+	if k := kernels[h].Load(); k != nil && k.addr == addr && k.pc == pc && (!k.ok || k.proto.Value() == p) {
+		return k
+	}
+	k := analyse(p, pc)
+	if k.ok {
+		k.proto = weak.Make(p)
+	}
+	kernels[h].Store(k)
+	return k
+}
+
+// analyse decodes the loop of the FORPREP at p.Code[pc].
+func analyse(p *lua.FunctionProto, pc int) *kernel {
+	k := &kernel{addr: uintptr(unsafe.Pointer(p)), pc: pc}
+	code := p.Code
+	prep := code[pc]
+	k.a = OpA(prep)
+	k.start = pc + 1
+	end := k.start + OpBx(prep) - maxArgSbx // the FORLOOP
+	if end < k.start || end >= len(code) || OpCode(code[end]) != lua.OP_FORLOOP || OpA(code[end]) != k.a {
+		return k
+	}
+	var slot [256]int16 // register -> slot + 1
+	var cslot [RKBit]int16
+	var kconsts []int
+	reg := func(r int) (uint8, bool) {
+		if slot[r] == 0 {
+			k.regs = append(k.regs, uint8(r))
+			slot[r] = int16(len(k.regs))
+		}
+		return uint8(slot[r] - 1), true
+	}
+	// Constants get their slots after the registers: numbered here, moved
+	// up once the registers are counted.
+	konst := func(i int) (uint8, bool) {
+		if i >= len(p.Constants) || i >= RKBit {
+			return 0, false
+		}
+		if _, ok := p.Constants[i].(lua.LNumber); !ok {
+			return 0, false
+		}
+		if cslot[i] == 0 {
+			kconsts = append(kconsts, i)
+			cslot[i] = int16(len(kconsts))
+		}
+		return uint8(cslot[i]-1) | 0x80, true
+	}
+	rk := func(x int) (uint8, bool) {
+		if x&RKBit != 0 {
+			return konst(x &^ RKBit)
+		}
+		return reg(x)
+	}
+	n := end - k.start + 1
+	ops := make([]kop, n)
+	target := func(i, sbx int) int32 { return int32(i + 1 + sbx) } // an op index, maybe outside
+	for i := 0; i < n; i++ {
+		inst := code[k.start+i]
+		a, b, c := OpA(inst), OpB(inst), OpC(inst)
+		var o kop
+		var ok1, ok2, ok3 bool = true, true, true
+		switch op := OpCode(inst); op {
+		case lua.OP_MOVE:
+			o.code = kMove
+			o.a, ok1 = reg(a)
+			o.b, ok2 = reg(b)
+		case lua.OP_LOADK:
+			o.code = kMove
+			o.a, ok1 = reg(a)
+			o.b, ok2 = konst(OpBx(inst))
+		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
+			o.code = uint8(kAdd + op - lua.OP_ADD)
+			o.a, ok1 = reg(a)
+			o.b, ok2 = rk(b)
+			o.c, ok3 = rk(c)
+		case lua.OP_UNM:
+			o.code = kUnm
+			o.a, ok1 = reg(a)
+			o.b, ok2 = reg(b)
+		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
+			if i+1 >= n || OpCode(code[k.start+i+1]) != lua.OP_JMP {
+				return k
+			}
+			o.code = uint8(kEq + op - lua.OP_EQ)
+			o.k = a != 0
+			o.b, ok2 = rk(b)
+			o.c, ok3 = rk(c)
+			o.t = target(i+1, OpBx(code[k.start+i+1])-maxArgSbx)
+		case lua.OP_JMP:
+			o.code = kJmp
+			o.t = target(i, OpBx(inst)-maxArgSbx)
+		case lua.OP_FORLOOP:
+			if i != n-1 || a+3 >= 256 {
+				return k
+			}
+			o.code = kForLoop
+			o.a, ok1 = reg(a)
+			o.b, ok2 = reg(a + 1)
+			o.c, ok3 = reg(a + 2)
+			var v uint8
+			v, _ = reg(a + 3)
+			o.t = int32(v)
+			if target(i, OpBx(inst)-maxArgSbx) != 0 {
+				return k
+			}
+		default:
+			return k
+		}
+		if !ok1 || !ok2 || !ok3 {
+			return k
+		}
+		ops[i] = o
+	}
+	nr := len(k.regs)
+	if nr+len(kconsts) > maxSlots {
+		return k
+	}
+	fix := func(s uint8) uint8 {
+		if s&0x80 != 0 {
+			return uint8(nr) + s&0x7f
+		}
+		return s
+	}
+	for i := range ops {
+		o := &ops[i]
+		switch o.code {
+		case kJmp, kForLoop, kExit:
+		default:
+			o.a, o.b, o.c = fix(o.a), fix(o.b), fix(o.c)
+		}
+	}
+	// Jumps out of the loop go to exit operations after the loop's, so
+	// that every target is an operation.
+	exits := map[int32]int32{}
+	for i := 0; i < n; i++ {
+		switch t := ops[i].t; ops[i].code {
+		case kJmp, kEq, kLt, kLe:
+			if t < 0 || int(t) >= n {
+				e, ok := exits[t]
+				if !ok {
+					e = int32(len(ops))
+					exits[t] = e
+					ops = append(ops, kop{code: kExit, t: t})
+				}
+				ops[i].t = e
+			}
+		}
+	}
+	for _, r := range k.regs {
+		k.top = max(k.top, int(r))
+	}
+	for _, o := range ops {
+		w := uint64(o.code) | uint64(o.a)<<8 | uint64(o.b)<<16 | uint64(o.c)<<24 | uint64(uint32(o.t))<<32
+		if o.k {
+			w |= 1 << 31
+		}
+		k.code = append(k.code, w)
+	}
+	for _, c := range kconsts {
+		k.consts = append(k.consts, float64(p.Constants[c].(lua.LNumber)))
+	}
+	k.ops = ops
+	k.entry = n - 1
+	k.live = liveIn(ops, k.entry)
+	k.ok = true
+	return k
+}
+
+// liveIn is the set of slots some path from the loop's entry (its FORLOOP,
+// operation entry) reads before writing: those must hold numbers when
+// the kernel starts. Constants' slots may be in it; they always do.
+func liveIn(ops []kop, entry int) uint64 {
+	n := len(ops)
+	live := make([]uint64, n)
+	at := func(t int32) uint64 {
+		if t >= 0 && int(t) < n {
+			return live[t]
+		}
+		return 0 // out of the loop: the kernel has exited
+	}
+	bit := func(s uint8) uint64 { return 1 << (s & (maxSlots - 1)) }
+	for changed := true; changed; {
+		changed = false
+		for i := n - 1; i >= 0; i-- {
+			o := ops[i]
+			var in uint64
+			switch o.code {
+			case kMove, kUnm:
+				in = bit(o.b) | at(int32(i+1))&^bit(o.a)
+			case kAdd, kSub, kMul, kDiv, kMod, kPow:
+				in = bit(o.b) | bit(o.c) | at(int32(i+1))&^bit(o.a)
+			case kEq, kLt, kLe:
+				in = bit(o.b) | bit(o.c) | at(int32(i+2)) | at(o.t)
+			case kJmp:
+				in = at(o.t)
+			case kExit:
+				in = 0
+			case kForLoop:
+				// The loop goes on to the body with the index and its copy
+				// written, or ends (the interpreter's FORLOOP).
+				in = bit(o.a) | bit(o.b) | bit(o.c) | at(0)&^(bit(o.a)|bit(uint8(o.t)))
+			}
+			if in != live[i] {
+				live[i], changed = in, true
+			}
+		}
+	}
+	return live[entry]
+}
+
+// kernelFor runs OP_FORPREP inst (just fetched, cf.Pc past it) and then
+// its loop as a kernel, when the loop is one and its registers hold
+// numbers; n is pollLoop's count of instructions to its next poll, which
+// it returns updated. It reports false, having done nothing, when the
+// FORPREP is left to its handler.
+func kernelFor(L *lua.LState, s *lState, cf *callFrame, inst uint32, n int) (int, bool) {
+	if KernelsOff.Load() {
+		return n, false
+	}
+	a := s.reg.array
+	lbase := cf.LocalBase
+	ra := lbase + OpA(inst)
+	if ra+3 >= len(a) {
+		return n, false
+	}
+	init, ok1 := a[ra].(lua.LNumber)
+	limit, ok2 := a[ra+1].(lua.LNumber)
+	step, ok3 := a[ra+2].(lua.LNumber)
+	if !ok1 || !ok2 || !ok3 {
+		return n, false
+	}
+	// A loop that runs its body once at most is not worth a kernel's
+	// entry and exit (nor the lookup).
+	if x := init + step; !(step > 0 && x <= limit || step <= 0 && x >= limit) {
+		return n, false
+	}
+	k := kernelOf(cf.Fn.Proto, cf.Pc-1)
+	if !k.ok || lbase+k.top >= len(a) {
+		return n, false
+	}
+	// OP_FORPREP, as gopher-lua's handler does it on numbers (the hook's
+	// checks have nothing to do).
+	frame{reg: s.reg, cf: cf}.set(k.a, NumberIn(L, float64(init-step)))
+	cf.Pc = k.pc + 1 + OpBx(inst) - maxArgSbx
+	var f [maxSlots]float64
+	for i, r := range k.regs {
+		if v, ok := a[lbase+int(r)].(lua.LNumber); ok {
+			f[i] = float64(v)
+		} else if k.live&(1<<i) != 0 {
+			return n, true // the interpreter runs the loop from its FORLOOP
+		}
+	}
+	copy(f[len(k.regs):], k.consts)
+	if CountKernels.Load() {
+		KernelRuns.Add(1)
+	}
+	return k.run(L, s, cf, &f, n), true
+}
+
+// run runs the kernel from its FORLOOP until it leaves the loop, writes
+// back the registers it wrote and sets cf.Pc to the next instruction the
+// interpreter runs.
+func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float64, n int) int {
+	code := k.code
+	const m = maxSlots - 1
+	var dirty uint64
+	i := k.entry
+	for {
+		// An exit operation is no instruction: it is not counted.
+		if n--; n == 0 && uint8(code[i]) != kExit {
+			n = PollEvery
+			if k.killed(L, s, cf, f, dirty, k.start+i) {
+				return n
+			}
+		}
+		w := code[i]
+		a, b, c := w>>8&m, w>>16&m, w>>24&m
+		var r bool
+		switch uint8(w) {
+		case kMove:
+			f[a] = f[b]
+		case kAdd:
+			f[a] = add(f[b], f[c]) // the first operand's NaN, as in C
+		case kSub:
+			f[a] = f[b] - f[c]
+		case kMul:
+			f[a] = mul(f[b], f[c])
+		case kDiv:
+			f[a] = f[b] / f[c]
+		case kMod:
+			x, y := f[b], f[c]
+			f[a] = x - math.Floor(x/y)*y // arith's, Lua's luai_nummod
+		case kPow:
+			f[a] = lauxlib.Pow(f[b], f[c])
+		case kUnm:
+			f[a] = -f[b]
+		case kEq:
+			r = f[b] == f[c]
+			goto compared
+		case kLt:
+			r = f[b] < f[c]
+			goto compared
+		case kLe:
+			r = f[b] <= f[c]
+			goto compared
+		case kJmp:
+			i = int(int32(w >> 32))
+			continue
+		case kForLoop:
+			x := f[a] + f[c]
+			if step := f[c]; !(step > 0 && x <= f[b] || step <= 0 && x >= f[b]) {
+				// The FORLOOP that ends the loop is the interpreter's.
+				k.writeBack(L, s, cf, f, dirty)
+				cf.Pc = k.start + i
+				return n + 1
+			}
+			t := w >> 32 & m
+			f[a], f[t] = x, x
+			dirty |= 1<<a | 1<<t
+			i = 0
+			continue
+		default: // kExit
+			n++
+			k.writeBack(L, s, cf, f, dirty)
+			cf.Pc = k.start + int(int32(w>>32))
+			return n
+		}
+		dirty |= 1 << a
+		i++
+		continue
+	compared:
+		if r != (w>>31&1 != 0) {
+			i += 2 // the JMP skipped
+			continue
+		}
+		// The JMP, fetched and counted as pollLoop does.
+		if n--; n == 0 {
+			n = PollEvery
+			if k.killed(L, s, cf, f, dirty, k.start+i+1) {
+				return n
+			}
+		}
+		i = int(int32(w >> 32))
+	}
+}
+
+// killed is pollLoop's poll at the instruction at pc: when the context is
+// done, the registers are written back and its error raised from that
+// instruction, as the interpreter would.
+func (k *kernel) killed(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float64, dirty uint64, pc int) bool {
+	ctx := L.Context()
+	if ctx == nil {
+		return false
+	}
+	cf.Pc = pc + 1
+	select {
+	case <-ctx.Done():
+		k.writeBack(L, s, cf, f, dirty)
+		L.RaiseError("%s", ctx.Err().Error())
+		return true
+	default:
+		return false
+	}
+}
+
+// writeBack boxes the slots in dirty into their registers, as
+// frame.set writes them.
+func (k *kernel) writeBack(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float64, dirty uint64) {
+	fr := frame{reg: s.reg, cf: cf}
+	for i, r := range k.regs {
+		if dirty&(1<<i) != 0 {
+			fr.set(int(r), NumberIn(L, f[i]))
+		}
+	}
+}
