@@ -59,19 +59,13 @@ func checkFunction(L *lua.LState, n int) {
 	}
 }
 
-// call calls f with args and returns its first result, counted as a call
-// through a C boundary.
-func call(L *lua.LState, f lua.LValue, args ...lua.LValue) lua.LValue {
+// call calls f with a and b and returns its first result, counted as a
+// call through a C boundary (seam.Call2: directly when f is a Lua
+// function).
+func call(L *lua.LState, f, a, b lua.LValue) lua.LValue {
 	defer lauxlib.LeaveC(L)
 	lauxlib.EnterC(L)
-	L.Push(f)
-	for _, a := range args {
-		L.Push(a)
-	}
-	L.Call(len(args), 1)
-	r := L.Get(-1)
-	L.Pop(1)
-	return r
+	return seam.Call2(L, f, a, b)
 }
 
 func foreachi(L *lua.LState) int {

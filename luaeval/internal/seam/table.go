@@ -28,14 +28,19 @@ import (
 //   - keys: the hash part's nodes in node order (LNil for a free node),
 //     followed by one *LUserData carrying the nodes' chains and lastfree
 //     (tabMeta). nil when the hash part is Lua's dummy node.
-//   - k2i: key -> node index, for every key in a node.
+//   - k2i: an empty map. A key's node is found as ltable.c finds it, along
+//     the chain from its main position (nodeOf): a map from every key to
+//     its node cost a map per rehash and an insertion per key, the most of
+//     building a table key by key. gopher-lua's setters need a map there
+//     (they write the keys they append, see foreignNext).
 //   - strdict (string keys) and dict (the others): the values of the keys
 //     in the hash part; a key whose value is nil has no entry (its node
 //     stays until the next rehash, as in Lua).
 //
 // gopher-lua's own RawGetString and RawGetH read this layout correctly;
 // RawGet and RawGetInt do not see integer keys in the hash part, and
-// LTable.Next loops forever on one when the array part is empty, so reads
+// LTable.Next loops forever on one when the array part is empty (and on
+// any key of a table in Lua's layout, which k2i does not index), so reads
 // of integer keys go through Get and GetInt, and iteration through Next. Every write into a table goes through RawSet, RawSetInt and
 // RawSetString (the VM's through the hooked instructions, see tableops.go).
 // A table written by gopher-lua's setters (a library's Go code) has
@@ -233,7 +238,7 @@ func RawSet(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
 	}
 	normalize(L, tb)
 	for {
-		if _, ok := tb.k2i[k]; ok {
+		if nodeOf(tb, k) >= 0 {
 			tb.store(k, v)
 			return
 		}
@@ -267,7 +272,7 @@ func setInt(L *lua.LState, tb *lTable, i int, k, v lua.LValue) {
 			tb.array[i-1] = v
 			return
 		}
-		if _, ok := tb.k2i[k]; ok {
+		if nodeOf(tb, k) >= 0 {
 			tb.store(k, v)
 			return
 		}
@@ -291,7 +296,7 @@ func Next(t *lua.LTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	if k != lua.LNil {
 		if n, isInt := arrayIndex(k); isInt && n >= 1 && n <= size {
 			i = n - 1
-		} else if j, found := tb.k2i[k]; found {
+		} else if j := nodeOf(tb, k); j >= 0 {
 			i = j + size
 		} else {
 			return lua.LNil, lua.LNil, false
@@ -466,14 +471,10 @@ func setNodeVector(L *lua.LState, t *lTable, size int) {
 	}
 	ud.Value, ud.Metatable = m, lua.LNil
 	keys[size] = ud
-	if old := t.k2i; old != nil && size <= 8 && len(t.keys) <= 9 {
-		// The map of the part being replaced, which held at most 8
-		// keys (one group of Go's map), serves the new one: a table
-		// grown key by key is rehashed at 1, 2, 4 and 8 nodes, and each
-		// made a map.
-		clear(old)
+	if t.k2i == nil {
+		t.k2i = make(map[lua.LValue]int)
 	} else {
-		t.k2i = make(map[lua.LValue]int, size)
+		clear(t.k2i) // what gopher-lua's setters appended (normalize)
 	}
 	t.keys = keys
 }
@@ -500,6 +501,25 @@ type nodes8 struct {
 	ud   lua.LUserData
 	m    tabMeta
 	next [8]int32
+}
+
+// nodeOf is the node holding key k in t's hash part (Lua's layout), or
+// -1: ltable.c's luaH_get, along the chain from k's main position.
+func nodeOf(t *lTable, k lua.LValue) int {
+	m := metaOf(t)
+	if m == nil {
+		return -1
+	}
+	return chainFind(t.keys, m, k)
+}
+
+func chainFind(keys []lua.LValue, m *tabMeta, k lua.LValue) int {
+	for i := mainPosition(k, len(m.next)); i >= 0; i = int(m.next[i]) {
+		if keys[i] == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // getFreePos is ltable.c's getfreepos (-1: none).
@@ -539,7 +559,6 @@ func newKey(L *lua.LState, t *lTable, k lua.LValue) bool {
 			}
 			m.next[other] = int32(n)
 			t.keys[n] = old
-			t.k2i[old] = n
 			m.next[n] = m.next[mp]
 			m.next[mp] = -1
 			t.keys[mp] = lua.LNil
@@ -549,12 +568,8 @@ func newKey(L *lua.LState, t *lTable, k lua.LValue) bool {
 			mp = n
 		}
 	}
-	if old := t.keys[mp]; old != lua.LNil {
-		// A key whose value is nil loses its node, as in Lua.
-		delete(t.k2i, old)
-	}
+	// A key whose value is nil loses its node, as in Lua.
 	t.keys[mp] = k
-	t.k2i[k] = mp
 	return true
 }
 
@@ -737,13 +752,20 @@ func ArrayOnly(t *lua.LTable) (int, bool) {
 
 // foreignNext is Next over gopher-lua's layout: the array, then the keys
 // in insertion order. (gopher-lua's own LTable.Next loops forever on an
-// integer key in its hash part when the array is empty.)
+// integer key in its hash part when the array is empty.) A table in Lua's
+// layout that gopher-lua's setters then wrote keeps its hash part, the
+// keys they appended after it: a key has its node's place when it has a
+// node (gopher-lua's k2i knows only the appended keys, so it appends a
+// node's key again when it writes one).
 func foreignNext(t *lTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	size := len(t.array)
+	m := embeddedMeta(t)
 	i := -1
 	if k != lua.LNil {
 		if n, isInt := arrayIndex(k); isInt && n >= 1 && n <= size {
 			i = n - 1
+		} else if j := embeddedNode(t, m, k); j >= 0 {
+			i = j + size
 		} else if j, found := t.k2i[k]; found && j < len(t.keys) {
 			i = j + size
 		} else {
@@ -763,9 +785,33 @@ func foreignNext(t *lTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 		if n, isInt := arrayIndex(key); isInt && n >= 1 && n <= size {
 			continue // the array's value is the one Get sees
 		}
+		if m != nil && i > len(m.next) && embeddedNode(t, m, key) >= 0 {
+			continue // visited at its node
+		}
 		if v := t.value(key); v != lua.LNil {
 			return key, v, true
 		}
 	}
 	return lua.LNil, lua.LNil, true
+}
+
+// embeddedMeta is the bookkeeping of a hash part in Lua's layout that
+// gopher-lua's setters appended keys after (at keys[n], n nodes), or nil.
+func embeddedMeta(t *lTable) *tabMeta {
+	for n := 1; n < len(t.keys) && n <= 1<<maxBits; n <<= 1 {
+		if ud, ok := t.keys[n].(*lua.LUserData); ok {
+			if m, ok := ud.Value.(*tabMeta); ok && len(m.next) == n {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+// embeddedNode is the node of k in the hash part m describes, or -1.
+func embeddedNode(t *lTable, m *tabMeta, k lua.LValue) int {
+	if m == nil {
+		return -1
+	}
+	return chainFind(t.keys, m, k)
 }
