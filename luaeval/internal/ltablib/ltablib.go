@@ -220,7 +220,9 @@ func concat(L *lua.LState) int {
 		}
 	}
 	lauxlib.Alloc(L, n)
-	b := make([]byte, 0, n)
+	// The result in one allocation, its bytes written in place.
+	res, buf := seam.NewString(n)
+	b := buf[:0]
 	for k := i; k <= last; k++ {
 		b = append(b, field(k)...)
 		if k == last {
@@ -228,7 +230,13 @@ func concat(L *lua.LState) int {
 		}
 		b = append(b, sep...)
 	}
-	L.Push(lua.LString(b))
+	if len(b) != n {
+		// The fields' text cannot change between the two passes (no
+		// metamethod runs); were it to, the string made here would be
+		// half filled, so the bytes are copied instead.
+		res = lua.LString(b)
+	}
+	L.Push(res)
 	return 1
 }
 

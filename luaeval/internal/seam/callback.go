@@ -19,7 +19,7 @@ import (
 // stack grows (every script state with the hooks on), is called directly;
 // anything else goes through L.Call.
 func Call2(L *lua.LState, fn, a, b lua.LValue) lua.LValue {
-	if f, ok := fn.(*lua.LFunction); ok && !f.IsG && f.Proto.IsVarArg == 0 && Enabled() {
+	if f, ok := fn.(*lua.LFunction); ok && !f.IsG && f.Proto.IsVarArg == 0 && fastTables && Enabled() {
 		if v, ok := call2(L, f, a, b); ok {
 			return v
 		}
