@@ -1,0 +1,128 @@
+package luaeval
+
+import (
+	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/minilock/minilock/luaeval/internal/seam"
+)
+
+// The table fast paths (new keys written from the VM loop, # from the loop,
+// table.sort's comparator called directly: seam.SetFastTables) against the
+// slow paths they stand in for (the hooked handlers, L.Call), on seeded
+// generated scripts: every reply the same, errors and their text included.
+func TestTableFastPathsAgainstSlow(t *testing.T) {
+	if !seam.Enabled() {
+		t.Skip("the hooks are off: there are no fast paths")
+	}
+	r := rand.New(rand.NewSource(seed(t)))
+	e := newTestEngine(t, Config{})
+	defer seam.SetFastTables(true)
+	for i := range 3000 {
+		s := genTableOpsScript(r)
+		seam.SetFastTables(true)
+		fast := evalReply(e, newFakeHost(), 2, s, "0")
+		seam.SetFastTables(false)
+		slow := evalReply(e, newFakeHost(), 2, s, "0")
+		if fast != slow {
+			t.Fatalf("script %d: %s\nfast %q\nslow %q", i, s, trunc(fast), trunc(slow))
+		}
+	}
+}
+
+// The same generated scripts, fewer of them, against redis-server: pairs
+// order, borders, sort results and error texts byte for byte.
+func TestTableOpsAgainstRedis(t *testing.T) {
+	r := rand.New(rand.NewSource(seed(t) + 1))
+	scripts := make([]string, 0, 800)
+	for range 800 {
+		scripts = append(scripts, genTableOpsScript(r))
+	}
+	diffTimed(t, scripts)
+}
+
+// genTableOpsScript builds a table by a random sequence of writes (integer,
+// string and float keys, nil assignments, appends with t[#t+1], table.insert
+// and table.remove, some on a table with a metatable), may sort it (with or
+// without a comparator, some comparators inconsistent or failing), and
+// returns its border, its pairs in next's order and any error's text.
+func genTableOpsScript(r *rand.Rand) string {
+	keys := []string{"0", "-1", "0.5", "1.5", "-0", "2^31", "2^53", "1e100", "true", "'a'", "'b'", "'k1'", "'10'", "''"}
+	for i := 1; i <= 24; i++ {
+		keys = append(keys, strconv.Itoa(i), fmt.Sprintf("'s%d'", i))
+	}
+	key := func() string {
+		if r.Intn(3) == 0 {
+			return strconv.Itoa(1 + r.Intn(40))
+		}
+		return keys[r.Intn(len(keys))]
+	}
+	val := func() string {
+		switch r.Intn(6) {
+		case 0:
+			return fmt.Sprintf("'v%d'", r.Intn(50))
+		case 1:
+			return fmt.Sprintf("%d.25", r.Intn(50))
+		default:
+			return strconv.Itoa(r.Intn(100))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("local t = {} ")
+	if r.Intn(6) == 0 {
+		// A metatable: writes of new keys must meet __newindex.
+		b.WriteString("local log = {} setmetatable(t, {__newindex = function(t, k, v) log[#log + 1] = tostring(k) rawset(t, k, v) end, __index = function(t, k) return nil end}) ")
+	}
+	b.WriteString("local ok, err = pcall(function() ")
+	numeric := r.Intn(2) == 0 // sortable: values of one type
+	for i, n := 0, r.Intn(80); i < n; i++ {
+		v := val()
+		if numeric {
+			v = strconv.Itoa(r.Intn(100))
+		}
+		switch r.Intn(12) {
+		case 0, 1, 2:
+			fmt.Fprintf(&b, "t[%s] = %s ", key(), v)
+		case 3:
+			fmt.Fprintf(&b, "t[%s] = nil ", key())
+		case 4, 5:
+			fmt.Fprintf(&b, "t[#t + 1] = %s ", v)
+		case 6:
+			b.WriteString("t[#t] = nil ")
+		case 7:
+			fmt.Fprintf(&b, "table.insert(t, %s) ", v)
+		case 8:
+			fmt.Fprintf(&b, "table.insert(t, math.min(#t + 1, %d), %s) ", 1+r.Intn(8), v)
+		case 9:
+			b.WriteString("table.remove(t) ")
+		case 10:
+			fmt.Fprintf(&b, "table.remove(t, %d) ", 1+r.Intn(5))
+		case 11:
+			fmt.Fprintf(&b, "for i = 1, %d do t[i] = %s end ", r.Intn(40), v)
+		}
+	}
+	if r.Intn(2) == 0 {
+		b.WriteString("local a = {} for i = 1, #t do a[i] = t[i] end ")
+		switch r.Intn(6) {
+		case 0:
+			b.WriteString("table.sort(a) ")
+		case 1:
+			b.WriteString("table.sort(a, function(x, y) return x > y end) ")
+		case 2:
+			b.WriteString("table.sort(a, function(x, y) return true end) ")
+		case 3:
+			b.WriteString("table.sort(a, function(x, y) if x == y then error('same ' .. tostring(x)) end return x < y end) ")
+		case 4:
+			b.WriteString("local c = 0 table.sort(a, function(x, y) c = c + 1 return tostring(x) < tostring(y) end) a[#a + 1] = c ")
+		case 5:
+			b.WriteString("table.sort(a, function(x, y, z) return z == nil and x < y end) ")
+		}
+		b.WriteString("t.sorted = table.concat(a, ',') ")
+	}
+	b.WriteString("end) ")
+	b.WriteString("local r = {#t, tostring(err)} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return r")
+	return b.String()
+}
