@@ -106,7 +106,15 @@ func genTableOpsScript(r *rand.Rand) string {
 	}
 	if r.Intn(2) == 0 {
 		b.WriteString("local a = {} for i = 1, #t do a[i] = t[i] end ")
-		switch r.Intn(6) {
+		switch r.Intn(10) {
+		case 6:
+			b.WriteString("table.sort(a, function(x, y) return x < y end) ")
+		case 7:
+			b.WriteString("table.sort(a, function(x, y) return y >= x end) ")
+		case 8:
+			b.WriteString("table.sort(a, function(x, y) return x <= y end) ")
+		case 9:
+			b.WriteString("table.sort(a, function(x, y) return y < x end) ")
 		case 0:
 			b.WriteString("table.sort(a) ")
 		case 1:

@@ -51,6 +51,9 @@ func call2(L *lua.LState, f *lua.LFunction, a, b lua.LValue) (lua.LValue, bool) 
 	if lbase+max(np, 2, used) > len(reg.array) {
 		return nil, false
 	}
+	if v, ok := inlineOrder(f, a, b); ok {
+		return v, true
+	}
 	// The pushes: fn and its arguments above the top.
 	arr := reg.array
 	arr[base], arr[lbase], arr[lbase+1] = f, a, b
@@ -74,4 +77,45 @@ func call2(L *lua.LState, f *lua.LFunction, a, b lua.LValue) (lua.LValue, bool) 
 	clear(arr[base:max(reg.top, base+1)])
 	reg.top = base
 	return v, true
+}
+
+// inlineOrder is the result of f(a, b) when f is a comparator of the
+// shape `function(a, b) return a < b end` (<, <=, > or >=, either
+// parameter on either side) and a and b are numbers: what its five
+// instructions compute (LT or LE, JMP, LOADBOOL, LOADBOOL, RETURN), without
+// the frame. Nothing else is observable of such a call on numbers: it
+// cannot fail, yield or allocate, and the caller has already counted it
+// as a C call (the limits a call can reach). ok is false for any other
+// function or operands (strings compare through the VM).
+func inlineOrder(f *lua.LFunction, a, b lua.LValue) (v lua.LValue, ok bool) {
+	x, ok1 := a.(lua.LNumber)
+	y, ok2 := b.(lua.LNumber)
+	p := f.Proto
+	if !ok1 || !ok2 || p.NumParameters != 2 || len(p.Code) < 5 {
+		return nil, false
+	}
+	c := p.Code[:5]
+	op := OpCode(c[0])
+	if op != lua.OP_LT && op != lua.OP_LE {
+		return nil, false
+	}
+	rb, rc := OpB(c[0]), OpC(c[0])
+	r := OpA(c[2])
+	if rb > 1 || rc > 1 ||
+		OpCode(c[1]) != lua.OP_JMP || OpBx(c[1])-maxArgSbx != 1 ||
+		OpCode(c[2]) != lua.OP_LOADBOOL || OpB(c[2]) != 0 || OpC(c[2]) != 1 ||
+		OpCode(c[3]) != lua.OP_LOADBOOL || OpA(c[3]) != r || OpB(c[3]) != 1 || OpC(c[3]) != 0 ||
+		OpCode(c[4]) != lua.OP_RETURN || OpA(c[4]) != r || OpB(c[4]) != 2 {
+		return nil, false
+	}
+	args := [2]lua.LNumber{x, y}
+	var cmp bool
+	if op == lua.OP_LT {
+		cmp = args[rb] < args[rc]
+	} else {
+		cmp = args[rb] <= args[rc]
+	}
+	// LT/LE A: skip the JMP when the comparison differs from A, to the
+	// LOADBOOL of false; else jump to the LOADBOOL of true.
+	return lua.LBool(cmp == (OpA(c[0]) != 0)), true
 }
