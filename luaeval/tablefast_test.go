@@ -37,7 +37,20 @@ func TestTableFastPathsAgainstSlow(t *testing.T) {
 // order, borders, sort results and error texts byte for byte.
 func TestTableOpsAgainstRedis(t *testing.T) {
 	r := rand.New(rand.NewSource(seed(t) + 1))
-	scripts := make([]string, 0, 800)
+	scripts := []string{
+		// The comparator's call at the C-call limit and at the call-stack
+		// limit, where a comparator of the plain shape is computed
+		// without its call: each nesting depth's outcome is Redis's.
+		`local cmp = function(a, b) return a < b end
+local function nest(n) if n == 0 then table.sort({3, 1, 2}, cmp) return 'sorted' end local ok, e = pcall(nest, n - 1) return ok and e or ('error: ' .. tostring(e)) end
+local r = {} for n = 190, 202 do r[#r + 1] = n .. ' ' .. nest(n) end return r`,
+		`local cmp = function(a, b) return a > b end
+local function nest(n) if n == 0 then local t = {3, 1, 2} table.sort(t, cmp) return t[1] end return nest(n - 1) + 0 end
+local r = {} for n = 16370, 16395 do local ok, e = pcall(nest, n) r[#r + 1] = n .. ' ' .. tostring(e) end return r`,
+		`local cmp = function(a, b) return a < b end
+local function nest(n) if n == 0 then local t = {3, 'x', 2} table.sort(t, cmp) return t[1] end return nest(n - 1) + 0 end
+local ok, e = pcall(nest, 10) return tostring(e)`,
+	}
 	for range 800 {
 		scripts = append(scripts, genTableOpsScript(r))
 	}

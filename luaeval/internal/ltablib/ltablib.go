@@ -255,6 +255,7 @@ func sort(L *lua.LState, writable Guard) int {
 		writable(L, t)
 	}
 	s := sorter{L: L, t: t, cmp: L.Get(2)}
+	s.order, s.inline = seam.OrderOf(L, s.cmp)
 	s.auxsort(1, n)
 	return 0
 }
@@ -264,6 +265,10 @@ type sorter struct {
 	t     *lua.LTable
 	cmp   lua.LValue
 	steps int
+	// order is cmp when it is a plain `return a < b` (seam.OrderOf):
+	// on two numbers its result is computed without the call.
+	order  seam.Order
+	inline bool
 }
 
 func (s *sorter) get(i int) lua.LValue { return seam.GetInt(s.t, i) }
@@ -274,6 +279,13 @@ func (s *sorter) set(i int, v lua.LValue) { seam.RawSetInt(s.L, s.t, i, v) }
 func (s *sorter) lt(a, b lua.LValue) bool {
 	s.steps++
 	poll(s.L, s.steps)
+	if s.inline {
+		if x, ok := a.(lua.LNumber); ok {
+			if y, ok := b.(lua.LNumber); ok {
+				return s.order.Less(x, y)
+			}
+		}
+	}
 	if s.cmp != lua.LNil {
 		return lua.LVAsBool(call(s.L, s.cmp, a, b))
 	}

@@ -2,6 +2,8 @@ package seam
 
 import (
 	lua "github.com/yuin/gopher-lua"
+
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 )
 
 // Calls from a library's Go code back into Lua.
@@ -51,9 +53,6 @@ func call2(L *lua.LState, f *lua.LFunction, a, b lua.LValue) (lua.LValue, bool) 
 	if lbase+max(np, 2, used) > len(reg.array) {
 		return nil, false
 	}
-	if v, ok := inlineOrder(f, a, b); ok {
-		return v, true
-	}
 	// The pushes: fn and its arguments above the top.
 	arr := reg.array
 	arr[base], arr[lbase], arr[lbase+1] = f, a, b
@@ -79,25 +78,34 @@ func call2(L *lua.LState, f *lua.LFunction, a, b lua.LValue) (lua.LValue, bool) 
 	return v, true
 }
 
-// inlineOrder is the result of f(a, b) when f is a comparator of the
-// shape `function(a, b) return a < b end` (<, <=, > or >=, either
-// parameter on either side) and a and b are numbers: what its five
-// instructions compute (LT or LE, JMP, LOADBOOL, LOADBOOL, RETURN), without
-// the frame. Nothing else is observable of such a call on numbers: it
-// cannot fail, yield or allocate, and the caller has already counted it
-// as a C call (the limits a call can reach). ok is false for any other
-// function or operands (strings compare through the VM).
-func inlineOrder(f *lua.LFunction, a, b lua.LValue) (v lua.LValue, ok bool) {
-	x, ok1 := a.(lua.LNumber)
-	y, ok2 := b.(lua.LNumber)
+// Order is a comparator of the shape `function(a, b) return a < b end`
+// (<, <=, > or >=, either parameter on either side): what its five
+// instructions compute (LT or LE, JMP, LOADBOOL, LOADBOOL, RETURN).
+type Order struct {
+	le     bool // LE, else LT
+	rb, rc int  // the operands: parameter 0 or 1
+	want   bool // LT/LE's A: the result is the comparison == want
+}
+
+// OrderOf recognises fn as an Order when a call of it from the Go
+// function L is running could reach neither the C-call limit nor the
+// call-stack limit (so that a call on two numbers, which can neither fail
+// nor yield nor allocate, has nothing observable but its result: table.sort
+// then computes it without the call). The limits do not move while the
+// caller's calls come and go, so this is asked once.
+func OrderOf(L *lua.LState, fn lua.LValue) (Order, bool) {
+	f, ok := fn.(*lua.LFunction)
+	if !ok || f.IsG || !fastTables || !Enabled() {
+		return Order{}, false
+	}
 	p := f.Proto
-	if !ok1 || !ok2 || p.NumParameters != 2 || len(p.Code) < 5 {
-		return nil, false
+	if p.NumParameters != 2 || p.IsVarArg != 0 || len(p.Code) < 5 {
+		return Order{}, false
 	}
 	c := p.Code[:5]
 	op := OpCode(c[0])
 	if op != lua.OP_LT && op != lua.OP_LE {
-		return nil, false
+		return Order{}, false
 	}
 	rb, rc := OpB(c[0]), OpC(c[0])
 	r := OpA(c[2])
@@ -106,16 +114,27 @@ func inlineOrder(f *lua.LFunction, a, b lua.LValue) (v lua.LValue, ok bool) {
 		OpCode(c[2]) != lua.OP_LOADBOOL || OpB(c[2]) != 0 || OpC(c[2]) != 1 ||
 		OpCode(c[3]) != lua.OP_LOADBOOL || OpA(c[3]) != r || OpB(c[3]) != 1 || OpC(c[3]) != 0 ||
 		OpCode(c[4]) != lua.OP_RETURN || OpA(c[4]) != r || OpB(c[4]) != 2 {
-		return nil, false
+		return Order{}, false
 	}
+	// lauxlib.EnterC raises at MaxCCalls (and past it), reserve when the
+	// thread holds its limit of frames.
+	gs := growStackOf(L)
+	if gs == nil || lauxlib.Of(L).CCalls(L).N+1 >= lauxlib.MaxCCalls || gs.depth() >= L.Options.CallStackSize {
+		return Order{}, false
+	}
+	return Order{le: op == lua.OP_LE, rb: rb, rc: rc, want: OpA(c[0]) != 0}, true
+}
+
+// Less is the comparator's result on x and y. LT/LE A skips the JMP when
+// the comparison differs from A, to the LOADBOOL of false; else it jumps
+// to the LOADBOOL of true.
+func (o Order) Less(x, y lua.LNumber) bool {
 	args := [2]lua.LNumber{x, y}
 	var cmp bool
-	if op == lua.OP_LT {
-		cmp = args[rb] < args[rc]
+	if o.le {
+		cmp = args[o.rb] <= args[o.rc]
 	} else {
-		cmp = args[rb] <= args[rc]
+		cmp = args[o.rb] < args[o.rc]
 	}
-	// LT/LE A: skip the JMP when the comparison differs from A, to the
-	// LOADBOOL of false; else jump to the LOADBOOL of true.
-	return lua.LBool(cmp == (OpA(c[0]) != 0)), true
+	return cmp == o.want
 }
