@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/minilock/minilock/luaeval/internal/seam"
+	"github.com/minilock/minilock/resp"
 )
 
 // The table fast paths (new keys written from the VM loop, # from the loop,
@@ -146,4 +147,77 @@ func genTableOpsScript(r *rand.Rand) string {
 	b.WriteString("end) ")
 	b.WriteString("local r = {#t, tostring(err)} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return r")
 	return b.String()
+}
+
+// mgetHost is fakeHost with MGET, for array replies of any length with
+// nulls in them.
+type mgetHost struct{ *fakeHost }
+
+func (h mgetHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
+	if !strings.EqualFold(string(args[0]), "mget") || len(args) < 2 {
+		return h.fakeHost.Call(args, readOnly, w)
+	}
+	w.Array(len(args) - 1)
+	for _, k := range args[1:] {
+		if v, ok := h.m[string(k)]; ok {
+			w.BulkString(v)
+		} else {
+			w.Null()
+		}
+	}
+	return false
+}
+
+// Array replies turned into tables (seam.SequenceTable sizes them at
+// once) have the layout of Redis's, built one lua_rawseti at a time:
+// borders, next's order and the layout's later growth, with RESP2 nulls
+// (false) and RESP3 nulls (nil, which breaks the sequence) at random
+// places, against redis-server.
+func TestArrayReplyTablesAgainstRedis(t *testing.T) {
+	r := rand.New(rand.NewSource(seed(t) + 2))
+	rc := dialRedis(t)
+	e := newTestEngine(t, Config{})
+	var all []string
+	for i := 1; i <= 80; i++ {
+		all = append(all, fmt.Sprintf("'s%d'", i))
+	}
+	for n := range 400 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "redis.call('DEL', %s) ", strings.Join(all, ", "))
+		for i := range all {
+			if r.Intn(4) != 0 {
+				fmt.Fprintf(&b, "redis.call('SET', %s, 'v%d') ", all[i], i)
+			}
+		}
+		if r.Intn(2) == 0 {
+			b.WriteString("redis.setresp(3) ")
+		}
+		keys := make([]string, r.Intn(75))
+		for i := range keys {
+			keys[i] = all[r.Intn(len(all))]
+		}
+		if len(keys) == 0 {
+			keys = append(keys, all[0])
+		}
+		fmt.Fprintf(&b, "local t = redis.call('MGET', %s) ", strings.Join(keys, ", "))
+		for i, m := 0, r.Intn(6); i < m; i++ {
+			switch r.Intn(4) {
+			case 0:
+				b.WriteString("t[#t + 1] = 'x' ")
+			case 1:
+				fmt.Fprintf(&b, "t['f%d'] = 1 ", r.Intn(5))
+			case 2:
+				fmt.Fprintf(&b, "t[%d] = nil ", 1+r.Intn(80))
+			case 3:
+				fmt.Fprintf(&b, "t[%d] = 'y' ", 1+r.Intn(140))
+			}
+		}
+		b.WriteString("local r = {#t} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return r")
+		s := b.String()
+		want := rc.do(t, "EVAL", s, "0")
+		got := evalReply(e, mgetHost{newFakeHost()}, 2, s, "0")
+		if got != want {
+			t.Fatalf("script %d: %s\nredis    %q\nminilock %q", n, s, trunc(want), trunc(got))
+		}
+	}
 }

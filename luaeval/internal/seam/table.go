@@ -815,3 +815,36 @@ func embeddedNode(t *lTable, m *tabMeta, k lua.LValue) int {
 	}
 	return chainFind(t.keys, m, k)
 }
+
+// maxPresized is the longest sequence SequenceTable sizes at once: past
+// it, one allocation of the whole array would be a larger single request
+// to the budget than Lua's doublings ever make (lauxlib.Alloc refuses
+// requests past the string limit), so longer ones are built as Lua builds
+// them.
+const maxPresized = 1 << 16
+
+// SequenceTable is the table Lua 5.1 makes of `t = {}` followed by
+// lua_rawseti(t, 1 .. n) in order with non-nil values (how Redis turns an
+// array reply into a table): each append past the array part rehashes to
+// the smallest power of two holding the keys so far, so the end is an
+// array part of the smallest power of two >= n and no hash part. Made at
+// that size at once, it skips the log2(n) arrays in between (the same
+// bytes are charged: the doublings add up to the last size). A nil value
+// breaks the pattern: the caller then rebuilds with Resequence.
+func SequenceTable(L *lua.LState, n int) *lua.LTable {
+	if n <= 0 || n > maxPresized {
+		return NewTable(L, 0, 0)
+	}
+	return NewTable(L, 1<<ceilLog2(n), 0)
+}
+
+// Resequence is the table Lua makes of `t = {}` followed by t[1 .. j] =
+// the first j values of seq (a SequenceTable, all of them non-nil) in
+// order, one at a time.
+func Resequence(L *lua.LState, seq *lua.LTable, j int) *lua.LTable {
+	t := NewTable(L, 0, 0)
+	for i := 1; i <= j; i++ {
+		RawSetInt(L, t, i, GetInt(seq, i))
+	}
+	return t
+}
