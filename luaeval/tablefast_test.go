@@ -120,7 +120,15 @@ func genTableOpsScript(r *rand.Rand) string {
 	}
 	if r.Intn(2) == 0 {
 		b.WriteString("local a = {} for i = 1, #t do a[i] = t[i] end ")
-		switch r.Intn(10) {
+		switch r.Intn(13) {
+		case 10:
+			b.WriteString("local w = {} for i = 1, #a do w[i] = {score = a[i]} end table.sort(w, function(x, y) return x.score > y.score end) for i = 1, #w do a[i] = w[i].score end ")
+		case 11:
+			b.WriteString("local w = {} for i = 1, #a do w[i] = {a[i]} end table.sort(w, function(x, y) return x[1] <= y[1] end) for i = 1, #w do a[i] = w[i][1] end ")
+		case 12:
+			// Some elements without the field: their __index answers, or
+			// nil (an error comparing it), or they are not tables.
+			b.WriteString("local mt = {__index = function(t, k) return -1 end} local w = {} for i = 1, #a do if i % 3 == 0 then w[i] = setmetatable({}, mt) elseif i % 7 == 0 then w[i] = {} elseif i % 11 == 0 then w[i] = 'str' else w[i] = {n = a[i]} end end table.sort(w, function(x, y) return x.n < y.n end) for i = 1, #w do a[i] = type(w[i]) == 'table' and tostring(w[i].n) or w[i] end ")
 		case 6:
 			b.WriteString("table.sort(a, function(x, y) return x < y end) ")
 		case 7:

@@ -265,8 +265,9 @@ type sorter struct {
 	t     *lua.LTable
 	cmp   lua.LValue
 	steps int
-	// order is cmp when it is a plain `return a < b` (seam.OrderOf):
-	// on two numbers its result is computed without the call.
+	// order is cmp when it is a plain `return a < b` or `return a.k <
+	// b.k` (seam.OrderOf): on numbers its result is computed without the
+	// call.
 	order  seam.Order
 	inline bool
 }
@@ -280,10 +281,8 @@ func (s *sorter) lt(a, b lua.LValue) bool {
 	s.steps++
 	poll(s.L, s.steps)
 	if s.inline {
-		if x, ok := a.(lua.LNumber); ok {
-			if y, ok := b.(lua.LNumber); ok {
-				return s.order.Less(x, y)
-			}
+		if less, ok := s.order.Less(a, b); ok {
+			return less
 		}
 	}
 	if s.cmp != lua.LNil {

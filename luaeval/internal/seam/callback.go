@@ -79,37 +79,72 @@ func call2(L *lua.LState, f *lua.LFunction, a, b lua.LValue) (lua.LValue, bool) 
 }
 
 // Order is a comparator of the shape `function(a, b) return a < b end`
-// (<, <=, > or >=, either parameter on either side): what its five
-// instructions compute (LT or LE, JMP, LOADBOOL, LOADBOOL, RETURN).
+// (<, <=, > or >=, either parameter on either side), or of a field of
+// each (`a.score > b.score`, `a[1] < b[1]`): what its instructions compute
+// (up to two GETTABLE or GETTABLEKS of a constant key, LT or LE, JMP,
+// LOADBOOL, LOADBOOL, RETURN).
 type Order struct {
+	loads  [2]orderLoad
+	nloads int
 	le     bool // LE, else LT
-	rb, rc int  // the operands: parameter 0 or 1
+	rb, rc int  // the operands: 0 and 1 the parameters, 2+i load i's value
 	want   bool // LT/LE's A: the result is the comparison == want
+}
+
+type orderLoad struct {
+	src int // the parameter indexed
+	key lua.LValue
 }
 
 // OrderOf recognises fn as an Order when a call of it from the Go
 // function L is running could reach neither the C-call limit nor the
-// call-stack limit (so that a call on two numbers, which can neither fail
-// nor yield nor allocate, has nothing observable but its result: table.sort
-// then computes it without the call). The limits do not move while the
-// caller's calls come and go, so this is asked once.
+// call-stack limit (so that a call that reads no metamethod and compares
+// two numbers, which can neither fail nor yield nor allocate, has nothing
+// observable but its result: table.sort then computes it without the
+// call). The limits do not move while the caller's calls come and go, so
+// this is asked once.
 func OrderOf(L *lua.LState, fn lua.LValue) (Order, bool) {
 	f, ok := fn.(*lua.LFunction)
 	if !ok || f.IsG || !fastTables || !Enabled() {
 		return Order{}, false
 	}
 	p := f.Proto
-	if p.NumParameters != 2 || p.IsVarArg != 0 || len(p.Code) < 5 {
+	if p.NumParameters != 2 || p.IsVarArg != 0 {
 		return Order{}, false
 	}
-	c := p.Code[:5]
+	var o Order
+	code := p.Code
+	// slot maps a register to its operand: the parameters, then the loads.
+	slot := map[int]int{0: 0, 1: 1}
+	for len(code) > 0 && o.nloads < 2 {
+		op := OpCode(code[0])
+		if op != lua.OP_GETTABLE && op != lua.OP_GETTABLEKS {
+			break
+		}
+		dst, src, k := OpA(code[0]), OpB(code[0]), OpC(code[0])
+		if dst < 2 || src > 1 || k&RKBit == 0 {
+			return Order{}, false
+		}
+		if _, taken := slot[dst]; taken {
+			return Order{}, false
+		}
+		o.loads[o.nloads] = orderLoad{src: src, key: p.Constants[k&^RKBit]}
+		slot[dst] = 2 + o.nloads
+		o.nloads++
+		code = code[1:]
+	}
+	if len(code) < 5 {
+		return Order{}, false
+	}
+	c := code[:5]
 	op := OpCode(c[0])
 	if op != lua.OP_LT && op != lua.OP_LE {
 		return Order{}, false
 	}
-	rb, rc := OpB(c[0]), OpC(c[0])
+	rb, okb := slot[OpB(c[0])]
+	rc, okc := slot[OpC(c[0])]
 	r := OpA(c[2])
-	if rb > 1 || rc > 1 ||
+	if !okb || !okc ||
 		OpCode(c[1]) != lua.OP_JMP || OpBx(c[1])-maxArgSbx != 1 ||
 		OpCode(c[2]) != lua.OP_LOADBOOL || OpB(c[2]) != 0 || OpC(c[2]) != 1 ||
 		OpCode(c[3]) != lua.OP_LOADBOOL || OpA(c[3]) != r || OpB(c[3]) != 1 || OpC(c[3]) != 0 ||
@@ -122,19 +157,36 @@ func OrderOf(L *lua.LState, fn lua.LValue) (Order, bool) {
 	if gs == nil || lauxlib.Of(L).CCalls(L).N+1 >= lauxlib.MaxCCalls || gs.depth() >= L.Options.CallStackSize {
 		return Order{}, false
 	}
-	return Order{le: op == lua.OP_LE, rb: rb, rc: rc, want: OpA(c[0]) != 0}, true
+	o.le, o.rb, o.rc, o.want = op == lua.OP_LE, rb, rc, OpA(c[0]) != 0
+	return o, true
 }
 
-// Less is the comparator's result on x and y. LT/LE A skips the JMP when
-// the comparison differs from A, to the LOADBOOL of false; else it jumps
-// to the LOADBOOL of true.
-func (o Order) Less(x, y lua.LNumber) bool {
-	args := [2]lua.LNumber{x, y}
+// Less is the comparator's result on a and b; ok is false when the call
+// would do more than this computes (a load meeting __index or not from a
+// table, operands that are not two numbers): then it must be called.
+// LT/LE A skips the JMP when the comparison differs from A, to the
+// LOADBOOL of false; else it jumps to the LOADBOOL of true.
+func (o *Order) Less(a, b lua.LValue) (less, ok bool) {
+	vals := [4]lua.LValue{a, b}
+	for i := range o.nloads {
+		t, isTable := vals[o.loads[i].src].(*lua.LTable)
+		if !isTable {
+			return false, false
+		}
+		// A raw nil (where __index would be consulted) is no number:
+		// the call is made.
+		vals[2+i] = Get(t, o.loads[i].key)
+	}
+	x, ok1 := vals[o.rb].(lua.LNumber)
+	y, ok2 := vals[o.rc].(lua.LNumber)
+	if !ok1 || !ok2 {
+		return false, false
+	}
 	var cmp bool
 	if o.le {
-		cmp = args[o.rb] <= args[o.rc]
+		cmp = x <= y
 	} else {
-		cmp = args[o.rb] < args[o.rc]
+		cmp = x < y
 	}
-	return cmp == o.want
+	return cmp == o.want, true
 }
