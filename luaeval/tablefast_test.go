@@ -120,7 +120,11 @@ func genTableOpsScript(r *rand.Rand) string {
 	}
 	if r.Intn(2) == 0 {
 		b.WriteString("local a = {} for i = 1, #t do a[i] = t[i] end ")
-		switch r.Intn(13) {
+		switch r.Intn(15) {
+		case 13:
+			b.WriteString("for i = 1, #a do a[i] = tostring(a[i]) end table.sort(a, function(x, y) return x > y end) ")
+		case 14:
+			b.WriteString("local w = {} for i = 1, #a do w[i] = {s = tostring(a[i])} end table.sort(w, function(x, y) return x.s <= y.s end) for i = 1, #w do a[i] = w[i].s end ")
 		case 10:
 			b.WriteString("local w = {} for i = 1, #a do w[i] = {score = a[i]} end table.sort(w, function(x, y) return x.score > y.score end) for i = 1, #w do a[i] = w[i].score end ")
 		case 11:

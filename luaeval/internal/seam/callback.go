@@ -99,10 +99,10 @@ type orderLoad struct {
 // OrderOf recognises fn as an Order when a call of it from the Go
 // function L is running could reach neither the C-call limit nor the
 // call-stack limit (so that a call that reads no metamethod and compares
-// two numbers, which can neither fail nor yield nor allocate, has nothing
-// observable but its result: table.sort then computes it without the
-// call). The limits do not move while the caller's calls come and go, so
-// this is asked once.
+// two numbers or two strings, which can neither fail nor yield nor
+// allocate, has nothing observable but its result: table.sort then
+// computes it without the call). The limits do not move while the
+// caller's calls come and go, so this is asked once.
 func OrderOf(L *lua.LState, fn lua.LValue) (Order, bool) {
 	f, ok := fn.(*lua.LFunction)
 	if !ok || f.IsG || !fastTables || !Enabled() {
@@ -163,8 +163,8 @@ func OrderOf(L *lua.LState, fn lua.LValue) (Order, bool) {
 
 // Less is the comparator's result on a and b; ok is false when the call
 // would do more than this computes (a load meeting __index or not from a
-// table, operands that are not two numbers): then it must be called.
-// LT/LE A skips the JMP when the comparison differs from A, to the
+// table, operands that are not two numbers or two strings): then it must
+// be called. LT/LE A skips the JMP when the comparison differs from A, to the
 // LOADBOOL of false; else it jumps to the LOADBOOL of true.
 func (o *Order) Less(a, b lua.LValue) (less, ok bool) {
 	vals := [4]lua.LValue{a, b}
@@ -177,16 +177,23 @@ func (o *Order) Less(a, b lua.LValue) (less, ok bool) {
 		// the call is made.
 		vals[2+i] = Get(t, o.loads[i].key)
 	}
-	x, ok1 := vals[o.rb].(lua.LNumber)
-	y, ok2 := vals[o.rc].(lua.LNumber)
-	if !ok1 || !ok2 {
-		return false, false
-	}
 	var cmp bool
-	if o.le {
-		cmp = x <= y
-	} else {
-		cmp = x < y
+	switch x := vals[o.rb].(type) {
+	case lua.LNumber:
+		y, ok := vals[o.rc].(lua.LNumber)
+		if !ok {
+			return false, false
+		}
+		cmp = x < y || o.le && x == y
+	case lua.LString:
+		// Byte by byte, as the VM compares strings (gopher-lua's strCmp).
+		y, ok := vals[o.rc].(lua.LString)
+		if !ok {
+			return false, false
+		}
+		cmp = x < y || o.le && x == y
+	default:
+		return false, false
 	}
 	return cmp == o.want, true
 }
