@@ -129,6 +129,11 @@ func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 		tb.array = nilSlots(narr)
 	}
 	setNodeVector(L, tb, nrec)
+	if nrec > 8 {
+		// A constructor's fields are mostly names: their values' map
+		// made at its size, not grown past one group as they arrive.
+		tb.strdict = make(map[string]lua.LValue, nrec)
+	}
 	return t
 }
 
