@@ -63,6 +63,7 @@ const (
 type tabMeta struct {
 	next     []int32 // chain link of each node, -1 for none
 	lastfree int     // ltable.c's lastfree: nodes below it may be free
+	lastNext int     // the node of the key Next returned last (a hint)
 }
 
 // metaOf returns t's bookkeeping when t has a hash part in Lua's layout.
@@ -297,11 +298,18 @@ func Next(t *lua.LTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 		return foreignNext(tb, k)
 	}
 	size := len(tb.array)
+	m := metaOf(tb)
 	i := -1
 	if k != lua.LNil {
 		if n, isInt := arrayIndex(k); isInt && n >= 1 && n <= size {
 			i = n - 1
-		} else if j := nodeOf(tb, k); j >= 0 {
+		} else if m == nil {
+			return lua.LNil, lua.LNil, false
+		} else if j := m.lastNext; j < len(m.next) && tb.keys[j] == k {
+			// The key the last call returned, as a traversal passes it
+			// back: its node without the hash and the chain.
+			i = int(j) + size
+		} else if j := chainFind(tb.keys, m, k); j >= 0 {
 			i = j + size
 		} else {
 			return lua.LNil, lua.LNil, false
@@ -316,6 +324,7 @@ func Next(t *lua.LTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	for i -= size; i < nodes; i++ {
 		if key := tb.keys[i]; key != lua.LNil {
 			if v := tb.value(key); v != lua.LNil {
+				m.lastNext = i
 				return key, v, true
 			}
 		}
