@@ -132,13 +132,18 @@ func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []b
 	case '*', '>':
 		// Built as Redis builds it (lua_newtable, then lua_settable one
 		// element at a time), so the table's layout is Lua's.
-		t := seam.NewTable(L, 0, 0)
+		// seam.SequenceTable: that table, sized at once.
+		t := seam.SequenceTable(L, int(min(it.Int, 1<<30)))
+		presized := true
 		for j := int64(1); j <= it.Int; j++ {
 			var v lua.LValue
 			var ok bool
 			v, rest, ok = e.parseReply(L, rest, depth+1)
 			if !ok {
 				return lua.LNil, b, false
+			}
+			if v == lua.LNil && presized {
+				t, presized = seam.Resequence(L, t, int(j-1)), false
 			}
 			seam.RawSetInt(L, t, int(j), v)
 		}

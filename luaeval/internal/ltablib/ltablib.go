@@ -59,19 +59,13 @@ func checkFunction(L *lua.LState, n int) {
 	}
 }
 
-// call calls f with args and returns its first result, counted as a call
-// through a C boundary.
-func call(L *lua.LState, f lua.LValue, args ...lua.LValue) lua.LValue {
+// call calls f with a and b and returns its first result, counted as a
+// call through a C boundary (seam.Call2: directly when f is a Lua
+// function).
+func call(L *lua.LState, f, a, b lua.LValue) lua.LValue {
 	defer lauxlib.LeaveC(L)
 	lauxlib.EnterC(L)
-	L.Push(f)
-	for _, a := range args {
-		L.Push(a)
-	}
-	L.Call(len(args), 1)
-	r := L.Get(-1)
-	L.Pop(1)
-	return r
+	return seam.Call2(L, f, a, b)
 }
 
 func foreachi(L *lua.LState) int {
@@ -226,7 +220,9 @@ func concat(L *lua.LState) int {
 		}
 	}
 	lauxlib.Alloc(L, n)
-	b := make([]byte, 0, n)
+	// The result in one allocation, its bytes written in place.
+	res, buf := seam.NewString(n)
+	b := buf[:0]
 	for k := i; k <= last; k++ {
 		b = append(b, field(k)...)
 		if k == last {
@@ -234,7 +230,13 @@ func concat(L *lua.LState) int {
 		}
 		b = append(b, sep...)
 	}
-	L.Push(lua.LString(b))
+	if len(b) != n {
+		// The fields' text cannot change between the two passes (no
+		// metamethod runs); were it to, the string made here would be
+		// half filled, so the bytes are copied instead.
+		res = lua.LString(b)
+	}
+	L.Push(res)
 	return 1
 }
 
@@ -253,6 +255,7 @@ func sort(L *lua.LState, writable Guard) int {
 		writable(L, t)
 	}
 	s := sorter{L: L, t: t, cmp: L.Get(2)}
+	s.order, s.inline = seam.OrderOf(L, s.cmp)
 	s.auxsort(1, n)
 	return 0
 }
@@ -262,6 +265,11 @@ type sorter struct {
 	t     *lua.LTable
 	cmp   lua.LValue
 	steps int
+	// order is cmp when it is a plain `return a < b` or `return a.k <
+	// b.k` (seam.OrderOf): on numbers its result is computed without the
+	// call.
+	order  seam.Order
+	inline bool
 }
 
 func (s *sorter) get(i int) lua.LValue { return seam.GetInt(s.t, i) }
@@ -272,6 +280,11 @@ func (s *sorter) set(i int, v lua.LValue) { seam.RawSetInt(s.L, s.t, i, v) }
 func (s *sorter) lt(a, b lua.LValue) bool {
 	s.steps++
 	poll(s.L, s.steps)
+	if s.inline {
+		if less, ok := s.order.Less(a, b); ok {
+			return less
+		}
+	}
 	if s.cmp != lua.LNil {
 		return lua.LVAsBool(call(s.L, s.cmp, a, b))
 	}

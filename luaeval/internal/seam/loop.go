@@ -142,6 +142,10 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			if fastSetTable(s, cf, inst) {
 				continue
 			}
+		case lua.OP_LEN:
+			if fastLen(s, cf, inst) {
+				continue
+			}
 		case lua.OP_CALL:
 			if fastCall(L, s, gs, cf, inst) {
 				continue

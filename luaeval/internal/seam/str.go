@@ -45,3 +45,7 @@ func newString(n int) (lua.LValue, []byte) {
 	*(*ifaceWords)(unsafe.Pointer(&v)) = ifaceWords{stringTab, unsafe.Pointer(h)}
 	return v, b
 }
+
+// NewString is newString for the libraries: a string of n bytes, filled
+// through the returned slice before the value is used.
+func NewString(n int) (lua.LValue, []byte) { return newString(n) }

@@ -28,14 +28,19 @@ import (
 //   - keys: the hash part's nodes in node order (LNil for a free node),
 //     followed by one *LUserData carrying the nodes' chains and lastfree
 //     (tabMeta). nil when the hash part is Lua's dummy node.
-//   - k2i: key -> node index, for every key in a node.
+//   - k2i: an empty map. A key's node is found as ltable.c finds it, along
+//     the chain from its main position (nodeOf): a map from every key to
+//     its node cost a map per rehash and an insertion per key, the most of
+//     building a table key by key. gopher-lua's setters need a map there
+//     (they write the keys they append, see foreignNext).
 //   - strdict (string keys) and dict (the others): the values of the keys
 //     in the hash part; a key whose value is nil has no entry (its node
 //     stays until the next rehash, as in Lua).
 //
 // gopher-lua's own RawGetString and RawGetH read this layout correctly;
 // RawGet and RawGetInt do not see integer keys in the hash part, and
-// LTable.Next loops forever on one when the array part is empty, so reads
+// LTable.Next loops forever on one when the array part is empty (and on
+// any key of a table in Lua's layout, which k2i does not index), so reads
 // of integer keys go through Get and GetInt, and iteration through Next. Every write into a table goes through RawSet, RawSetInt and
 // RawSetString (the VM's through the hooked instructions, see tableops.go).
 // A table written by gopher-lua's setters (a library's Go code) has
@@ -58,6 +63,7 @@ const (
 type tabMeta struct {
 	next     []int32 // chain link of each node, -1 for none
 	lastfree int     // ltable.c's lastfree: nodes below it may be free
+	lastNext int     // the node of the key Next returned last (a hint)
 }
 
 // metaOf returns t's bookkeeping when t has a hash part in Lua's layout.
@@ -124,6 +130,11 @@ func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 		tb.array = nilSlots(narr)
 	}
 	setNodeVector(L, tb, nrec)
+	if nrec > 8 {
+		// A constructor's fields are mostly names: their values' map
+		// made at its size, not grown past one group as they arrive.
+		tb.strdict = make(map[string]lua.LValue, nrec)
+	}
 	return t
 }
 
@@ -233,7 +244,7 @@ func RawSet(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
 	}
 	normalize(L, tb)
 	for {
-		if _, ok := tb.k2i[k]; ok {
+		if nodeOf(tb, k) >= 0 {
 			tb.store(k, v)
 			return
 		}
@@ -267,7 +278,7 @@ func setInt(L *lua.LState, tb *lTable, i int, k, v lua.LValue) {
 			tb.array[i-1] = v
 			return
 		}
-		if _, ok := tb.k2i[k]; ok {
+		if nodeOf(tb, k) >= 0 {
 			tb.store(k, v)
 			return
 		}
@@ -287,11 +298,18 @@ func Next(t *lua.LTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 		return foreignNext(tb, k)
 	}
 	size := len(tb.array)
+	m := metaOf(tb)
 	i := -1
 	if k != lua.LNil {
 		if n, isInt := arrayIndex(k); isInt && n >= 1 && n <= size {
 			i = n - 1
-		} else if j, found := tb.k2i[k]; found {
+		} else if m == nil {
+			return lua.LNil, lua.LNil, false
+		} else if j := m.lastNext; j < len(m.next) && tb.keys[j] == k {
+			// The key the last call returned, as a traversal passes it
+			// back: its node without the hash and the chain.
+			i = int(j) + size
+		} else if j := chainFind(tb.keys, m, k); j >= 0 {
 			i = j + size
 		} else {
 			return lua.LNil, lua.LNil, false
@@ -306,6 +324,7 @@ func Next(t *lua.LTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	for i -= size; i < nodes; i++ {
 		if key := tb.keys[i]; key != lua.LNil {
 			if v := tb.value(key); v != lua.LNil {
+				m.lastNext = i
 				return key, v, true
 			}
 		}
@@ -466,14 +485,10 @@ func setNodeVector(L *lua.LState, t *lTable, size int) {
 	}
 	ud.Value, ud.Metatable = m, lua.LNil
 	keys[size] = ud
-	if old := t.k2i; old != nil && size <= 8 && len(t.keys) <= 9 {
-		// The map of the part being replaced, which held at most 8
-		// keys (one group of Go's map), serves the new one: a table
-		// grown key by key is rehashed at 1, 2, 4 and 8 nodes, and each
-		// made a map.
-		clear(old)
+	if t.k2i == nil {
+		t.k2i = make(map[lua.LValue]int)
 	} else {
-		t.k2i = make(map[lua.LValue]int, size)
+		clear(t.k2i) // what gopher-lua's setters appended (normalize)
 	}
 	t.keys = keys
 }
@@ -500,6 +515,25 @@ type nodes8 struct {
 	ud   lua.LUserData
 	m    tabMeta
 	next [8]int32
+}
+
+// nodeOf is the node holding key k in t's hash part (Lua's layout), or
+// -1: ltable.c's luaH_get, along the chain from k's main position.
+func nodeOf(t *lTable, k lua.LValue) int {
+	m := metaOf(t)
+	if m == nil {
+		return -1
+	}
+	return chainFind(t.keys, m, k)
+}
+
+func chainFind(keys []lua.LValue, m *tabMeta, k lua.LValue) int {
+	for i := mainPosition(k, len(m.next)); i >= 0; i = int(m.next[i]) {
+		if keys[i] == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // getFreePos is ltable.c's getfreepos (-1: none).
@@ -539,7 +573,6 @@ func newKey(L *lua.LState, t *lTable, k lua.LValue) bool {
 			}
 			m.next[other] = int32(n)
 			t.keys[n] = old
-			t.k2i[old] = n
 			m.next[n] = m.next[mp]
 			m.next[mp] = -1
 			t.keys[mp] = lua.LNil
@@ -549,12 +582,8 @@ func newKey(L *lua.LState, t *lTable, k lua.LValue) bool {
 			mp = n
 		}
 	}
-	if old := t.keys[mp]; old != lua.LNil {
-		// A key whose value is nil loses its node, as in Lua.
-		delete(t.k2i, old)
-	}
+	// A key whose value is nil loses its node, as in Lua.
 	t.keys[mp] = k
-	t.k2i[k] = mp
 	return true
 }
 
@@ -737,13 +766,20 @@ func ArrayOnly(t *lua.LTable) (int, bool) {
 
 // foreignNext is Next over gopher-lua's layout: the array, then the keys
 // in insertion order. (gopher-lua's own LTable.Next loops forever on an
-// integer key in its hash part when the array is empty.)
+// integer key in its hash part when the array is empty.) A table in Lua's
+// layout that gopher-lua's setters then wrote keeps its hash part, the
+// keys they appended after it: a key has its node's place when it has a
+// node (gopher-lua's k2i knows only the appended keys, so it appends a
+// node's key again when it writes one).
 func foreignNext(t *lTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 	size := len(t.array)
+	m := embeddedMeta(t)
 	i := -1
 	if k != lua.LNil {
 		if n, isInt := arrayIndex(k); isInt && n >= 1 && n <= size {
 			i = n - 1
+		} else if j := embeddedNode(t, m, k); j >= 0 {
+			i = j + size
 		} else if j, found := t.k2i[k]; found && j < len(t.keys) {
 			i = j + size
 		} else {
@@ -763,9 +799,66 @@ func foreignNext(t *lTable, k lua.LValue) (nk, v lua.LValue, ok bool) {
 		if n, isInt := arrayIndex(key); isInt && n >= 1 && n <= size {
 			continue // the array's value is the one Get sees
 		}
+		if m != nil && i > len(m.next) && embeddedNode(t, m, key) >= 0 {
+			continue // visited at its node
+		}
 		if v := t.value(key); v != lua.LNil {
 			return key, v, true
 		}
 	}
 	return lua.LNil, lua.LNil, true
+}
+
+// embeddedMeta is the bookkeeping of a hash part in Lua's layout that
+// gopher-lua's setters appended keys after (at keys[n], n nodes), or nil.
+func embeddedMeta(t *lTable) *tabMeta {
+	for n := 1; n < len(t.keys) && n <= 1<<maxBits; n <<= 1 {
+		if ud, ok := t.keys[n].(*lua.LUserData); ok {
+			if m, ok := ud.Value.(*tabMeta); ok && len(m.next) == n {
+				return m
+			}
+		}
+	}
+	return nil
+}
+
+// embeddedNode is the node of k in the hash part m describes, or -1.
+func embeddedNode(t *lTable, m *tabMeta, k lua.LValue) int {
+	if m == nil {
+		return -1
+	}
+	return chainFind(t.keys, m, k)
+}
+
+// maxPresized is the longest sequence SequenceTable sizes at once: past
+// it, one allocation of the whole array would be a larger single request
+// to the budget than Lua's doublings ever make (lauxlib.Alloc refuses
+// requests past the string limit), so longer ones are built as Lua builds
+// them.
+const maxPresized = 1 << 16
+
+// SequenceTable is the table Lua 5.1 makes of `t = {}` followed by
+// lua_rawseti(t, 1 .. n) in order with non-nil values (how Redis turns an
+// array reply into a table): each append past the array part rehashes to
+// the smallest power of two holding the keys so far, so the end is an
+// array part of the smallest power of two >= n and no hash part. Made at
+// that size at once, it skips the log2(n) arrays in between (the same
+// bytes are charged: the doublings add up to the last size). A nil value
+// breaks the pattern: the caller then rebuilds with Resequence.
+func SequenceTable(L *lua.LState, n int) *lua.LTable {
+	if n <= 0 || n > maxPresized {
+		return NewTable(L, 0, 0)
+	}
+	return NewTable(L, 1<<ceilLog2(n), 0)
+}
+
+// Resequence is the table Lua makes of `t = {}` followed by t[1 .. j] =
+// the first j values of seq (a SequenceTable, all of them non-nil) in
+// order, one at a time.
+func Resequence(L *lua.LState, seq *lua.LTable, j int) *lua.LTable {
+	t := NewTable(L, 0, 0)
+	for i := 1; i <= j; i++ {
+		RawSetInt(L, t, i, GetInt(seq, i))
+	}
+	return t
 }

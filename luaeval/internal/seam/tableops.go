@@ -269,10 +269,11 @@ func fastGetTable(s *lState, cf *callFrame, inst uint32) bool {
 	return true
 }
 
-// fastSetTable is OP_SETTABLE and OP_SETTABLEKS (setTable) when the key
-// already has its place in R(A): an integer key inside the array part, or
-// a string key with a value. Lua consults __newindex only for a key whose
-// value is nil, so a metatable matters only for an empty array slot.
+// fastSetTable is OP_SETTABLE and OP_SETTABLEKS (setTable) when no
+// metamethod can be involved: the key already has a value in R(A) (Lua
+// consults __newindex only for a key whose value is nil), or R(A) has no
+// metatable; then it is RawSet, as setTable does it. A nil or NaN key, and
+// a write that may meet __newindex, go to the handler.
 func fastSetTable(s *lState, cf *callFrame, inst uint32) bool {
 	t, ok := s.reg.array[cf.LocalBase+OpA(inst)].(*lua.LTable)
 	if !ok {
@@ -280,23 +281,64 @@ func fastSetTable(s *lState, cf *callFrame, inst uint32) bool {
 	}
 	f := frame{reg: s.reg, cf: cf}
 	tb := tableOf(t)
-	switch k := f.rk(OpB(inst)).(type) {
+	// kv, not k, is passed on: k as an LValue would be boxed again.
+	kv := f.rk(OpB(inst))
+	switch k := kv.(type) {
 	case lua.LNumber:
-		i := int(k)
-		if lua.LNumber(i) != k || uint(i-1) >= uint(len(tb.array)) || !inLuaLayout(tb) {
+		if i := int(k); lua.LNumber(i) == k && uint(i-1) < uint(len(tb.array)) && inLuaLayout(tb) {
+			if tb.array[i-1] == lua.LNil && !noMeta(t) {
+				return false
+			}
+			tb.array[i-1] = f.rk(OpC(inst))
+			return true
+		}
+		if k != k || !noMeta(t) || !fastTables {
 			return false
 		}
-		if tb.array[i-1] == lua.LNil && !noMeta(t) {
-			return false
-		}
-		tb.array[i-1] = f.rk(OpC(inst))
+		RawSet((*lua.LState)(unsafe.Pointer(s)), t, kv, f.rk(OpC(inst)))
 		return true
 	case lua.LString:
-		if _, ok := tb.strdict[string(k)]; !ok {
+		if _, ok := tb.strdict[string(k)]; ok {
+			tb.store(kv, f.rk(OpC(inst)))
+			return true
+		}
+		if !noMeta(t) || !fastTables {
 			return false
 		}
-		tb.store(k, f.rk(OpC(inst)))
+		RawSet((*lua.LState)(unsafe.Pointer(s)), t, kv, f.rk(OpC(inst)))
 		return true
 	}
 	return false
+}
+
+// fastLen is OP_LEN (the hook's work) on a table or a string.
+func fastLen(s *lState, cf *callFrame, inst uint32) bool {
+	if !fastTables {
+		return false
+	}
+	var n int
+	switch x := s.reg.array[cf.LocalBase+OpB(inst)].(type) {
+	case *lua.LTable:
+		n = Len(x)
+	case lua.LString:
+		n = len(x)
+	default:
+		return false
+	}
+	frame{reg: s.reg, cf: cf}.set(OpA(inst), Number(float64(n)))
+	return true
+}
+
+// fastTables turns off what this file and ltablib do on their own (new
+// keys written without the handler, # without the hook, table.sort's
+// direct calls), so that tests can compare those paths with the slow ones
+// (SetFastTables).
+var fastTables = true
+
+// SetFastTables turns the fast table paths on or off (tests only: not
+// safe while a script runs). It returns the previous setting.
+func SetFastTables(on bool) bool {
+	old := fastTables
+	fastTables = on
+	return old
 }

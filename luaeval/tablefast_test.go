@@ -1,0 +1,235 @@
+package luaeval
+
+import (
+	"fmt"
+	"math/rand"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/minilock/minilock/luaeval/internal/seam"
+	"github.com/minilock/minilock/resp"
+)
+
+// The table fast paths (new keys written from the VM loop, # from the loop,
+// table.sort's comparator called directly: seam.SetFastTables) against the
+// slow paths they stand in for (the hooked handlers, L.Call), on seeded
+// generated scripts: every reply the same, errors and their text included.
+func TestTableFastPathsAgainstSlow(t *testing.T) {
+	if !seam.Enabled() {
+		t.Skip("the hooks are off: there are no fast paths")
+	}
+	r := rand.New(rand.NewSource(seed(t)))
+	e := newTestEngine(t, Config{})
+	defer seam.SetFastTables(true)
+	for i := range 3000 {
+		s := genTableOpsScript(r)
+		seam.SetFastTables(true)
+		fast := evalReply(e, newFakeHost(), 2, s, "0")
+		seam.SetFastTables(false)
+		slow := evalReply(e, newFakeHost(), 2, s, "0")
+		if fast != slow {
+			t.Fatalf("script %d: %s\nfast %q\nslow %q", i, s, trunc(fast), trunc(slow))
+		}
+	}
+}
+
+// The same generated scripts, fewer of them, against redis-server: pairs
+// order, borders, sort results and error texts byte for byte.
+func TestTableOpsAgainstRedis(t *testing.T) {
+	r := rand.New(rand.NewSource(seed(t) + 1))
+	scripts := []string{
+		// The comparator's call at the C-call limit and at the call-stack
+		// limit, where a comparator of the plain shape is computed
+		// without its call: each nesting depth's outcome is Redis's.
+		`local cmp = function(a, b) return a < b end
+local function nest(n) if n == 0 then table.sort({3, 1, 2}, cmp) return 'sorted' end local ok, e = pcall(nest, n - 1) return ok and e or ('error: ' .. tostring(e)) end
+local r = {} for n = 190, 202 do r[#r + 1] = n .. ' ' .. nest(n) end return r`,
+		`local cmp = function(a, b) return a > b end
+local function nest(n) if n == 0 then local t = {3, 1, 2} table.sort(t, cmp) return t[1] end return nest(n - 1) + 0 end
+local r = {} for n = 16370, 16395 do local ok, e = pcall(nest, n) r[#r + 1] = n .. ' ' .. tostring(e) end return r`,
+		`local cmp = function(a, b) return a < b end
+local function nest(n) if n == 0 then local t = {3, 'x', 2} table.sort(t, cmp) return t[1] end return nest(n - 1) + 0 end
+local ok, e = pcall(nest, 10) return tostring(e)`,
+	}
+	for range 800 {
+		scripts = append(scripts, genTableOpsScript(r))
+	}
+	diffTimed(t, scripts)
+}
+
+// genTableOpsScript builds a table by a random sequence of writes (integer,
+// string and float keys, nil assignments, appends with t[#t+1], table.insert
+// and table.remove, some on a table with a metatable), may sort it (with or
+// without a comparator, some comparators inconsistent or failing), and
+// returns its border, its pairs in next's order and any error's text.
+func genTableOpsScript(r *rand.Rand) string {
+	keys := []string{"0", "-1", "0.5", "1.5", "-0", "2^31", "2^53", "1e100", "true", "'a'", "'b'", "'k1'", "'10'", "''"}
+	for i := 1; i <= 24; i++ {
+		keys = append(keys, strconv.Itoa(i), fmt.Sprintf("'s%d'", i))
+	}
+	key := func() string {
+		if r.Intn(3) == 0 {
+			return strconv.Itoa(1 + r.Intn(40))
+		}
+		return keys[r.Intn(len(keys))]
+	}
+	val := func() string {
+		switch r.Intn(6) {
+		case 0:
+			return fmt.Sprintf("'v%d'", r.Intn(50))
+		case 1:
+			return fmt.Sprintf("%d.25", r.Intn(50))
+		default:
+			return strconv.Itoa(r.Intn(100))
+		}
+	}
+	var b strings.Builder
+	b.WriteString("local t = {} ")
+	if r.Intn(6) == 0 {
+		// A metatable: writes of new keys must meet __newindex.
+		b.WriteString("local log = {} setmetatable(t, {__newindex = function(t, k, v) log[#log + 1] = tostring(k) rawset(t, k, v) end, __index = function(t, k) return nil end}) ")
+	}
+	b.WriteString("local ok, err = pcall(function() ")
+	numeric := r.Intn(2) == 0 // sortable: values of one type
+	for i, n := 0, r.Intn(80); i < n; i++ {
+		v := val()
+		if numeric {
+			v = strconv.Itoa(r.Intn(100))
+		}
+		switch r.Intn(12) {
+		case 0, 1, 2:
+			fmt.Fprintf(&b, "t[%s] = %s ", key(), v)
+		case 3:
+			fmt.Fprintf(&b, "t[%s] = nil ", key())
+		case 4, 5:
+			fmt.Fprintf(&b, "t[#t + 1] = %s ", v)
+		case 6:
+			b.WriteString("t[#t] = nil ")
+		case 7:
+			fmt.Fprintf(&b, "table.insert(t, %s) ", v)
+		case 8:
+			fmt.Fprintf(&b, "table.insert(t, math.min(#t + 1, %d), %s) ", 1+r.Intn(8), v)
+		case 9:
+			b.WriteString("table.remove(t) ")
+		case 10:
+			fmt.Fprintf(&b, "table.remove(t, %d) ", 1+r.Intn(5))
+		case 11:
+			fmt.Fprintf(&b, "for i = 1, %d do t[i] = %s end ", r.Intn(40), v)
+		}
+	}
+	if r.Intn(2) == 0 {
+		b.WriteString("local a = {} for i = 1, #t do a[i] = t[i] end ")
+		switch r.Intn(15) {
+		case 13:
+			b.WriteString("for i = 1, #a do a[i] = tostring(a[i]) end table.sort(a, function(x, y) return x > y end) ")
+		case 14:
+			b.WriteString("local w = {} for i = 1, #a do w[i] = {s = tostring(a[i])} end table.sort(w, function(x, y) return x.s <= y.s end) for i = 1, #w do a[i] = w[i].s end ")
+		case 10:
+			b.WriteString("local w = {} for i = 1, #a do w[i] = {score = a[i]} end table.sort(w, function(x, y) return x.score > y.score end) for i = 1, #w do a[i] = w[i].score end ")
+		case 11:
+			b.WriteString("local w = {} for i = 1, #a do w[i] = {a[i]} end table.sort(w, function(x, y) return x[1] <= y[1] end) for i = 1, #w do a[i] = w[i][1] end ")
+		case 12:
+			// Some elements without the field: their __index answers, or
+			// nil (an error comparing it), or they are not tables.
+			b.WriteString("local mt = {__index = function(t, k) return -1 end} local w = {} for i = 1, #a do if i % 3 == 0 then w[i] = setmetatable({}, mt) elseif i % 7 == 0 then w[i] = {} elseif i % 11 == 0 then w[i] = 'str' else w[i] = {n = a[i]} end end table.sort(w, function(x, y) return x.n < y.n end) for i = 1, #w do a[i] = type(w[i]) == 'table' and tostring(w[i].n) or w[i] end ")
+		case 6:
+			b.WriteString("table.sort(a, function(x, y) return x < y end) ")
+		case 7:
+			b.WriteString("table.sort(a, function(x, y) return y >= x end) ")
+		case 8:
+			b.WriteString("table.sort(a, function(x, y) return x <= y end) ")
+		case 9:
+			b.WriteString("table.sort(a, function(x, y) return y < x end) ")
+		case 0:
+			b.WriteString("table.sort(a) ")
+		case 1:
+			b.WriteString("table.sort(a, function(x, y) return x > y end) ")
+		case 2:
+			b.WriteString("table.sort(a, function(x, y) return true end) ")
+		case 3:
+			b.WriteString("table.sort(a, function(x, y) if x == y then error('same ' .. tostring(x)) end return x < y end) ")
+		case 4:
+			b.WriteString("local c = 0 table.sort(a, function(x, y) c = c + 1 return tostring(x) < tostring(y) end) a[#a + 1] = c ")
+		case 5:
+			b.WriteString("table.sort(a, function(x, y, z) return z == nil and x < y end) ")
+		}
+		b.WriteString("t.sorted = table.concat(a, ',') ")
+	}
+	b.WriteString("end) ")
+	b.WriteString("local r = {#t, tostring(err)} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return r")
+	return b.String()
+}
+
+// mgetHost is fakeHost with MGET, for array replies of any length with
+// nulls in them.
+type mgetHost struct{ *fakeHost }
+
+func (h mgetHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
+	if !strings.EqualFold(string(args[0]), "mget") || len(args) < 2 {
+		return h.fakeHost.Call(args, readOnly, w)
+	}
+	w.Array(len(args) - 1)
+	for _, k := range args[1:] {
+		if v, ok := h.m[string(k)]; ok {
+			w.BulkString(v)
+		} else {
+			w.Null()
+		}
+	}
+	return false
+}
+
+// Array replies turned into tables (seam.SequenceTable sizes them at
+// once) have the layout of Redis's, built one lua_rawseti at a time:
+// borders, next's order and the layout's later growth, with RESP2 nulls
+// (false) and RESP3 nulls (nil, which breaks the sequence) at random
+// places, against redis-server.
+func TestArrayReplyTablesAgainstRedis(t *testing.T) {
+	r := rand.New(rand.NewSource(seed(t) + 2))
+	rc := dialRedis(t)
+	e := newTestEngine(t, Config{})
+	var all []string
+	for i := 1; i <= 80; i++ {
+		all = append(all, fmt.Sprintf("'s%d'", i))
+	}
+	for n := range 400 {
+		var b strings.Builder
+		fmt.Fprintf(&b, "redis.call('DEL', %s) ", strings.Join(all, ", "))
+		for i := range all {
+			if r.Intn(4) != 0 {
+				fmt.Fprintf(&b, "redis.call('SET', %s, 'v%d') ", all[i], i)
+			}
+		}
+		if r.Intn(2) == 0 {
+			b.WriteString("redis.setresp(3) ")
+		}
+		keys := make([]string, r.Intn(75))
+		for i := range keys {
+			keys[i] = all[r.Intn(len(all))]
+		}
+		if len(keys) == 0 {
+			keys = append(keys, all[0])
+		}
+		fmt.Fprintf(&b, "local t = redis.call('MGET', %s) ", strings.Join(keys, ", "))
+		for i, m := 0, r.Intn(6); i < m; i++ {
+			switch r.Intn(4) {
+			case 0:
+				b.WriteString("t[#t + 1] = 'x' ")
+			case 1:
+				fmt.Fprintf(&b, "t['f%d'] = 1 ", r.Intn(5))
+			case 2:
+				fmt.Fprintf(&b, "t[%d] = nil ", 1+r.Intn(80))
+			case 3:
+				fmt.Fprintf(&b, "t[%d] = 'y' ", 1+r.Intn(140))
+			}
+		}
+		b.WriteString("local r = {#t} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return r")
+		s := b.String()
+		want := rc.do(t, "EVAL", s, "0")
+		got := evalReply(e, mgetHost{newFakeHost()}, 2, s, "0")
+		if got != want {
+			t.Fatalf("script %d: %s\nredis    %q\nminilock %q", n, s, trunc(want), trunc(got))
+		}
+	}
+}
