@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"math/rand"
 	"strconv"
+	"strings"
 	"testing"
+	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -112,5 +114,28 @@ func TestTableOrderNotStrings(t *testing.T) {
 	}
 	if order, ok := o.Order(nil); !ok || len(order) != 0 {
 		t.Fatalf("no keys: %v %v", order, ok)
+	}
+}
+
+// TestInternCopies checks that an interned string is the same value for
+// the same bytes, and never shares the memory of the string it was given
+// (a substring would keep a whole decoded document alive in the cache).
+func TestInternCopies(t *testing.T) {
+	var in lauxlib.Interner
+	doc := "xxabcxx"
+	a := lauxlib.InternString(&in, doc[2:5])
+	if s := string(a.(lua.LString)); s != "abc" || unsafe.StringData(s) == unsafe.StringData(doc[2:5]) {
+		t.Fatalf("InternString gave %q sharing the source: %v", s, unsafe.StringData(s) == unsafe.StringData(doc[2:5]))
+	}
+	b := lauxlib.InternBytes(&in, []byte("abc"))
+	if unsafe.StringData(string(a.(lua.LString))) != unsafe.StringData(string(b.(lua.LString))) {
+		t.Fatal("the same bytes were not given the same string")
+	}
+	long := strings.Repeat("z", lauxlib.MaxInterned+1)
+	if v := lauxlib.InternString(&in, long); string(v.(lua.LString)) != long {
+		t.Fatal("a long string changed")
+	}
+	if v := lauxlib.InternBytes(&in, nil); v.(lua.LString) != "" {
+		t.Fatal("the empty string changed")
 	}
 }

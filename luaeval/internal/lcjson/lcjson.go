@@ -723,16 +723,13 @@ func (d *jsonDecoder) descend(slots, need int) {
 	}
 }
 
-// str is string token t as a Lua string: a short one interned, a long one
-// copied out of the source (a substring would keep the whole text alive).
+// str is string token t as a Lua string: a short one interned, any copied
+// out of the source (a substring would keep the whole text alive).
 func (d *jsonDecoder) str(t jsonToken) lua.LValue {
 	if t.esc {
-		return lauxlib.Intern(&d.lib.intern, d.buf)
+		return lauxlib.InternBytes(&d.lib.intern, d.buf)
 	}
-	if len(t.str) > lauxlib.MaxInterned {
-		return lua.LString(strings.Clone(t.str))
-	}
-	return lauxlib.Intern(&d.lib.intern, t.str)
+	return lauxlib.InternString(&d.lib.intern, t.str)
 }
 
 // push puts v on the stack *st, charging the script for the stack's growth.
