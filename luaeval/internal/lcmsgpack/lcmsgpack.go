@@ -51,7 +51,7 @@ func Open(L *lua.LState, t *lua.LTable, h Host) {
 	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
 	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
 	for k, f := range map[string]lua.LGFunction{
-		"pack":         func(L *lua.LState) int { return mpPack(L, h) },
+		"pack":         func(L *lua.LState) int { return mpPack(L, h, st) },
 		"unpack":       func(L *lua.LState) int { return mpUnpack(L, st) },
 		"unpack_one":   func(L *lua.LState) int { return mpUnpackOne(L, st) },
 		"unpack_limit": func(L *lua.LState) int { return mpUnpackLimit(L, st) },
@@ -84,7 +84,7 @@ type mpEncoder struct {
 }
 
 // mpPack is mp_pack: every argument packed, the results concatenated.
-func mpPack(L *lua.LState, h Host) int {
+func mpPack(L *lua.LState, h Host, st *mpScratch) int {
 	nargs := L.GetTop()
 	if nargs == 0 {
 		lauxlib.ArgError(L, 0, "MessagePack pack needs input.")
@@ -92,7 +92,7 @@ func mpPack(L *lua.LState, h Host) int {
 	if nargs+nargs > lauxlib.MaxCStack { // lua_checkstack(L, nargs)
 		lauxlib.ArgError(L, 0, "Too many arguments for MessagePack pack.")
 	}
-	m := mpEncoder{L: L, host: h, max: h.MaxStringBytes()}
+	m := mpEncoder{L: L, host: h, max: h.MaxStringBytes(), b: st.buf[:0]}
 	for i := 1; i <= nargs; i++ {
 		// Each argument is copied to the top and its packed string left
 		// there: nargs slots of arguments, i-1 of results, the copy.
@@ -101,6 +101,9 @@ func mpPack(L *lua.LState, h Host) int {
 	}
 	lauxlib.Alloc(L, len(m.b))
 	L.Push(lua.LString(m.b))
+	if cap(m.b) <= maxKeptBuf {
+		st.buf = m.b
+	}
 	return 1
 }
 
@@ -298,17 +301,21 @@ type mpDecoder struct {
 	keys, vals []lua.LValue
 }
 
-// mpScratch is what the decoder reuses from call to call (owner
-// goroutine only): its stacks, the order that makes a map at once, and
-// the short strings decoded before.
+// mpScratch is what pack and unpack reuse from call to call (owner
+// goroutine only): pack's buffer, unpack's stacks, the order that makes
+// a map at once, and the short strings decoded before.
 type mpScratch struct {
+	buf        []byte // pack's output, copied into its string
 	keys, vals []lua.LValue
 	order      lauxlib.TableOrder
 	intern     lauxlib.Interner
 }
 
-// maxKeptStack bounds the stacks kept between calls.
-const maxKeptStack = 1 << 12
+// maxKeptStack and maxKeptBuf bound the scratch kept between calls.
+const (
+	maxKeptStack = 1 << 12
+	maxKeptBuf   = 1 << 16
+)
 
 // push puts v on the stack *st (its growth is charged like the rest).
 func (d *mpDecoder) push(st *[]lua.LValue, v lua.LValue) {
