@@ -145,6 +145,9 @@ type Engine struct {
 	// replyStrs are short strings of earlier replies, given again for
 	// the same bytes (internedBulk).
 	replyStrs lauxlib.Interner
+	// replyVals holds the elements of the reply arrays being converted
+	// (parseReply).
+	replyVals []lua.LValue
 	argBuf    []byte
 	offs      []int
 	closeMu   sync.Once

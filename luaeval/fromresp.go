@@ -130,9 +130,20 @@ func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []b
 		t.RawSetString("verbatim_string", vt)
 		return t, rest, true
 	case '*', '>':
-		// Built as Redis builds it (lua_newtable, then lua_settable one
-		// element at a time), so the table's layout is Lua's.
-		t := seam.NewTable(L, 0, 0)
+		// Redis builds it with lua_newtable, then lua_settable of 1, 2, 3
+		// ...: with no nil among the elements that leaves an array part
+		// of the power of two at or above their count and no hash part,
+		// made here at once once the elements are read (onto e.replyVals,
+		// each level above the one it descended from); with a nil (a
+		// RESP3 null) the same inserts are made one by one.
+		base := len(e.replyVals)
+		defer func() {
+			clear(e.replyVals[base:])
+			e.replyVals = e.replyVals[:base]
+			if base == 0 && cap(e.replyVals) > maxKeptReplyVals {
+				e.replyVals = nil // not kept for the next huge reply
+			}
+		}()
 		for j := int64(1); j <= it.Int; j++ {
 			var v lua.LValue
 			var ok bool
@@ -140,7 +151,22 @@ func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []b
 			if !ok {
 				return lua.LNil, b, false
 			}
-			seam.RawSetInt(L, t, int(j), v)
+			if len(e.replyVals) == cap(e.replyVals) {
+				lauxlib.Alloc(L, 16*(2*cap(e.replyVals)+8)) // the scratch's growth
+			}
+			e.replyVals = append(e.replyVals, v)
+		}
+		vals := e.replyVals[base:]
+		size := arraySizeFor(len(vals))
+		for _, v := range vals {
+			if v == lua.LNil {
+				size = 0
+				break
+			}
+		}
+		t := seam.NewTable(L, size, 0)
+		for i, v := range vals {
+			seam.RawSetInt(L, t, i+1, v)
 		}
 		return t, rest, true
 	case '%':
@@ -179,6 +205,9 @@ func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []b
 	}
 	return lua.LNil, b, false
 }
+
+// maxKeptReplyVals bounds the scratch parseReply keeps between replies.
+const maxKeptReplyVals = 1 << 12
 
 func isNaN(v lua.LValue) bool {
 	n, ok := v.(lua.LNumber)

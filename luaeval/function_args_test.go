@@ -9,6 +9,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/luaeval/internal/luac"
+	"github.com/minilock/minilock/resp"
 )
 
 // TestArgsStay: which function bodies may be given the same KEYS and ARGV
@@ -155,4 +156,72 @@ func TestFcallArgsAgainstRedis(t *testing.T) {
 		t.Fatalf("%d of 300 generated functions could reuse their tables: the generator no longer tests both paths", stays)
 	}
 	t.Logf("%d of 300 functions reused their tables", stays)
+}
+
+// replayHost answers every call with reply.
+type replayHost struct{ reply []byte }
+
+func (h *replayHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
+	w.B = append(w.B, h.reply...)
+	return false
+}
+
+// TestReplyArrayLayout: an array reply of redis.call, made at once when
+// none of its elements is nil (parseReply), must have the layout inserting
+// its elements one by one gives (lua_settable, as Redis builds it): the
+// script copies it element by element into a fresh table with the VM's
+// own inserts, adds the same keys to both, and walks them. Seeded arrays
+// of every small size, with RESP3 nulls (nil) and RESP2 ones (false) and
+// nested arrays.
+func TestReplyArrayLayout(t *testing.T) {
+	r := rand.New(rand.NewSource(seed(t)))
+	e := newTestEngine(t, Config{})
+	const script = `redis.setresp(tonumber(ARGV[2]))
+local r = redis.call('x')
+local n = tonumber(ARGV[1])
+local c = {}
+for i = 1, n do c[i] = r[i] end
+for i = 1, 6 do r[n + i * 2] = i c[n + i * 2] = i end
+r.x = 1 c.x = 1
+local function walk(t) local o = {} for k, v in pairs(t) do o[#o + 1] = tostring(k) .. '=' .. type(v) end return table.concat(o, ' ') end
+return {walk(r), walk(c), #r, #c}`
+	for i := 0; i < 3000; i++ {
+		n := r.Intn(12)
+		if i%50 == 0 {
+			n = r.Intn(300)
+		}
+		proto := 2 + r.Intn(2)
+		var b []byte
+		b = fmt.Appendf(b, "*%d\r\n", n)
+		for j := 0; j < n; j++ {
+			switch r.Intn(8) {
+			case 0:
+				if proto == 3 {
+					b = append(b, "_\r\n"...)
+				} else {
+					b = append(b, "$-1\r\n"...)
+				}
+			case 1:
+				b = append(b, "*2\r\n:1\r\n$1\r\nx\r\n"...)
+			case 2:
+				b = fmt.Appendf(b, ":%d\r\n", r.Intn(100))
+			default:
+				b = fmt.Appendf(b, "$2\r\nv%d\r\n", r.Intn(10))
+			}
+		}
+		got := evalReply(e, &replayHost{b}, 2, script, "0", fmt.Sprint(n), fmt.Sprint(proto))
+		it, rest, err := resp.Next([]byte(got))
+		if err != nil || it.Kind != '*' || it.Int != 4 {
+			t.Fatalf("reply %q", got)
+		}
+		var parts []string
+		for j := 0; j < 4; j++ {
+			var x resp.Item
+			x, rest, _ = resp.Next(rest)
+			parts = append(parts, fmt.Sprintf("%s%d", x.Data, x.Int))
+		}
+		if parts[0] != parts[1] || parts[2] != parts[3] {
+			t.Fatalf("reply %q (RESP%d)\nmade at once walks %q, # %s\none by one walks   %q, # %s", b, proto, parts[0], parts[2], parts[1], parts[3])
+		}
+	}
 }
