@@ -661,7 +661,7 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 	sb.sources = nil
 	e.interned = e.interned[:0]
 	e.run = runState{host: h, readOnly: readOnly || f.Flags&flagNoWrites != 0, resp: 2, active: true}
-	e.fn.running.Store(&RunningFunction{Name: f.Name, Argv: argv, Start: time.Now()})
+	e.fn.running.Store(&RunningFunction{Name: f.Name, Argv: argv, Start: monoNow()})
 	e.ctl.isFunc.Store(true)
 	e.ctl.begin()
 	defer func() {
@@ -727,6 +727,15 @@ func (fs *functions) argTable(L *lua.LState, elems [][]byte, from int) *lua.LTab
 	}
 	return t
 }
+
+// monoBase is the time monoNow counts from.
+var monoBase = time.Now()
+
+// monoNow is time.Now for measuring durations: it reads the monotonic
+// clock only (time.Since of a time that has one), half the cost of
+// time.Now's two clock reads, which showed in every FCALL. Its wall
+// clock reading is monoBase's moved on by as much.
+func monoNow() time.Time { return monoBase.Add(time.Since(monoBase)) }
 
 // argTables returns the KEYS and ARGV tables of a call of f: new ones, as
 // Redis makes them, or, for a function that cannot keep them (argsStay),

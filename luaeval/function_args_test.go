@@ -5,6 +5,7 @@ import (
 	"math/rand"
 	"strings"
 	"testing"
+	"time"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -223,5 +224,18 @@ return {walk(r), walk(c), #r, #c}`
 		if parts[0] != parts[1] || parts[2] != parts[3] {
 			t.Fatalf("reply %q (RESP%d)\nmade at once walks %q, # %s\none by one walks   %q, # %s", b, proto, parts[0], parts[2], parts[1], parts[3])
 		}
+	}
+}
+
+// TestMonoNow: FUNCTION STATS measures a running function's duration from
+// monoNow, which must move with the clock.
+func TestMonoNow(t *testing.T) {
+	start := monoNow()
+	time.Sleep(20 * time.Millisecond)
+	if d := time.Since(start); d < 20*time.Millisecond || d > 10*time.Second {
+		t.Fatalf("20 ms measured as %v", d)
+	}
+	if d := monoNow().Sub(time.Now()); d < -time.Minute || d > time.Minute {
+		t.Fatalf("monoNow is %v off the wall clock", d)
 	}
 }
