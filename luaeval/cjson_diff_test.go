@@ -251,10 +251,25 @@ func TestCjsonDocumentsAgainstRedis(t *testing.T) {
 	g := jsonGen{rand.New(rand.NewSource(seed(t)))}
 	rc := dialRedis(t)
 	e := newTestEngine(t, Config{})
+	// Around lauxlib.MaxAtOnce, past which tables are filled one by one.
+	var big []string
+	for _, n := range []int{4095, 4096, 4097, 9000} {
+		var a, o []string
+		for i := 0; i < n; i++ {
+			a = append(a, fmt.Sprint(i%7))
+			o = append(o, fmt.Sprintf(`"k%d":%d`, i, i%5))
+		}
+		big = append(big, "["+strings.Join(a, ",")+"]", "{"+strings.Join(o, ",")+"}")
+	}
 	bad := 0
-	for i := 0; i < 3000; i++ {
-		doc := g.doc()
+	for i := 0; i < 3000+len(big); i++ {
 		s := cjsonDocScripts[i%len(cjsonDocScripts)]
+		var doc string
+		if i < len(big) {
+			doc, s = big[i], cjsonDocScripts[0]
+		} else {
+			doc = g.doc()
+		}
 		want := rc.do(t, "EVAL", s, "0", doc, "x")
 		got := evalReply(e, newFakeHost(), 2, s, "0", doc, "x")
 		if got != want {

@@ -151,13 +151,13 @@ func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []b
 			if !ok {
 				return lua.LNil, b, false
 			}
-			if len(e.replyVals) == cap(e.replyVals) {
-				lauxlib.Alloc(L, 16*(2*cap(e.replyVals)+8)) // the scratch's growth
-			}
-			e.replyVals = append(e.replyVals, v)
+			lauxlib.Push(L, &e.replyVals, v)
 		}
 		vals := e.replyVals[base:]
 		size := arraySizeFor(len(vals))
+		if len(vals) > lauxlib.MaxAtOnce {
+			size = 0 // filled one by one (see lauxlib.MaxAtOnce)
+		}
 		for _, v := range vals {
 			if v == lua.LNil {
 				size = 0

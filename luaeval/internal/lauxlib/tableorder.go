@@ -17,6 +17,30 @@ import lua "github.com/yuin/gopher-lua"
 // came after. TableOrder finds that order by replaying the growths on
 // node indexes alone.
 
+// MaxAtOnce is the most elements a decoder puts into a table made at once
+// (TableOrder, or an array part of the right size). Past it a table is
+// filled one element at a time: each growth is then charged to the script
+// as it happens, and the largest charge is half the part's size rather
+// than all of it, so big documents meet the memory limits exactly where
+// they met them before tables were made at once.
+const MaxAtOnce = 1 << 12
+
+// Push appends v to *st, a decoder's stack of values not yet in their
+// table, charging L's script for the stack's growth before it grows.
+func Push(L *lua.LState, st *[]lua.LValue, v lua.LValue) {
+	if n := len(*st); n == cap(*st) {
+		c := max(2*n, 8)
+		if n >= 1024 {
+			c = n + n/4
+		}
+		Alloc(L, 16*(c-n))
+		ns := make([]lua.LValue, n, c)
+		copy(ns, *st)
+		*st = ns
+	}
+	*st = append(*st, v)
+}
+
 // StrHash is lstring.c's hash of a string (luaS_newlstr), which gives a
 // string key its main position among a table's nodes. It must be the hash
 // seam's tables place keys by (seam.strHash; TestTableOrderLayout fails

@@ -75,9 +75,9 @@ type Lib struct {
 	intern lauxlib.Interner
 }
 
-// maxKeptScratch bounds the scratch a Lib keeps between calls (bytes of
-// buffer, or values on a stack), so one huge document does not stay
-// allocated.
+// maxKeptScratch bounds the encoder's buffer a Lib keeps between calls
+// (the stacks are bounded by lauxlib.MaxAtOnce), so one huge document
+// does not stay allocated.
 const maxKeptScratch = 1 << 16
 
 // Open fills t, a new table in L, with the cjson module, whose
@@ -442,7 +442,7 @@ func (lib *Lib) decode(L *lua.LState) int {
 	}
 	L.Push(v)
 	// The stacks are empty again (each level clears what it used).
-	if cap(d.keys) <= maxKeptScratch && cap(d.vals) <= maxKeptScratch {
+	if cap(d.keys) <= lauxlib.MaxAtOnce && cap(d.vals) <= lauxlib.MaxAtOnce {
 		lib.keys, lib.vals = d.keys, d.vals
 	}
 	if cap(d.buf) <= maxKeptScratch {
@@ -732,13 +732,8 @@ func (d *jsonDecoder) str(t jsonToken) lua.LValue {
 	return lauxlib.InternString(&d.lib.intern, t.str)
 }
 
-// push puts v on the stack *st, charging the script for the stack's growth.
-func (d *jsonDecoder) push(st *[]lua.LValue, v lua.LValue) {
-	if len(*st) == cap(*st) {
-		lauxlib.Alloc(d.L, 16*(2*cap(*st)+8))
-	}
-	*st = append(*st, v)
-}
+// push puts v on the stack *st, charging the script for its growth.
+func (d *jsonDecoder) push(st *[]lua.LValue, v lua.LValue) { lauxlib.Push(d.L, st, v) }
 
 // object holds the table and a key on the stack while it reads a value.
 func (d *jsonDecoder) object(slots int) lua.LValue {
@@ -772,7 +767,12 @@ func (d *jsonDecoder) object(slots int) lua.LValue {
 	// cjson.encode walk, is made at once when the keys are distinct
 	// (TableOrder), else key by key.
 	var t *lua.LTable
-	if order, ok := d.lib.order.Order(keys); ok {
+	if len(keys) > lauxlib.MaxAtOnce {
+		t = seam.NewTable(d.L, 0, 0)
+		for i, k := range keys {
+			seam.RawSet(d.L, t, k, vals[i])
+		}
+	} else if order, ok := d.lib.order.Order(keys); ok {
 		t = seam.NewTable(d.L, 0, len(keys))
 		for _, i := range order {
 			seam.RawSet(d.L, t, keys[i], vals[i])
@@ -812,7 +812,11 @@ func (d *jsonDecoder) array(slots int) lua.LValue {
 	// the power of two at or above the count and no hash part (no value
 	// is nil): made at that size at once.
 	vals := d.vals[vb:]
-	t := seam.NewTable(d.L, arraySizeFor(len(vals)), 0)
+	size := arraySizeFor(len(vals))
+	if len(vals) > lauxlib.MaxAtOnce {
+		size = 0 // filled one by one (see MaxAtOnce)
+	}
+	t := seam.NewTable(d.L, size, 0)
 	for i, v := range vals {
 		seam.RawSetInt(d.L, t, i+1, v)
 	}

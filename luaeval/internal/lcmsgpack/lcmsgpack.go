@@ -317,13 +317,8 @@ const (
 	maxKeptBuf   = 1 << 16
 )
 
-// push puts v on the stack *st (its growth is charged like the rest).
-func (d *mpDecoder) push(st *[]lua.LValue, v lua.LValue) {
-	if len(*st) == cap(*st) {
-		d.charge(16 * (cap(*st) + 8))
-	}
-	*st = append(*st, v)
-}
+// push puts v on the stack *st, charging the script for its growth.
+func (d *mpDecoder) push(st *[]lua.LValue, v lua.LValue) { lauxlib.Push(d.L, st, v) }
 
 // charge counts n bytes the decoder is about to allocate.
 func (d *mpDecoder) charge(n int) {
@@ -537,7 +532,7 @@ func (d *mpDecoder) collection(isMap bool, n int, depth int) (lua.LValue, bool) 
 // count and no hash part.
 func (d *mpDecoder) array(vals []lua.LValue) *lua.LTable {
 	for _, v := range vals {
-		if v == lua.LNil {
+		if v == lua.LNil || len(vals) > lauxlib.MaxAtOnce { // one by one (see MaxAtOnce)
 			t := seam.NewTable(d.L, 0, 0)
 			for i, v := range vals {
 				seam.RawSetInt(d.L, t, i+1, v)
@@ -563,7 +558,7 @@ func (d *mpDecoder) array(vals []lua.LValue) *lua.LTable {
 // are distinct strings and no value is nil (lauxlib.TableOrder), else pair
 // by pair.
 func (d *mpDecoder) hash(keys, vals []lua.LValue) *lua.LTable {
-	fast := true
+	fast := len(keys) <= lauxlib.MaxAtOnce // else one by one (see MaxAtOnce)
 	for _, v := range vals {
 		if v == lua.LNil {
 			fast = false
