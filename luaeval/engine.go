@@ -144,7 +144,7 @@ type Engine struct {
 	interned []lua.LValue
 	// replyStrs are short strings of earlier replies, given again for
 	// the same bytes (internedBulk).
-	replyStrs lauxlib.Interner
+	replyStrs *lauxlib.Interner // made by the first reply that needs it
 	// replyVals holds the elements of the reply arrays being converted
 	// (parseReply).
 	replyVals []lua.LValue

@@ -17,6 +17,9 @@ func (e *Engine) replyToLua(L *lua.LState, b []byte) (v lua.LValue, isErr bool) 
 	if v, ok := e.quickReply(b); ok {
 		return v, false
 	}
+	if len(e.replyVals) != 0 {
+		e.dropReplyVals(0) // left by an error raised while converting
+	}
 	v, rest, ok := e.parseReply(L, b, 0)
 	if !ok || len(rest) != 0 {
 		// A Host that broke its contract: say so rather than guess.
@@ -130,45 +133,7 @@ func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []b
 		t.RawSetString("verbatim_string", vt)
 		return t, rest, true
 	case '*', '>':
-		// Redis builds it with lua_newtable, then lua_settable of 1, 2, 3
-		// ...: with no nil among the elements that leaves an array part
-		// of the power of two at or above their count and no hash part,
-		// made here at once once the elements are read (onto e.replyVals,
-		// each level above the one it descended from); with a nil (a
-		// RESP3 null) the same inserts are made one by one.
-		base := len(e.replyVals)
-		defer func() {
-			clear(e.replyVals[base:])
-			e.replyVals = e.replyVals[:base]
-			if base == 0 && cap(e.replyVals) > maxKeptReplyVals {
-				e.replyVals = nil // not kept for the next huge reply
-			}
-		}()
-		for j := int64(1); j <= it.Int; j++ {
-			var v lua.LValue
-			var ok bool
-			v, rest, ok = e.parseReply(L, rest, depth+1)
-			if !ok {
-				return lua.LNil, b, false
-			}
-			lauxlib.Push(L, &e.replyVals, v)
-		}
-		vals := e.replyVals[base:]
-		size := arraySizeFor(len(vals))
-		if len(vals) > lauxlib.MaxAtOnce {
-			size = 0 // filled one by one (see lauxlib.MaxAtOnce)
-		}
-		for _, v := range vals {
-			if v == lua.LNil {
-				size = 0
-				break
-			}
-		}
-		t := seam.NewTable(L, size, 0)
-		for i, v := range vals {
-			seam.RawSetInt(L, t, i+1, v)
-		}
-		return t, rest, true
+		return e.parseArray(L, b, rest, it.Int, depth)
 	case '%':
 		m := seam.NewTable(L, 0, 0)
 		for j := int64(0); j < it.Int; j++ {
@@ -208,6 +173,55 @@ func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []b
 
 // maxKeptReplyVals bounds the scratch parseReply keeps between replies.
 const maxKeptReplyVals = 1 << 12
+
+// parseArray converts the n elements of an array reply, in rest (b is the
+// whole reply, for the error return). Redis builds the table with
+// lua_newtable, then lua_settable of 1, 2, 3 ...: with no nil among the
+// elements that leaves an array part of the power of two at or above
+// their count and no hash part, made here at once once the elements are
+// read (onto e.replyVals, each level above the one it descended from);
+// with a nil (a RESP3 null), or past lauxlib.MaxAtOnce elements, the same
+// inserts are made one by one. No defer: this is on every redis.call's
+// path, and replyToLua empties e.replyVals of what a raised error left.
+func (e *Engine) parseArray(L *lua.LState, b, rest []byte, n int64, depth int) (lua.LValue, []byte, bool) {
+	base := len(e.replyVals)
+	for j := int64(1); j <= n; j++ {
+		v, r, ok := e.parseReply(L, rest, depth+1)
+		if !ok {
+			e.dropReplyVals(base)
+			return lua.LNil, b, false
+		}
+		rest = r
+		lauxlib.Push(L, &e.replyVals, v)
+	}
+	vals := e.replyVals[base:]
+	size := arraySizeFor(len(vals))
+	if len(vals) > lauxlib.MaxAtOnce {
+		size = 0
+	}
+	for _, v := range vals {
+		if v == lua.LNil {
+			size = 0
+			break
+		}
+	}
+	t := seam.NewTable(L, size, 0)
+	for i, v := range vals {
+		seam.RawSetInt(L, t, i+1, v)
+	}
+	e.dropReplyVals(base)
+	return t, rest, true
+}
+
+// dropReplyVals empties e.replyVals from base on, dropping a large one at
+// the top level.
+func (e *Engine) dropReplyVals(base int) {
+	clear(e.replyVals[base:])
+	e.replyVals = e.replyVals[:base]
+	if base == 0 && cap(e.replyVals) > maxKeptReplyVals {
+		e.replyVals = nil
+	}
+}
 
 func isNaN(v lua.LValue) bool {
 	n, ok := v.(lua.LNumber)

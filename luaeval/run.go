@@ -188,7 +188,10 @@ func (e *Engine) internedBulk(b []byte) lua.LValue {
 			return v
 		}
 	}
-	return lauxlib.InternBytes(&e.replyStrs, b)
+	if e.replyStrs == nil {
+		e.replyStrs = new(lauxlib.Interner)
+	}
+	return lauxlib.InternBytes(e.replyStrs, b)
 }
 
 // releaseAfter is the heap growth past which a run's garbage is collected
