@@ -147,6 +147,10 @@ type functions struct {
 	// nlib and nfunc mirror set's sizes for FUNCTION STATS off the owner.
 	nlib, nfunc atomic.Int64
 	running     atomic.Pointer[RunningFunction]
+	// readers counts RunningFunction calls in progress, and spare is the
+	// record FCALL fills (see runningRecord).
+	readers atomic.Int32
+	spare   *RunningFunction
 	// argStrs are the Lua strings of the last call's KEYS then ARGV
 	// (see argTable).
 	argStrs []lua.LValue
@@ -224,7 +228,46 @@ func (e *Engine) FunctionCount() (libs, funcs int64) {
 
 // RunningFunction returns the function running now, or nil (any
 // goroutine).
-func (e *Engine) RunningFunction() *RunningFunction { return e.fn.running.Load() }
+func (e *Engine) RunningFunction() *RunningFunction {
+	// A copy: FCALL fills its record again once no reader is counted
+	// (runningRecord), and the caller keeps what it gets.
+	e.fn.readers.Add(1)
+	defer e.fn.readers.Add(-1)
+	if r := e.fn.running.Load(); r != nil {
+		c := *r
+		return &c
+	}
+	return nil
+}
+
+// runningRecord returns the record FCALL publishes in running for FUNCTION
+// STATS: the last call's, unless endRunning let it go. Owner goroutine.
+func (fs *functions) runningRecord() *RunningFunction {
+	if fs.spare == nil {
+		fs.spare = new(RunningFunction)
+	}
+	return fs.spare
+}
+
+// endRunning unpublishes the record at the end of a call. The next call
+// may fill the same record again only if no reader can be reading it: a
+// reader counts itself before it loads running, so one that got the
+// record loaded it before the nil stored here, hence counted itself
+// before the check below, which then lets the record go to it (the next
+// call makes another); one that counts itself after the check finds nil,
+// or a record the next call filled before publishing it. With no reader,
+// the record drops its arguments (the caller's buffers) until then.
+func (fs *functions) endRunning() {
+	fs.running.Store(nil)
+	if fs.spare == nil {
+		return
+	}
+	if fs.readers.Load() == 0 {
+		*fs.spare = RunningFunction{}
+	} else {
+		fs.spare = nil
+	}
+}
 
 // Libraries returns the loaded libraries by name. Owner goroutine.
 func (e *Engine) Libraries() []*Library { return e.LibrariesWhere(nil) }
@@ -661,7 +704,9 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 	sb.sources = nil
 	e.interned = e.interned[:0]
 	e.run = runState{host: h, readOnly: readOnly || f.Flags&flagNoWrites != 0, resp: 2, active: true}
-	e.fn.running.Store(&RunningFunction{Name: f.Name, Argv: argv, Start: monoNow()})
+	rf := e.fn.runningRecord()
+	*rf = RunningFunction{Name: f.Name, Argv: argv, Start: monoNow()}
+	e.fn.running.Store(rf)
 	e.ctl.isFunc.Store(true)
 	e.ctl.begin()
 	defer func() {
@@ -670,7 +715,7 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 			err = resp.NewError("Error running script, the scripting engine was reset")
 		}
 		e.run = runState{}
-		e.fn.running.Store(nil)
+		e.fn.endRunning()
 		e.releaseMemory() // before the end, as exec does
 		e.ctl.end()
 		e.ctl.isFunc.Store(false)

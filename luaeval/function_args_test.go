@@ -239,3 +239,46 @@ func TestMonoNow(t *testing.T) {
 		t.Fatalf("monoNow is %v off the wall clock", d)
 	}
 }
+
+// TestRunningFunctionRecord: FCALL reuses its FUNCTION STATS record
+// (runningRecord) while readers on other goroutines take copies of it
+// (RunningFunction). Every copy a reader gets must be one call's whole
+// record (under -race: no access unordered by the counter and the
+// pointer). BenchmarkLua's FCALL rows show the allocation it saves.
+func TestRunningFunctionRecord(t *testing.T) {
+	e := newTestEngine(t, Config{})
+	h := newFakeHost()
+	mustLoad(t, e, "#!lua name=rf\nredis.register_function('rf_a', function(k, a) return a[1] end)\nredis.register_function('rf_b', function(k, a) local n = 0 for i = 1, 200 do n = n + i end return a[1] end)", false)
+	stop := make(chan struct{})
+	done := make(chan int)
+	for g := 0; g < 2; g++ {
+		go func() {
+			seen := 0
+			for {
+				select {
+				case <-stop:
+					done <- seen
+					return
+				default:
+				}
+				if r := e.RunningFunction(); r != nil {
+					seen++
+					if len(r.Argv) != 4 || string(r.Argv[1]) != r.Name || string(r.Argv[3]) != r.Name+"!" || r.Start.IsZero() {
+						t.Errorf("a torn record: %q %q", r.Name, r.Argv)
+					}
+				}
+			}
+		}()
+	}
+	for i := 0; i < 5000; i++ {
+		name := []string{"rf_a", "rf_b"}[i%2]
+		if got := fcallReply(e, h, 2, false, name, "0", name+"!"); got != "$"+fmt.Sprint(len(name)+1)+"\r\n"+name+"!\r\n" {
+			t.Fatalf("FCALL %s: %q", name, got)
+		}
+	}
+	close(stop)
+	t.Logf("readers saw %d records", <-done+<-done)
+	if e.RunningFunction() != nil {
+		t.Fatal("a record is left after the calls")
+	}
+}
