@@ -33,6 +33,7 @@ import (
 	lua "github.com/yuin/gopher-lua"
 
 	"github.com/minilock/minilock/internal/redisstr"
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 	"github.com/minilock/minilock/luaeval/internal/lmathlib"
 	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
@@ -141,9 +142,12 @@ type Engine struct {
 	// interned holds the running script's first KEYS and ARGV strings
 	// (see noteArgs).
 	interned []lua.LValue
-	argBuf   []byte
-	offs     []int
-	closeMu  sync.Once
+	// replyStrs are short strings of earlier replies, given again for
+	// the same bytes (internedBulk).
+	replyStrs *lauxlib.Interner // made by the first reply that needs it
+	argBuf    []byte
+	offs      []int
+	closeMu   sync.Once
 }
 
 // runState is what the redis.* functions need to know about the running

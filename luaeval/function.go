@@ -37,6 +37,9 @@ type Function struct {
 	Flags int     // script flags (FlagNoWrites ...)
 	Lib   *Library
 	fn    *lua.LFunction
+	// argsStay: fn cannot keep its KEYS and ARGV tables past a call
+	// (argsStay), so FCALL reuses them (argTables).
+	argsStay bool
 }
 
 // Library is a loaded library.
@@ -144,9 +147,16 @@ type functions struct {
 	// nlib and nfunc mirror set's sizes for FUNCTION STATS off the owner.
 	nlib, nfunc atomic.Int64
 	running     atomic.Pointer[RunningFunction]
+	// readers counts RunningFunction calls in progress, and spare is the
+	// record FCALL fills (see runningRecord).
+	readers atomic.Int32
+	spare   *RunningFunction
 	// argStrs are the Lua strings of the last call's KEYS then ARGV
 	// (see argTable).
 	argStrs []lua.LValue
+	// keys and argv are the tables the last call of a function that
+	// cannot keep them was given (see argTables).
+	keys, argv *lua.LTable
 }
 
 // maxArgStrs and maxArgStrBytes bound what argStrs keeps between calls.
@@ -218,7 +228,46 @@ func (e *Engine) FunctionCount() (libs, funcs int64) {
 
 // RunningFunction returns the function running now, or nil (any
 // goroutine).
-func (e *Engine) RunningFunction() *RunningFunction { return e.fn.running.Load() }
+func (e *Engine) RunningFunction() *RunningFunction {
+	// A copy: FCALL fills its record again once no reader is counted
+	// (runningRecord), and the caller keeps what it gets.
+	e.fn.readers.Add(1)
+	defer e.fn.readers.Add(-1)
+	if r := e.fn.running.Load(); r != nil {
+		c := *r
+		return &c
+	}
+	return nil
+}
+
+// runningRecord returns the record FCALL publishes in running for FUNCTION
+// STATS: the last call's, unless endRunning let it go. Owner goroutine.
+func (fs *functions) runningRecord() *RunningFunction {
+	if fs.spare == nil {
+		fs.spare = new(RunningFunction)
+	}
+	return fs.spare
+}
+
+// endRunning unpublishes the record at the end of a call. The next call
+// may fill the same record again only if no reader can be reading it: a
+// reader counts itself before it loads running, so one that got the
+// record loaded it before the nil stored here, hence counted itself
+// before the check below, which then lets the record go to it (the next
+// call makes another); one that counts itself after the check finds nil,
+// or a record the next call filled before publishing it. With no reader,
+// the record drops its arguments (the caller's buffers) until then.
+func (fs *functions) endRunning() {
+	fs.running.Store(nil)
+	if fs.spare == nil {
+		return
+	}
+	if fs.readers.Load() == 0 {
+		*fs.spare = RunningFunction{}
+	} else {
+		fs.spare = nil
+	}
+}
 
 // Libraries returns the loaded libraries by name. Owner goroutine.
 func (e *Engine) Libraries() []*Library { return e.LibrariesWhere(nil) }
@@ -441,6 +490,7 @@ func (e *Engine) runLibrary(name string, code, body []byte) (lib *Library, err e
 	}
 	for _, f := range lib.Funcs {
 		f.fn = sb.specialized(f.fn)
+		f.argsStay = !f.fn.IsG && argsStay(f.fn.Proto)
 	}
 	return lib, nil
 }
@@ -471,6 +521,7 @@ func (e *Engine) rebuildFunctions(why string) {
 		e.fn.sb.L.Close()
 	}
 	e.fn.sb = nil
+	e.fn.keys, e.fn.argv = nil, nil
 	e.fn.set = newLibSet()
 	e.fn.counts()
 }
@@ -648,12 +699,14 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 	keys, args := argv[3:3+n], argv[3+n:]
 	sb := e.funcSandbox()
 	L := sb.L
-	kt, at := e.fn.argTable(L, keys, 0), e.fn.argTable(L, args, len(keys))
+	kt, at := e.fn.argTables(L, f, keys, args)
 	sb.cjson.Reset()
 	sb.sources = nil
 	e.interned = e.interned[:0]
 	e.run = runState{host: h, readOnly: readOnly || f.Flags&flagNoWrites != 0, resp: 2, active: true}
-	e.fn.running.Store(&RunningFunction{Name: f.Name, Argv: argv, Start: time.Now()})
+	rf := e.fn.runningRecord()
+	*rf = RunningFunction{Name: f.Name, Argv: argv, Start: monoNow()}
+	e.fn.running.Store(rf)
 	e.ctl.isFunc.Store(true)
 	e.ctl.begin()
 	defer func() {
@@ -662,7 +715,7 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 			err = resp.NewError("Error running script, the scripting engine was reset")
 		}
 		e.run = runState{}
-		e.fn.running.Store(nil)
+		e.fn.endRunning()
 		e.releaseMemory() // before the end, as exec does
 		e.ctl.end()
 		e.ctl.isFunc.Store(false)
@@ -720,6 +773,49 @@ func (fs *functions) argTable(L *lua.LState, elems [][]byte, from int) *lua.LTab
 	return t
 }
 
+// monoBase is the time monoNow counts from.
+var monoBase = time.Now()
+
+// monoNow is time.Now for measuring durations: it reads the monotonic
+// clock only (time.Since of a time that has one), half the cost of
+// time.Now's two clock reads, which showed in every FCALL. Its wall
+// clock reading is monoBase's moved on by as much.
+func monoNow() time.Time { return monoBase.Add(time.Since(monoBase)) }
+
+// argTables returns the KEYS and ARGV tables of a call of f: new ones, as
+// Redis makes them, or, for a function that cannot keep them (argsStay),
+// the last such call's, refilled as EVAL's are (refill): what it changed
+// in them is undone, and a table whose layout it changed is replaced.
+func (fs *functions) argTables(L *lua.LState, f *Function, keys, args [][]byte) (kt, at *lua.LTable) {
+	if !f.argsStay || !reuseArgs || !keepable(keys) || !keepable(args) {
+		return fs.argTable(L, keys, 0), fs.argTable(L, args, len(keys))
+	}
+	if fs.keys == nil || !refill(fs.keys, keys) {
+		fs.keys = fs.argTable(L, keys, 0)
+	}
+	if fs.argv == nil || !refill(fs.argv, args) {
+		fs.argv = fs.argTable(L, args, len(keys))
+	}
+	return fs.keys, fs.argv
+}
+
+// keepable reports whether the tables argTables keeps may hold elems past
+// the call: a few strings, none long (what argStrs keeps).
+func keepable(elems [][]byte) bool {
+	if len(elems) > maxArgStrs {
+		return false
+	}
+	for _, b := range elems {
+		if len(b) > maxArgStrBytes {
+			return false
+		}
+	}
+	return true
+}
+
+// reuseArgs turns argTables' reuse off (tests compare both ways).
+var reuseArgs = true
+
 // argStr is what argStrs keeps of v, a string of n bytes: v, or nothing
 // for a long one, which is not kept alive past its call.
 func argStr(v lua.LValue, n int) lua.LValue {
@@ -757,4 +853,73 @@ func (e *Engine) FunctionBytes() int64 {
 		}
 	}
 	return n
+}
+
+// argsStay reports whether a function of prototype p can keep neither of
+// its first two arguments (FCALL's KEYS and ARGV tables) past its call:
+// each is read only as the table of an index, a `#`, a truth test or the
+// target of a store into it, so it never reaches another register, an
+// upvalue, a global, a call, a return, a metamethod (arithmetic,
+// comparison, concatenation) or a closure. Then FCALL may give it the
+// same two tables, refilled, call after call (argTables) instead of new
+// ones: no script can tell. Anything else, or anything this check does
+// not know, counts as keeping them.
+func argsStay(p *lua.FunctionProto) bool {
+	if p.IsVarArg != 0 && p.NumParameters < 2 {
+		return false // the tables are in '...'
+	}
+	params := min(int(p.NumParameters), 2)
+	isParam := func(r int) bool { return r < params }
+	rk := func(x int) bool { return x&0x100 == 0 && isParam(x) } // a register operand holding a parameter
+	// from reports whether the registers from r on (to the stack top)
+	// include a parameter.
+	from := func(r int) bool { return isParam(r) }
+	span := func(a, n int) bool { // registers [a, a+n)
+		return n > 0 && isParam(a)
+	}
+	for _, in := range p.Code {
+		a, b, c := seam.OpA(in), seam.OpB(in), seam.OpC(in)
+		var keeps bool
+		switch seam.OpCode(in) {
+		case lua.OP_GETTABLE:
+			keeps = rk(c) // as a key; as the table (b) it stays
+		case lua.OP_GETTABLEKS, lua.OP_LEN, lua.OP_TEST:
+			// The table indexed, measured or tested: no metamethod
+			// (the tables have no metatable unless a call gave them
+			// one, and a call keeps them).
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+			keeps = rk(b) || rk(c) // stored into (a) it stays
+		case lua.OP_MOVE, lua.OP_MOVEN, lua.OP_UNM, lua.OP_NOT, lua.OP_TESTSET:
+			keeps = isParam(b)
+		case lua.OP_SELF:
+			keeps = isParam(b) || rk(c)
+		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW,
+			lua.OP_EQ, lua.OP_LT, lua.OP_LE:
+			keeps = rk(b) || rk(c)
+		case lua.OP_CONCAT:
+			keeps = isParam(b) || isParam(c) || b < params && c >= params
+		case lua.OP_CALL, lua.OP_TAILCALL:
+			keeps = b == 0 && from(a) || span(a, b)
+		case lua.OP_RETURN:
+			keeps = b == 0 && from(a) || span(a, b-1)
+		case lua.OP_SETLIST:
+			keeps = isParam(a+1) || b == 0 && from(a+1) || span(a+1, b)
+		case lua.OP_SETUPVAL, lua.OP_SETGLOBAL:
+			keeps = isParam(a)
+		case lua.OP_FORPREP, lua.OP_FORLOOP:
+			keeps = span(a, 4)
+		case lua.OP_TFORLOOP:
+			keeps = span(a, 3)
+		case lua.OP_JMP, lua.OP_LOADK, lua.OP_LOADBOOL, lua.OP_LOADNIL, lua.OP_GETUPVAL,
+			lua.OP_GETGLOBAL, lua.OP_NEWTABLE, lua.OP_CLOSURE, lua.OP_CLOSE, lua.OP_VARARG, lua.OP_NOP:
+			// No register read (a CLOSURE's captures are the MOVE and
+			// GETUPVAL words after it, checked as such).
+		default:
+			keeps = true
+		}
+		if keeps {
+			return false
+		}
+	}
+	return true
 }

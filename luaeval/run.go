@@ -6,6 +6,7 @@ import (
 
 	lua "github.com/yuin/gopher-lua"
 
+	"github.com/minilock/minilock/luaeval/internal/lauxlib"
 	"github.com/minilock/minilock/luaeval/internal/seam"
 	"github.com/minilock/minilock/resp"
 )
@@ -179,14 +180,18 @@ func (e *Engine) noteArgs(keys, argv [][]byte) {
 }
 
 // internedBulk returns b as a Lua string, reusing one of the run's KEYS or
-// ARGV strings when b equals it.
+// ARGV strings when b equals it, else a short string the replies gave
+// before (field names, small values: see lauxlib.Interner).
 func (e *Engine) internedBulk(b []byte) lua.LValue {
 	for _, v := range e.interned {
 		if s, ok := v.(lua.LString); ok && string(s) == string(b) {
 			return v
 		}
 	}
-	return lua.LString(b)
+	if e.replyStrs == nil {
+		e.replyStrs = new(lauxlib.Interner)
+	}
+	return lauxlib.InternBytes(e.replyStrs, b)
 }
 
 // releaseAfter is the heap growth past which a run's garbage is collected

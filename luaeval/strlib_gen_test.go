@@ -148,6 +148,12 @@ func (g strGen) repl() string {
 		return "{a = 'A', b = false, [' '] = 7, ['1'] = '%1', c = {}, [1] = 'one', ab = true}"
 	case 4:
 		return "setmetatable({}, {__index = function(t, k) return type(k) == 'string' and k:upper() or k end})"
+	case 5:
+		if g.r.Intn(2) == 0 {
+			// A gsub inside the replacement: its own matcher and result
+			// while the outer one is still building.
+			return "function(a) return (string.gsub(a, '" + g.pick("%w", ".", "(%a)(%d?)", "x*") + "', function(c) return c:upper() .. '_' end)) end"
+		}
 	}
 	var b strings.Builder
 	for n := g.r.Intn(5); n >= 0; n-- {

@@ -64,7 +64,21 @@ type Lib struct {
 	host  Host
 	cfg   config
 	dirty bool // cfg differs from defaultConfig
+	// Scratch reused from call to call (owner goroutine only): the
+	// encoder's buffer, the decoder's stacks of keys and values not yet
+	// in their tables, the order that builds an object at once, and the
+	// short strings decoded before.
+	buf    []byte
+	keys   []lua.LValue
+	vals   []lua.LValue
+	order  lauxlib.TableOrder
+	intern lauxlib.Interner
 }
+
+// maxKeptScratch bounds the encoder's buffer a Lib keeps between calls
+// (the stacks are bounded by lauxlib.MaxAtOnce), so one huge document
+// does not stay allocated.
+const maxKeptScratch = 1 << 16
 
 // Open fills t, a new table in L, with the cjson module, whose
 // configuration stays as scripts set it until Reset.
@@ -216,9 +230,12 @@ func (lib *Lib) encode(L *lua.LState) int {
 	if L.GetTop() != 1 {
 		lauxlib.ArgError(L, 1, "expected 1 argument")
 	}
-	enc := jsonEncoder{L: L, max: lib.host.MaxStringBytes(), host: lib.host, cfg: &lib.cfg}
+	enc := jsonEncoder{L: L, max: lib.host.MaxStringBytes(), host: lib.host, cfg: &lib.cfg, b: lib.buf[:0]}
 	enc.value(L.Get(1), 0, 1) // the argument is the stack's one slot
 	L.Push(lua.LString(enc.b))
+	if cap(enc.b) <= maxKeptScratch {
+		lib.buf = enc.b
+	}
 	return 1
 }
 
@@ -327,7 +344,7 @@ func (j *jsonEncoder) number(v lua.LValue, f float64) {
 		}
 	}
 	if j.cfg.precision == 14 {
-		j.b = append(j.b, lauxlib.FormatNumber(f)...)
+		j.b = lauxlib.AppendNumber(j.b, f)
 		return
 	}
 	if s, ok := lauxlib.NonFinite(f); ok {
@@ -417,13 +434,20 @@ func (lib *Lib) decode(L *lua.LState) int {
 	if i := strings.IndexByte(s, 0); i >= 0 {
 		s = s[:i] // a NUL ends the text, as in C
 	}
-	d := jsonDecoder{L: L, s: s, cfg: &lib.cfg}
+	d := jsonDecoder{L: L, s: s, cfg: &lib.cfg, lib: lib, keys: lib.keys[:0], vals: lib.vals[:0], buf: lib.buf[:0]}
 	tok := d.nextToken()
 	v := d.value(tok, 1) // the argument is the stack's one slot
 	if tok = d.nextToken(); tok.kind != jEnd {
 		d.fail("the end", tok)
 	}
 	L.Push(v)
+	// The stacks are empty again (each level clears what it used).
+	if cap(d.keys) <= lauxlib.MaxAtOnce && cap(d.vals) <= lauxlib.MaxAtOnce {
+		lib.keys, lib.vals = d.keys, d.vals
+	}
+	if cap(d.buf) <= maxKeptScratch {
+		lib.buf = d.buf
+	}
 	return 1
 }
 
@@ -449,7 +473,8 @@ var jsonTokenNames = [...]string{"T_OBJ_BEGIN", "T_OBJ_END", "T_ARR_BEGIN", "T_A
 type jsonToken struct {
 	kind  int
 	index int
-	str   string
+	str   string // a string without escapes: its text in the source
+	esc   bool   // a string with escapes: its text is the decoder's buf
 	num   float64
 	b     bool
 	err   string
@@ -461,6 +486,12 @@ type jsonDecoder struct {
 	pos   int
 	depth int
 	cfg   *config
+	lib   *Lib
+	// keys and vals hold what the objects and arrays being read have
+	// read so far, each level above the one it descended from; a level
+	// makes its table once it has them all.
+	keys, vals []lua.LValue
+	buf        []byte // the last string with escapes
 }
 
 func (d *jsonDecoder) fail(expected string, t jsonToken) {
@@ -573,7 +604,17 @@ func invalidJSONNumber(p string) bool {
 func (d *jsonDecoder) stringToken() jsonToken {
 	start := d.pos
 	d.pos++
-	var b []byte
+	// Most strings have no escape: their text is the source's.
+	for i := d.pos; i < len(d.s); i++ {
+		if c := d.s[i]; c == '"' {
+			d.pos = i + 1
+			return jsonToken{kind: jString, index: start, str: d.s[start+1 : i]}
+		} else if c == '\\' {
+			break
+		}
+	}
+	b := d.buf[:0]
+	defer func() { d.buf = b }()
 	for {
 		if d.pos >= len(d.s) {
 			return d.errToken("unexpected end of string")
@@ -615,7 +656,7 @@ func (d *jsonDecoder) stringToken() jsonToken {
 		d.pos++
 	}
 	d.pos++
-	return jsonToken{kind: jString, index: start, str: string(b)}
+	return jsonToken{kind: jString, index: start, esc: true}
 }
 
 func hex4(s string) (rune, bool) {
@@ -657,7 +698,7 @@ func (d *jsonDecoder) unicodeEscape(b []byte) ([]byte, bool) {
 func (d *jsonDecoder) value(t jsonToken, slots int) lua.LValue {
 	switch t.kind {
 	case jString:
-		return lua.LString(t.str)
+		return d.str(t)
 	case jNumber:
 		return lauxlib.Number(d.L, t.num)
 	case jBoolean:
@@ -682,59 +723,117 @@ func (d *jsonDecoder) descend(slots, need int) {
 	}
 }
 
+// str is string token t as a Lua string: a short one interned, any copied
+// out of the source (a substring would keep the whole text alive).
+func (d *jsonDecoder) str(t jsonToken) lua.LValue {
+	if t.esc {
+		return lauxlib.InternBytes(&d.lib.intern, d.buf)
+	}
+	return lauxlib.InternString(&d.lib.intern, t.str)
+}
+
+// push puts v on the stack *st, charging the script for its growth.
+func (d *jsonDecoder) push(st *[]lua.LValue, v lua.LValue) { lauxlib.Push(d.L, st, v) }
+
 // object holds the table and a key on the stack while it reads a value.
 func (d *jsonDecoder) object(slots int) lua.LValue {
 	d.descend(slots, 3)
-	// lua_newtable, filled key by key with lua_rawset, as lua_cjson.c
-	// does: the same inserts give the same layout, so pairs walks the
-	// keys in Redis's order.
-	t := seam.NewTable(d.L, 0, 0)
+	kb, vb := len(d.keys), len(d.vals)
 	tok := d.nextToken()
-	if tok.kind == jObjEnd {
-		d.depth--
-		return t
+	if tok.kind != jObjEnd {
+		for {
+			if tok.kind != jString {
+				d.fail("object key string", tok)
+			}
+			d.push(&d.keys, d.str(tok))
+			if tok = d.nextToken(); tok.kind != jColon {
+				d.fail("colon", tok)
+			}
+			d.push(&d.vals, d.value(d.nextToken(), slots+2))
+			tok = d.nextToken()
+			if tok.kind == jObjEnd {
+				break
+			}
+			if tok.kind != jComma {
+				d.fail("comma or object end", tok)
+			}
+			tok = d.nextToken()
+		}
 	}
-	for {
-		if tok.kind != jString {
-			d.fail("object key string", tok)
+	d.depth--
+	keys, vals := d.keys[kb:], d.vals[vb:]
+	// lua_cjson.c makes the table with lua_newtable and fills it key by
+	// key with lua_rawset: the layout that leaves, the one pairs and
+	// cjson.encode walk, is made at once when the keys are distinct
+	// (TableOrder), else key by key.
+	var t *lua.LTable
+	if len(keys) > lauxlib.MaxAtOnce {
+		t = seam.NewTable(d.L, 0, 0)
+		for i, k := range keys {
+			seam.RawSet(d.L, t, k, vals[i])
 		}
-		key := tok.str
-		if tok = d.nextToken(); tok.kind != jColon {
-			d.fail("colon", tok)
+	} else if order, ok := d.lib.order.Order(keys); ok {
+		t = seam.NewTable(d.L, 0, len(keys))
+		for _, i := range order {
+			seam.RawSet(d.L, t, keys[i], vals[i])
 		}
-		v := d.value(d.nextToken(), slots+2)
-		seam.RawSetString(d.L, t, key, v)
-		tok = d.nextToken()
-		if tok.kind == jObjEnd {
-			d.depth--
-			return t
+	} else {
+		t = seam.NewTable(d.L, 0, 0)
+		for i, k := range keys {
+			seam.RawSet(d.L, t, k, vals[i])
 		}
-		if tok.kind != jComma {
-			d.fail("comma or object end", tok)
-		}
-		tok = d.nextToken()
 	}
+	clear(keys)
+	clear(vals)
+	d.keys, d.vals = d.keys[:kb], d.vals[:vb]
+	return t
 }
 
 // array holds the table on the stack while it reads a value.
 func (d *jsonDecoder) array(slots int) lua.LValue {
 	d.descend(slots, 2)
-	t := seam.NewTable(d.L, 0, 0)
+	vb := len(d.vals)
 	tok := d.nextToken()
-	if tok.kind == jArrEnd {
-		d.depth--
-		return t
-	}
-	for i := 1; ; i++ {
-		seam.RawSetInt(d.L, t, i, d.value(tok, slots+1))
-		tok = d.nextToken()
-		if tok.kind == jArrEnd {
-			d.depth--
-			return t
+	if tok.kind != jArrEnd {
+		for {
+			d.push(&d.vals, d.value(tok, slots+1))
+			tok = d.nextToken()
+			if tok.kind == jArrEnd {
+				break
+			}
+			if tok.kind != jComma {
+				d.fail("comma or array end", tok)
+			}
+			tok = d.nextToken()
 		}
-		if tok.kind != jComma {
-			d.fail("comma or array end", tok)
-		}
-		tok = d.nextToken()
 	}
+	d.depth--
+	// lua_newtable and lua_rawseti of 1, 2, 3 ... leave an array part of
+	// the power of two at or above the count and no hash part (no value
+	// is nil): made at that size at once.
+	vals := d.vals[vb:]
+	size := arraySizeFor(len(vals))
+	if len(vals) > lauxlib.MaxAtOnce {
+		size = 0 // filled one by one (see MaxAtOnce)
+	}
+	t := seam.NewTable(d.L, size, 0)
+	for i, v := range vals {
+		seam.RawSetInt(d.L, t, i+1, v)
+	}
+	clear(vals)
+	d.vals = d.vals[:vb]
+	return t
+}
+
+// arraySizeFor is the array part of a Lua 5.1 table filled with t[1] ..
+// t[n] in order: the power of two at or above n.
+func arraySizeFor(n int) int {
+	if n == 0 {
+		return 0
+	}
+	s := 1
+	for s < n {
+		s <<= 1
+	}
+	return s
 }

@@ -25,7 +25,6 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
-	"strings"
 
 	lua "github.com/yuin/gopher-lua"
 
@@ -46,15 +45,16 @@ type Host interface {
 
 // Open fills t, a new table in L, with the cmsgpack module.
 func Open(L *lua.LState, t *lua.LTable, h Host) {
+	st := &mpScratch{}
 	t.RawSetString("_NAME", lua.LString("cmsgpack"))
 	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
 	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
 	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
 	for k, f := range map[string]lua.LGFunction{
-		"pack":         func(L *lua.LState) int { return mpPack(L, h) },
-		"unpack":       mpUnpack,
-		"unpack_one":   mpUnpackOne,
-		"unpack_limit": mpUnpackLimit,
+		"pack":         func(L *lua.LState) int { return mpPack(L, h, st) },
+		"unpack":       func(L *lua.LState) int { return mpUnpack(L, st) },
+		"unpack_one":   func(L *lua.LState) int { return mpUnpackOne(L, st) },
+		"unpack_limit": func(L *lua.LState) int { return mpUnpackLimit(L, st) },
 	} {
 		t.RawSetString(k, L.NewFunction(f))
 	}
@@ -84,7 +84,7 @@ type mpEncoder struct {
 }
 
 // mpPack is mp_pack: every argument packed, the results concatenated.
-func mpPack(L *lua.LState, h Host) int {
+func mpPack(L *lua.LState, h Host, st *mpScratch) int {
 	nargs := L.GetTop()
 	if nargs == 0 {
 		lauxlib.ArgError(L, 0, "MessagePack pack needs input.")
@@ -92,7 +92,7 @@ func mpPack(L *lua.LState, h Host) int {
 	if nargs+nargs > lauxlib.MaxCStack { // lua_checkstack(L, nargs)
 		lauxlib.ArgError(L, 0, "Too many arguments for MessagePack pack.")
 	}
-	m := mpEncoder{L: L, host: h, max: h.MaxStringBytes()}
+	m := mpEncoder{L: L, host: h, max: h.MaxStringBytes(), b: st.buf[:0]}
 	for i := 1; i <= nargs; i++ {
 		// Each argument is copied to the top and its packed string left
 		// there: nargs slots of arguments, i-1 of results, the copy.
@@ -101,6 +101,9 @@ func mpPack(L *lua.LState, h Host) int {
 	}
 	lauxlib.Alloc(L, len(m.b))
 	L.Push(lua.LString(m.b))
+	if cap(m.b) <= maxKeptBuf {
+		st.buf = m.b
+	}
 	return 1
 }
 
@@ -292,7 +295,30 @@ type mpDecoder struct {
 	err     mpError
 	steps   int
 	pending int
+	st      *mpScratch
+	// keys and vals hold the items of the collections being read, each
+	// level above the one it descended from, until its table is made.
+	keys, vals []lua.LValue
 }
+
+// mpScratch is what pack and unpack reuse from call to call (owner
+// goroutine only): pack's buffer, unpack's stacks, the order that makes
+// a map at once, and the short strings decoded before.
+type mpScratch struct {
+	buf        []byte // pack's output, copied into its string
+	keys, vals []lua.LValue
+	order      lauxlib.TableOrder
+	intern     lauxlib.Interner
+}
+
+// maxKeptStack and maxKeptBuf bound the scratch kept between calls.
+const (
+	maxKeptStack = 1 << 12
+	maxKeptBuf   = 1 << 16
+)
+
+// push puts v on the stack *st, charging the script for its growth.
+func (d *mpDecoder) push(st *[]lua.LValue, v lua.LValue) { lauxlib.Push(d.L, st, v) }
 
 // charge counts n bytes the decoder is about to allocate.
 func (d *mpDecoder) charge(n int) {
@@ -323,7 +349,7 @@ func (d *mpDecoder) bytes(skip int, n uint64) (lua.LValue, bool) {
 	d.charge(int(n) + 16)
 	start := d.pos + skip
 	d.pos = start + int(n)
-	return lua.LString(strings.Clone(d.s[start:d.pos])), true
+	return lauxlib.InternString(&d.st.intern, d.s[start:d.pos]), true
 }
 
 // decode is mp_decode_to_lua_type, its result to go where a stack depth
@@ -448,13 +474,21 @@ func (d *mpDecoder) decode(depth int) (lua.LValue, bool) {
 // (or pairs) claimed by the header; each needs at least one byte more of
 // the payload, so the table grows only as items are really there.
 func (d *mpDecoder) collection(isMap bool, n int, depth int) (lua.LValue, bool) {
-	// lua_newtable, filled key by key as Redis's Lua fills it (so the
-	// table's layout, and the order pairs and pack see, are Lua's). A
-	// header claiming 2^32 items allocates nothing for them: each needs at
-	// least a byte more of the payload.
+	// Redis's Lua makes the table with lua_newtable and fills it item by
+	// item; the items are read first here and the table made once they
+	// are all there, in the layout those inserts leave (so pairs and
+	// pack see Lua's order): at once when that is known (see array and
+	// hash), else by the same inserts. A header claiming 2^32 items
+	// allocates nothing for them: each needs at least a byte more of the
+	// payload.
 	d.charge(112)
-	t := seam.NewTable(d.L, 0, 0)
 	depth++ // the new table
+	kb, vb := len(d.keys), len(d.vals)
+	defer func() {
+		clear(d.keys[kb:])
+		clear(d.vals[vb:])
+		d.keys, d.vals = d.keys[:kb], d.vals[:vb]
+	}()
 	if !isMap {
 		mpCheckStack(d.L, depth, 1, "in function mp_decode_to_lua_array")
 		for i := 1; i <= n; i++ {
@@ -463,9 +497,9 @@ func (d *mpDecoder) collection(isMap bool, n int, depth int) (lua.LValue, bool) 
 				return nil, false
 			}
 			d.charge(32)
-			seam.RawSetInt(d.L, t, i, v)
+			d.push(&d.vals, v)
 		}
-		return t, true
+		return d.array(d.vals[vb:]), true
 	}
 	for i := 0; i < n; i++ {
 		k, ok := d.decode(depth)
@@ -476,7 +510,8 @@ func (d *mpDecoder) collection(isMap bool, n int, depth int) (lua.LValue, bool) 
 		if !ok {
 			return nil, false
 		}
-		// lua_settable's checks (luaG_runerror: no position).
+		// lua_settable's checks (luaG_runerror: no position), as each
+		// pair is read.
 		switch x := k.(type) {
 		case *lua.LNilType:
 			d.L.Error(lua.LString("table index is nil"), 0)
@@ -486,15 +521,70 @@ func (d *mpDecoder) collection(isMap bool, n int, depth int) (lua.LValue, bool) 
 			}
 		}
 		d.charge(48)
-		seam.RawSet(d.L, t, k, v)
+		d.push(&d.keys, k)
+		d.push(&d.vals, v)
 	}
-	return t, true
+	return d.hash(d.keys[kb:], d.vals[vb:]), true
+}
+
+// array is the table lua_rawseti of 1, 2, 3 ... makes of vals: with no
+// nil among them, an array part of the power of two at or above their
+// count and no hash part.
+func (d *mpDecoder) array(vals []lua.LValue) *lua.LTable {
+	for _, v := range vals {
+		if v == lua.LNil || len(vals) > lauxlib.MaxAtOnce { // one by one (see MaxAtOnce)
+			t := seam.NewTable(d.L, 0, 0)
+			for i, v := range vals {
+				seam.RawSetInt(d.L, t, i+1, v)
+			}
+			return t
+		}
+	}
+	size := 0
+	if len(vals) > 0 {
+		size = 1
+		for size < len(vals) {
+			size <<= 1
+		}
+	}
+	t := seam.NewTable(d.L, size, 0)
+	for i, v := range vals {
+		seam.RawSetInt(d.L, t, i+1, v)
+	}
+	return t
+}
+
+// hash is the table lua_settable of each pair makes: at once when the keys
+// are distinct strings and no value is nil (lauxlib.TableOrder), else pair
+// by pair.
+func (d *mpDecoder) hash(keys, vals []lua.LValue) *lua.LTable {
+	fast := len(keys) <= lauxlib.MaxAtOnce // else one by one (see MaxAtOnce)
+	for _, v := range vals {
+		if v == lua.LNil {
+			fast = false
+			break
+		}
+	}
+	if fast {
+		if order, ok := d.st.order.Order(keys); ok {
+			t := seam.NewTable(d.L, 0, len(keys))
+			for _, i := range order {
+				seam.RawSet(d.L, t, keys[i], vals[i])
+			}
+			return t
+		}
+	}
+	t := seam.NewTable(d.L, 0, 0)
+	for i, k := range keys {
+		seam.RawSet(d.L, t, k, vals[i])
+	}
+	return t
 }
 
 // mpUnpackFull is mp_unpack_full: limit values (all when limit and offset
 // are both 0) from the string argument, starting at offset. Redis's C
 // function holds depth stack slots when it starts decoding.
-func mpUnpackFull(L *lua.LState, limit, offset int64, depth int) int {
+func mpUnpackFull(L *lua.LState, st *mpScratch, limit, offset int64, depth int) int {
 	s := lauxlib.CheckString(L, 1)
 	all := limit == 0 && offset == 0
 	if offset < 0 || limit < 0 {
@@ -506,7 +596,7 @@ func mpUnpackFull(L *lua.LState, limit, offset int64, depth int) int {
 	if all {
 		limit = math.MaxInt32
 	}
-	d := mpDecoder{L: L, s: s, pos: int(offset)}
+	d := mpDecoder{L: L, s: s, pos: int(offset), st: st, keys: st.keys[:0], vals: st.vals[:0]}
 	var out []lua.LValue
 	for cnt := int64(0); d.pos < len(s) && cnt < limit; cnt++ {
 		v, ok := d.decode(depth + int(cnt))
@@ -521,6 +611,9 @@ func mpUnpackFull(L *lua.LState, limit, offset int64, depth int) int {
 	}
 	if d.pending > 0 {
 		lauxlib.Alloc(L, d.pending)
+	}
+	if cap(d.keys) <= maxKeptStack && cap(d.vals) <= maxKeptStack {
+		st.keys, st.vals = d.keys, d.vals
 	}
 	if !all {
 		mpCheckStack(L, depth+len(out), 1, "in function mp_unpack_full")
@@ -539,20 +632,20 @@ func mpUnpackFull(L *lua.LState, limit, offset int64, depth int) int {
 	return len(out) + 1
 }
 
-func mpUnpack(L *lua.LState) int {
+func mpUnpack(L *lua.LState, st *mpScratch) int {
 	// The extra arguments stay on Redis's stack.
-	return mpUnpackFull(L, 0, 0, max(L.GetTop(), 1))
+	return mpUnpackFull(L, st, 0, 0, max(L.GetTop(), 1))
 }
 
-func mpUnpackOne(L *lua.LState) int {
+func mpUnpackOne(L *lua.LState, st *mpScratch) int {
 	offset := lauxlib.OptInteger(L, 2, 0)
-	return mpUnpackFull(L, 1, offset, 1)
+	return mpUnpackFull(L, st, 1, offset, 1)
 }
 
-func mpUnpackLimit(L *lua.LState) int {
+func mpUnpackLimit(L *lua.LState, st *mpScratch) int {
 	limit := lauxlib.ToInteger(lauxlib.CheckNumber(L, 2))
 	offset := lauxlib.OptInteger(L, 3, 0)
-	return mpUnpackFull(L, limit, offset, 1)
+	return mpUnpackFull(L, st, limit, offset, 1)
 }
 
 // mpU16, mpU32 and mpU64 read the big-endian number after a header byte.

@@ -136,7 +136,8 @@ func Gsub(env Env, src, pat string, maxS int, add func(m *Matcher, b *Buffer, s,
 	p, anchor := Anchored(pat)
 	m := NewMatcher(env, src, p)
 	// Not given back on an error: add may have run Lua that failed.
-	b := NewBuffer(env)
+	b := &m.out
+	*b = Buffer{env: env}
 	n, s := 0, 0
 loop:
 	for n < maxS {
@@ -165,9 +166,10 @@ loop:
 			break
 		}
 	}
-	m.Release()
 	if err := b.WriteString(src[s:]); err != nil {
 		return "", 0, err
 	}
-	return b.String(), n, nil
+	res := b.String() // its bytes are the string's now: Release drops them from m
+	m.Release()
+	return res, n, nil
 }

@@ -80,6 +80,7 @@ type Matcher struct {
 	env     Env
 	steps   int
 	err     error
+	out     Buffer // Gsub's result, in the pooled matcher rather than a new Buffer
 }
 
 // NewMatcher returns a matcher of pattern pat (from its first byte; the

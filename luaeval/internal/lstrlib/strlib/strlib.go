@@ -355,7 +355,10 @@ func strFormat(L *lua.LState) int {
 	fs := lauxlib.CheckString(L, 1)
 	budget := lauxlib.Of(L)
 	arg := 1
-	var b []byte
+	// Most results are short: built on the stack, copied once into the
+	// string.
+	var buf [128]byte
+	b := buf[:0]
 	for i := 0; i < len(fs); {
 		if fs[i] != '%' {
 			b = append(b, fs[i])

@@ -1,0 +1,192 @@
+package lauxlib
+
+import lua "github.com/yuin/gopher-lua"
+
+// Building a table of string keys at once, in Lua's layout.
+//
+// lua_cjson and lua_cmsgpack build an object with lua_newtable and then
+// one lua_rawset per key. The layout that leaves (which node holds which
+// key, the chains, the free pointer) decides the order next and pairs
+// walk the keys in, so cjson.encode of a decoded object writes its keys in
+// Redis's order only if the layout is Lua's. Inserting key by key makes
+// ltable.c grow the hash part at 1, 2, 4, 8 ... nodes, each growth a new
+// node vector and its maps. The same layout comes out of one table made
+// with room for every key (lua_createtable(L, 0, n)) when the keys go in
+// in the right order: the last growth's re-insertions (its old nodes from
+// the last down, as ltable.c's resize walks them) and then the keys that
+// came after. TableOrder finds that order by replaying the growths on
+// node indexes alone.
+
+// MaxAtOnce is the most elements a decoder puts into a table made at once
+// (TableOrder, or an array part of the right size). Past it a table is
+// filled one element at a time: each growth is then charged to the script
+// as it happens, and the largest charge is half the part's size rather
+// than all of it, so big documents meet the memory limits exactly where
+// they met them before tables were made at once.
+const MaxAtOnce = 1 << 12
+
+// Push appends v to *st, a decoder's stack of values not yet in their
+// table, charging L's script for the stack's growth before it grows.
+func Push(L *lua.LState, st *[]lua.LValue, v lua.LValue) {
+	if n := len(*st); n == cap(*st) {
+		c := max(2*n, 8)
+		if n >= 1024 {
+			c = n + n/4
+		}
+		Alloc(L, 16*(c-n))
+		ns := make([]lua.LValue, n, c)
+		copy(ns, *st)
+		*st = ns
+	}
+	*st = append(*st, v)
+}
+
+// StrHash is lstring.c's hash of a string (luaS_newlstr), which gives a
+// string key its main position among a table's nodes. It must be the hash
+// seam's tables place keys by (seam.strHash; TestTableOrderLayout fails
+// when they differ).
+func StrHash(s string) uint32 {
+	l := len(s)
+	h := uint32(l)
+	step := l>>5 + 1
+	for l1 := l; l1 >= step; l1 -= step {
+		h ^= (h << 5) + (h >> 2) + uint32(s[l1-1])
+	}
+	return h
+}
+
+// TableOrder is the scratch space of Order, reused from call to call.
+type TableOrder struct {
+	hash  []uint32
+	node  []int32 // key index held by each node, -1 free
+	next  []int32 // chain link of each node, -1 none
+	seq   []int32
+	order []int32
+	keys  []lua.LValue
+}
+
+// maxKeptOrder bounds the scratch a TableOrder keeps between calls.
+const maxKeptOrder = 1 << 12
+
+// Order returns the order in which to insert keys, all strings (values
+// none of them nil), into a table made with room for len(keys) hash keys
+// so that it ends in the layout inserting them in their own order into an
+// empty table gives. ok is false when two keys are equal or one is not a
+// string: the caller then inserts them one by one. The result is valid
+// until the next call.
+func (o *TableOrder) Order(keys []lua.LValue) (order []int32, ok bool) {
+	n := len(keys)
+	o.keys = keys
+	defer func() { o.keys = nil }()
+	o.hash = o.hash[:0]
+	for _, k := range keys {
+		s, isStr := k.(lua.LString)
+		if !isStr {
+			return nil, false
+		}
+		o.hash = append(o.hash, StrHash(string(s)))
+	}
+	o.seq = o.seq[:0]
+	j := 0
+	for size := 1; ; size *= 2 {
+		o.reset(size)
+		lastfree := size
+		for _, k := range o.seq {
+			if r := o.insert(k, size, &lastfree); r != inserted {
+				return nil, false // cannot happen: the keys fit and are distinct
+			}
+		}
+		start := j
+		for ; j < n; j++ {
+			r := o.insert(int32(j), size, &lastfree)
+			if r == duplicate {
+				return nil, false
+			}
+			if r == full {
+				break
+			}
+		}
+		if j == n {
+			o.order = append(o.order[:0], o.seq...)
+			for i := start; i < n; i++ {
+				o.order = append(o.order, int32(i))
+			}
+			o.trim()
+			return o.order, true
+		}
+		// Full: the next size's table takes the nodes from the last
+		// down, then key j.
+		o.seq = o.seq[:0]
+		for i := size - 1; i >= 0; i-- {
+			o.seq = append(o.seq, o.node[i])
+		}
+	}
+}
+
+func (o *TableOrder) reset(size int) {
+	if cap(o.node) < size {
+		o.node = make([]int32, size)
+		o.next = make([]int32, size)
+	}
+	o.node, o.next = o.node[:size], o.next[:size]
+	for i := range o.node {
+		o.node[i], o.next[i] = -1, -1
+	}
+}
+
+// trim drops scratch grown past maxKeptOrder.
+func (o *TableOrder) trim() {
+	if cap(o.node) > maxKeptOrder {
+		o.node, o.next, o.hash, o.seq = nil, nil, nil, nil
+	}
+}
+
+const (
+	inserted = iota
+	full
+	duplicate
+)
+
+// insert is ltable.c's newkey (after luaH_get found no key) for key k.
+func (o *TableOrder) insert(k int32, size int, lastfree *int) int {
+	mask := uint32(size - 1)
+	mp := int32(o.hash[k] & mask)
+	for i := mp; i >= 0; i = o.next[i] {
+		if x := o.node[i]; x >= 0 && o.hash[x] == o.hash[k] && o.keys[x] == o.keys[k] {
+			return duplicate
+		}
+	}
+	old := o.node[mp]
+	if old < 0 {
+		o.node[mp] = k
+		return inserted
+	}
+	f := int32(-1)
+	for *lastfree > 0 {
+		*lastfree--
+		if o.node[*lastfree] < 0 {
+			f = int32(*lastfree)
+			break
+		}
+	}
+	if f < 0 {
+		return full
+	}
+	if other := int32(o.hash[old] & mask); other != mp {
+		// The node is out of its main position: it moves to the free
+		// node and k takes its place.
+		for o.next[other] != mp {
+			other = o.next[other]
+		}
+		o.next[other] = f
+		o.node[f] = old
+		o.next[f] = o.next[mp]
+		o.next[mp] = -1
+		o.node[mp] = k
+		return inserted
+	}
+	o.next[f] = o.next[mp]
+	o.next[mp] = f
+	o.node[f] = k
+	return inserted
+}
