@@ -41,16 +41,16 @@ func Push(L *lua.LState, st *[]lua.LValue, v lua.LValue) {
 	*st = append(*st, v)
 }
 
-// StrHash is lstring.c's hash of a string (luaS_newlstr), which gives a
-// string key its main position among a table's nodes. It must be the hash
-// seam's tables place keys by (seam.strHash; TestTableOrderLayout fails
-// when they differ).
+// StrHash is the hash of a string that gives a string key its main
+// position among a table's nodes (lstring.c's luaS_newlstr, which seam's
+// tables and TableOrder both use). Redis's deps/lua hashes every byte
+// (step 1); stock Lua 5.1 samples a string longer than 32 bytes in steps
+// of len/32+1, which puts long keys elsewhere and changes the order
+// pairs, cjson.encode and cmsgpack.pack give them.
 func StrHash(s string) uint32 {
-	l := len(s)
-	h := uint32(l)
-	step := l>>5 + 1
-	for l1 := l; l1 >= step; l1 -= step {
-		h ^= (h << 5) + (h >> 2) + uint32(s[l1-1])
+	h := uint32(len(s))
+	for i := len(s); i > 0; i-- {
+		h ^= (h << 5) + (h >> 2) + uint32(s[i-1])
 	}
 	return h
 }

@@ -384,22 +384,11 @@ func unboundSearch(t *lua.LTable, start int) int {
 
 // Node placement (ltable.c).
 
-// strHash is lstring.c's hash of a string (luaS_newlstr).
-func strHash(s string) uint32 {
-	l := len(s)
-	h := uint32(l)
-	step := l>>5 + 1
-	for l1 := l; l1 >= step; l1 -= step {
-		h ^= (h << 5) + (h >> 2) + uint32(s[l1-1])
-	}
-	return h
-}
-
 // mainPosition is ltable.c's mainposition of k among size nodes.
 func mainPosition(k lua.LValue, size int) int {
 	switch x := k.(type) {
 	case lua.LString:
-		return int(strHash(string(x)) & uint32(size-1))
+		return int(lauxlib.StrHash(string(x)) & uint32(size-1))
 	case lua.LNumber:
 		if x == 0 {
 			return 0
