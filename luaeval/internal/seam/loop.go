@@ -101,11 +101,8 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		return
 	}
 	s.currentFrame = cf
-	base := unsafe.Pointer(baseframe)
 	reg := s.reg // a state's registry is never replaced, only its array
 	n := PollEvery
-	var forIn *ForIn
-	forInRead := false
 	if slowPaths.Load() {
 		handlerLoop(L, s, baseframe)
 		return
@@ -283,13 +280,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 		case lua.OP_TFORLOOP:
 			cf.Pc = pc
-			if !forInRead {
-				forInRead = true
-				if src, ok := L.Context().(ForInSource); ok {
-					forIn = src.ForIn()
-				}
-			}
-			if forIn != nil && fastForIn(L, s, gs, cf, inst, forIn) {
+			if src, ok := L.Context().(ForInSource); ok && fastForIn(L, s, gs, cf, inst, src.ForIn()) {
 				pc = cf.Pc
 				continue
 			}
@@ -325,7 +316,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			continue
 		}
 		cf.Pc = pc
-		if jumpTable[inst>>26](L, inst, base) == 1 {
+		if jumpTable[inst>>26](L, inst, unsafe.Pointer(baseframe)) == 1 {
 			return
 		}
 		cf = s.currentFrame
@@ -624,13 +615,16 @@ func fastReturn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uin
 	// copyReturnValues: n results from RA, those past B-1 (or past the
 	// top) nil, and the registers above them cleared.
 	a := reg.array
-	limit := reg.top
-	for i := 0; i < n; i++ {
-		if src := ra + i; b == 1 || b > 1 && i >= b-1 || src >= limit {
-			a[regv+i] = lua.LNil
-		} else {
-			a[regv+i] = a[src]
-		}
+	m := n // the results there are: B-1 of them (all up to the top for B = 0), none past the top
+	if b != 0 {
+		m = min(m, b-1)
+	}
+	m = max(min(m, reg.top-ra), 0)
+	for i := 0; i < m; i++ {
+		a[regv+i] = a[ra+i] // regv < ra: each source is read before it is written
+	}
+	for i := m; i < n; i++ {
+		a[regv+i] = lua.LNil
 	}
 	oldtop := reg.top
 	reg.top = regv + n
