@@ -84,12 +84,20 @@ local function tail(n, acc) if n <= 0 then return acc end return tail(n - 1, acc
 local function mk(x) local c = x return function(d) c = c + d return c end, function() return c end end
 local function boom(t) return t.y.z end
 local function thrower(v, lvl) error(v, lvl) end
+local Base = {} Base.__index = Base
+function Base.get(self) return self.v end
+function Base:name() return 'base' end
+local Mid = setmetatable({}, Base) Mid.__index = Mid
+function Mid:name() return 'mid ' .. tostring(self.v) end
+local Leaf = setmetatable({}, Mid) Leaf.__index = Leaf
+local obj = setmetatable({v = 5}, Leaf)
+local bare = {v = 1, get = function(self) return self.v end}
 `
 
 // stmt is one statement that puts its results in R.
 func (g callGen) stmt(depth int) string {
 	x := g.arith(2)
-	switch g.r.Intn(22) {
+	switch g.r.Intn(25) {
 	case 0:
 		return fmt.Sprintf("put(two(%s))", x)
 	case 1:
@@ -136,6 +144,18 @@ func (g callGen) stmt(depth int) string {
 			g.r.Intn(8), g.num())
 	case 19:
 		return fmt.Sprintf("put(select('#', va(%s, %s)), (va(%s)))", x, g.num(), x)
+	case 22:
+		return fmt.Sprintf("put(pcall(function() return %s end))", g.pick(
+			"obj:get(), obj:name(), obj.missing, Leaf.name(obj), Mid.get(obj)", "bare:get(), bare.nope",
+			"('abc'):upper(), ('x'):rep(3), ('abc'):byte(2), ('s').len", "(5):m()", "obj:nope()", "bare.x.y",
+			"string.nope, math.huge, math.floor(2.5), string.len('ab'), #KEYS, ARGV[1]",
+			"undefined_global", "undefined_global.x", "string.byte('A'), table.concat({1, 2}, '-')",
+			"(nil):m()", "o:method(1)", "coroutine.running()"))
+	case 23:
+		return fmt.Sprintf("do local t = setmetatable({}, {__index = %s}) put(pcall(function() return t.v, t.get, t[1] end)) end",
+			g.pick("obj", "Base", "{v = 3}", "'str'", "function(t, k) return k end", "setmetatable({}, {__index = {v = 'deep'}})"))
+	case 24:
+		return fmt.Sprintf("do local n = %s put(pcall(function() local s = 0 for i = 1, 10 do s = s + (n %% 7) * i - i / 4 end return s end)) end", x)
 	case 20:
 		if depth > 0 {
 			return fmt.Sprintf("put(pcall(function(n, x) %s return %s end, %s, %s))", g.stmt(depth-1), g.arith(1), g.num(), g.num())

@@ -150,7 +150,8 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			cf.Fn.Upvalues[OpB(inst)].SetValue(reg.array[lb+OpA(inst)])
 			continue
 		case lua.OP_GETGLOBAL:
-			if v := globalValue(cf.Fn.Env, k[OpBx(inst)]); v != nil {
+			// gopher-lua's getFieldString over the function's environment.
+			if v, ok := rawIndex(L, cf.Fn.Env, k[OpBx(inst)]); ok {
 				setReg(reg, lb+OpA(inst), v)
 				continue
 			}
@@ -184,6 +185,21 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
 			cf.Pc = pc
 			if fastGetTable(s, cf, inst) {
+				continue
+			}
+			if int(inst>>26) == lua.OP_GETTABLEKS {
+				// lib.name: a library is a proxy (see rawIndex).
+				if v, ok := rawIndex(L, reg.array[lb+OpB(inst)], rkValue(reg, k, lb, OpC(inst))); ok {
+					setReg(reg, lb+OpA(inst), v)
+					continue
+				}
+			}
+		case lua.OP_SELF:
+			// R(A+1) := R(B); R(A) := R(B)[RK(C)] (ccalls.go's hook).
+			obj := reg.array[lb+OpB(inst)]
+			if v, ok := rawIndex(L, obj, rkValue(reg, k, lb, OpC(inst))); ok {
+				setReg(reg, lb+OpA(inst)+1, obj)
+				setReg(reg, lb+OpA(inst), v)
 				continue
 			}
 		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
@@ -385,31 +401,62 @@ func rkValue(reg *registry, k []lua.LValue, lb, x int) lua.LValue {
 	return reg.array[lb+x]
 }
 
-// globalValue is OP_GETGLOBAL's value for name when gopher-lua's
-// getFieldString would find it without a call: in env itself, or one
-// __index table away (a script's globals are an empty proxy whose
-// metatable's __index is the real globals table). It returns nil (not
-// LNil) for everything else: an absent name (whose __index function
-// raises), a longer chain, a metamethod that is a function.
-func globalValue(env *lua.LTable, name lua.LValue) lua.LValue {
-	if env == nil {
-		return nil
+// indexHops is how many tables rawIndex reads, the object's own and the
+// __index tables after it, before it leaves the rest to the handler.
+const indexHops = 4
+
+// rawIndex is obj[key] as lvm.c's luaV_gettable computes it when it calls
+// no function: raw reads along a chain of __index tables (a script's
+// globals and libraries are empty proxies whose metatables' __index are
+// the real tables), starting from a table or a string (the string
+// metatable's __index). It reports false, for the handler to do it all
+// again, when a function or anything but a table would be consulted, or
+// the chain is longer than indexHops. A nil result is exact: the chain
+// ended at a table without __index.
+func rawIndex(L *lua.LState, obj, key lua.LValue) (lua.LValue, bool) {
+	var h lua.LValue
+	switch t := obj.(type) {
+	case *lua.LTable:
+		if t == nil {
+			return nil, false
+		}
+		if v := Get(t, key); v != lua.LNil {
+			return v, true
+		}
+		if noMeta(t) {
+			return lua.LNil, true
+		}
+		mt, ok := t.Metatable.(*lua.LTable)
+		if !ok {
+			return nil, false
+		}
+		h = Get(mt, lua.LString("__index"))
+	case lua.LString:
+		h = L.GetMetaField(obj, "__index")
+	default:
+		return nil, false
 	}
-	if v := Get(env, name); v != lua.LNil {
-		return v
+	for range indexHops - 1 {
+		t, ok := h.(*lua.LTable)
+		if !ok {
+			if h == lua.LNil && obj.Type() == lua.LTTable {
+				return lua.LNil, true
+			}
+			return nil, false
+		}
+		if v := Get(t, key); v != lua.LNil {
+			return v, true
+		}
+		if noMeta(t) {
+			return lua.LNil, true
+		}
+		mt, ok := t.Metatable.(*lua.LTable)
+		if !ok {
+			return nil, false
+		}
+		obj, h = t, Get(mt, lua.LString("__index"))
 	}
-	mt, ok := env.Metatable.(*lua.LTable)
-	if !ok {
-		return nil
-	}
-	next, ok := Get(mt, lua.LString("__index")).(*lua.LTable)
-	if !ok {
-		return nil
-	}
-	if v := Get(next, name); v != lua.LNil {
-		return v
-	}
-	return nil
+	return nil, false
 }
 
 // maxArgSbx is the bias of an instruction's sBx field.
