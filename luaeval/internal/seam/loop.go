@@ -107,9 +107,9 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		handlerLoop(L, s, baseframe)
 		return
 	}
-	code, k, lb, pc := frameCode(cf)
+	p, lb, pc := frameCode(cf)
 	for {
-		inst := code[pc]
+		inst := p.Code[pc]
 		pc++
 		if n--; n == 0 {
 			n = PollEvery
@@ -130,7 +130,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			setReg(reg, lb+OpA(inst), reg.array[lb+OpB(inst)])
 			continue
 		case lua.OP_LOADK:
-			setReg(reg, lb+OpA(inst), k[OpBx(inst)])
+			setReg(reg, lb+OpA(inst), p.Constants[OpBx(inst)])
 			continue
 		case lua.OP_LOADBOOL:
 			setReg(reg, lb+OpA(inst), lua.LBool(OpB(inst) != 0))
@@ -151,7 +151,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			continue
 		case lua.OP_GETGLOBAL:
 			// gopher-lua's getFieldString over the function's environment.
-			if v, ok := rawIndex(L, cf.Fn.Env, k[OpBx(inst)]); ok {
+			if v, ok := rawIndex(L, cf.Fn.Env, p.Constants[OpBx(inst)]); ok {
 				setReg(reg, lb+OpA(inst), v)
 				continue
 			}
@@ -189,7 +189,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 			if int(inst>>26) == lua.OP_GETTABLEKS {
 				// lib.name: a library is a proxy (see rawIndex).
-				if v, ok := rawIndex(L, reg.array[lb+OpB(inst)], rkValue(reg, k, lb, OpC(inst))); ok {
+				if v, ok := rawIndex(L, reg.array[lb+OpB(inst)], rkValue(reg, p.Constants, lb, OpC(inst))); ok {
 					setReg(reg, lb+OpA(inst), v)
 					continue
 				}
@@ -197,7 +197,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		case lua.OP_SELF:
 			// R(A+1) := R(B); R(A) := R(B)[RK(C)] (ccalls.go's hook).
 			obj := reg.array[lb+OpB(inst)]
-			if v, ok := rawIndex(L, obj, rkValue(reg, k, lb, OpC(inst))); ok {
+			if v, ok := rawIndex(L, obj, rkValue(reg, p.Constants, lb, OpC(inst))); ok {
 				setReg(reg, lb+OpA(inst)+1, obj)
 				setReg(reg, lb+OpA(inst), v)
 				continue
@@ -211,14 +211,14 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			cf.Pc = pc
 			if fastCall(L, s, gs, cf, inst) {
 				cf = s.currentFrame
-				code, k, lb, pc = frameCode(cf)
+				p, lb, pc = frameCode(cf)
 				continue
 			}
 		case lua.OP_RETURN:
 			cf.Pc = pc
 			if fastReturn(L, s, gs, cf, inst, baseframe) {
 				cf = s.currentFrame
-				code, k, lb, pc = frameCode(cf)
+				p, lb, pc = frameCode(cf)
 				continue
 			}
 		case lua.OP_CLOSURE:
@@ -232,7 +232,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		// (arith.go, ccalls.go) and gopher-lua's OP_FORLOOP do them; any
 		// other operand goes to the handler.
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD:
-			bv, cv := rkValue(reg, k, lb, OpB(inst)), rkValue(reg, k, lb, OpC(inst))
+			bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
 			// Two static small integers: the result in integers, when it
 			// is one too (no float conversions, no box).
 			if i, ok := smallIndex(bv); ok {
@@ -275,8 +275,8 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				continue
 			}
 		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
-			x, ok1 := rkValue(reg, k, lb, OpB(inst)).(lua.LNumber)
-			y, ok2 := rkValue(reg, k, lb, OpC(inst)).(lua.LNumber)
+			x, ok1 := rkValue(reg, p.Constants, lb, OpB(inst)).(lua.LNumber)
+			y, ok2 := rkValue(reg, p.Constants, lb, OpC(inst)).(lua.LNumber)
 			if ok1 && ok2 {
 				var r bool
 				switch int(inst >> 26) {
@@ -336,7 +336,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			return
 		}
 		cf = s.currentFrame
-		code, k, lb, pc = frameCode(cf)
+		p, lb, pc = frameCode(cf)
 	}
 }
 
@@ -378,9 +378,8 @@ func SetFastPaths(on bool) bool {
 }
 
 // frameCode is what pollLoop keeps of frame cf in locals.
-func frameCode(cf *callFrame) ([]uint32, []lua.LValue, int, int) {
-	p := cf.Fn.Proto
-	return p.Code, p.Constants, cf.LocalBase, cf.Pc
+func frameCode(cf *callFrame) (*lua.FunctionProto, int, int) {
+	return cf.Fn.Proto, cf.LocalBase, cf.Pc
 }
 
 // setReg writes register i as registry.Set does (the frame's registers
