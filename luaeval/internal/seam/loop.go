@@ -223,7 +223,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 		case lua.OP_CLOSURE:
 			cf.Pc = pc
-			if fastClosure(L, s, cf, inst) {
+			if fastClosure(s, cf, inst) {
 				pc = cf.Pc
 				continue
 			}
@@ -778,10 +778,48 @@ func fastForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 }
 
 // findUpvalue is gopher-lua's LState.findUpvalue: the open upvalue of
-// register idx, made and linked into the state's list when there is none.
-//
-//go:linkname findUpvalue github.com/yuin/gopher-lua.(*LState).findUpvalue
-func findUpvalue(L *lua.LState, idx int) *lua.Upvalue
+// register idx, made and linked into the state's list (ordered by
+// register) when there is none, in spare when spare is not nil. It
+// reports whether it used spare.
+func findUpvalue(s *lState, idx int, spare *lua.Upvalue) (*lua.Upvalue, bool) {
+	var prev, next *lua.Upvalue
+	for uv := s.uvcache; uv != nil; uv = upvalueOf(uv).next {
+		u := upvalueOf(uv)
+		if u.index == idx {
+			return uv, false
+		}
+		if u.index > idx {
+			next = uv
+			break
+		}
+		prev = uv
+	}
+	uv, used := spare, spare != nil
+	if uv == nil {
+		uv = new(lua.Upvalue)
+	}
+	u := upvalueOf(uv)
+	u.reg, u.index = s.reg, idx
+	if prev != nil {
+		upvalueOf(prev).next = uv
+	} else {
+		s.uvcache = uv
+	}
+	if next != nil {
+		u.next = next
+	}
+	return uv, used
+}
+
+// hasUpvalue reports whether register idx has an open upvalue.
+func hasUpvalue(s *lState, idx int) bool {
+	for uv := s.uvcache; uv != nil; uv = upvalueOf(uv).next {
+		if u := upvalueOf(uv); u.index >= idx {
+			return u.index == idx
+		}
+	}
+	return false
+}
 
 // closeUpvalues is gopher-lua's LState.closeUpvalues: the open upvalues
 // of registers idx and above are closed and unlinked.
@@ -792,23 +830,35 @@ func closeUpvalues(L *lua.LState, idx int)
 // fastClosure is OP_CLOSURE as gopher-lua's handler does it: the closure
 // in R(A), each upvalue taken from the pseudo-instruction after it (a
 // MOVE names a register of this frame, whose open upvalue is found or
-// made; a GETUPVAL one of this function's upvalues). The closure and its
-// upvalue slice are one allocation for up to four upvalues (newClosure).
-func fastClosure(L *lua.LState, s *lState, cf *callFrame, inst uint32) bool {
+// made; a GETUPVAL one of this function's upvalues). The closure, its
+// upvalue slice and the first upvalue it opens are one allocation
+// (newClosure) for up to four upvalues.
+func fastClosure(s *lState, cf *callFrame, inst uint32) bool {
 	p := cf.Fn.Proto
 	proto := p.FunctionPrototypes[OpBx(inst)]
 	nup := int(proto.NumUpvalues)
 	if cf.Pc+nup > len(p.Code) {
 		return false
 	}
-	fn := newClosure(proto, cf.Fn.Env, nup)
+	opens := false
+	for _, up := range p.Code[cf.Pc : cf.Pc+nup] {
+		if OpCode(up) == lua.OP_MOVE && !hasUpvalue(s, cf.LocalBase+OpB(up)) {
+			opens = true
+			break
+		}
+	}
+	fn, spare := newClosure(proto, cf.Fn.Env, nup, opens)
 	setReg(s.reg, cf.LocalBase+OpA(inst), fn)
 	for i := 0; i < nup; i++ {
 		up := p.Code[cf.Pc]
 		cf.Pc++
 		switch OpCode(up) {
 		case lua.OP_MOVE:
-			fn.Upvalues[i] = findUpvalue(L, cf.LocalBase+OpB(up))
+			uv, used := findUpvalue(s, cf.LocalBase+OpB(up), spare)
+			if used {
+				spare = nil
+			}
+			fn.Upvalues[i] = uv
 		case lua.OP_GETUPVAL:
 			fn.Upvalues[i] = cf.Fn.Upvalues[OpB(up)]
 		}
@@ -818,32 +868,44 @@ func fastClosure(L *lua.LState, s *lState, cf *callFrame, inst uint32) bool {
 
 // newClosure is gopher-lua's newLFunctionL (a Lua function with nup
 // upvalue slots), the slots in the same allocation as the function when
-// there are few: a closure made in a loop is then one allocation, not two.
-func newClosure(proto *lua.FunctionProto, env *lua.LTable, nup int) *lua.LFunction {
-	switch nup {
-	case 0:
-		return &lua.LFunction{Env: env, Proto: proto, Upvalues: make([]*lua.Upvalue, 0)}
-	case 1:
+// there are few, and with them, when opens, a new upvalue (returned): a
+// closure made in a loop is then one allocation, not three. The upvalue
+// lives as long as the closure does, which it outlives only when another
+// closure shares it.
+func newClosure(proto *lua.FunctionProto, env *lua.LTable, nup int, opens bool) (*lua.LFunction, *lua.Upvalue) {
+	// Each case builds its own value: a variable whose address some case
+	// took would be moved to the heap for all of them.
+	switch {
+	case nup == 1 && opens:
+		c := &struct {
+			f  lua.LFunction
+			u  [1]*lua.Upvalue
+			uv lua.Upvalue
+		}{f: lua.LFunction{Env: env, Proto: proto}}
+		c.f.Upvalues = c.u[:]
+		return &c.f, &c.uv
+	case nup == 1:
 		c := &struct {
 			f lua.LFunction
 			u [1]*lua.Upvalue
 		}{f: lua.LFunction{Env: env, Proto: proto}}
 		c.f.Upvalues = c.u[:]
-		return &c.f
-	case 2:
+		return &c.f, nil
+	case nup > 1 && nup <= 4 && opens:
 		c := &struct {
-			f lua.LFunction
-			u [2]*lua.Upvalue
+			f  lua.LFunction
+			u  [4]*lua.Upvalue
+			uv lua.Upvalue
 		}{f: lua.LFunction{Env: env, Proto: proto}}
-		c.f.Upvalues = c.u[:]
-		return &c.f
-	case 3, 4:
+		c.f.Upvalues = c.u[:nup]
+		return &c.f, &c.uv
+	case nup > 1 && nup <= 4:
 		c := &struct {
 			f lua.LFunction
 			u [4]*lua.Upvalue
 		}{f: lua.LFunction{Env: env, Proto: proto}}
 		c.f.Upvalues = c.u[:nup]
-		return &c.f
+		return &c.f, nil
 	}
-	return &lua.LFunction{Env: env, Proto: proto, Upvalues: make([]*lua.Upvalue, nup)}
+	return &lua.LFunction{Env: env, Proto: proto, Upvalues: make([]*lua.Upvalue, nup)}, nil
 }
