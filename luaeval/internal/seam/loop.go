@@ -23,13 +23,17 @@ import (
 // pollLoop also runs the instructions a script spends its time in itself,
 // on the operands they usually have, instead of through gopher-lua's
 // handlers behind an indirect call (each with its hook's checks): moves,
-// constants, upvalues, jumps and tests; arithmetic and comparisons on
-// numbers; table reads and writes that need no metamethod; calls of Lua
-// and Go functions and returns between Lua functions, the frames pushed
-// and popped on the growing call stack directly; the numeric for, and the
-// generic for over ipairs and pairs. Each leaves the state exactly as the
-// handler would, and hands anything else (metamethods, varargs,
-// coroutines, a limit being reached) to the handler.
+// constants, booleans, nils, upvalues, jumps, tests and not; arithmetic,
+// negation and comparisons on numbers (on two static small integers in
+// integers); table reads and writes that need no metamethod, and globals,
+// fields and methods found through chains of __index tables (rawIndex);
+// closures; calls of Lua and Go functions and returns between Lua
+// functions, the frames pushed and popped on the growing call stack
+// directly, open upvalues closed; the numeric for, and the generic for
+// over ipairs and pairs. Each leaves the state exactly as the handler
+// would, and hands anything else (metamethods, varargs, tail calls,
+// coroutines, a limit being reached) to the handler. SetFastPaths turns
+// all of it off, for the tests that compare the two.
 
 // PollEvery is how many instructions pollLoop runs between two reads of
 // the context's Done channel.
@@ -545,7 +549,12 @@ func pushFrame(L *lua.LState, gs *growStack, cf *callFrame, fn *lua.LFunction, r
 			return nil
 		}
 	}
-	reserve(L, gs)
+	// reserve's own test of whether it has anything to do, without the
+	// call (every call of a script passes here).
+	if d := gs.depth(); d >= L.Options.CallStackSize || d+callSlack > len(gs.segments)*lua.FramesPerSegment ||
+		stateOf(L).reg.growBy < len(stateOf(L).reg.array) {
+		reserve(L, gs)
+	}
 	if sp >= lua.FramesPerSegment {
 		idx, sp = idx+1, 0
 	}
