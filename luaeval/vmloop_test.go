@@ -97,7 +97,7 @@ local bare = {v = 1, get = function(self) return self.v end}
 // stmt is one statement that puts its results in R.
 func (g callGen) stmt(depth int) string {
 	x := g.arith(2)
-	switch g.r.Intn(25) {
+	switch g.r.Intn(27) {
 	case 0:
 		return fmt.Sprintf("put(two(%s))", x)
 	case 1:
@@ -154,6 +154,14 @@ func (g callGen) stmt(depth int) string {
 	case 23:
 		return fmt.Sprintf("do local t = setmetatable({}, {__index = %s}) put(pcall(function() return t.v, t.get, t[1] end)) end",
 			g.pick("obj", "Base", "{v = 3}", "'str'", "function(t, k) return k end", "setmetatable({}, {__index = {v = 'deep'}})"))
+	case 25, 26:
+		// == and ~= over every type: equal and unequal strings of one
+		// length, numbers and numeric strings, booleans, nil, the same
+		// and different tables (with and without __eq), functions.
+		v := func() string {
+			return g.pick("'ab'", "'ba'", "'a'", "''", "'10'", "10", "n", "x", "true", "false", "nil", "o", "o2", "obj", "bare", "two", "sum", "put", "(0/0)", "-0", "0")
+		}
+		return fmt.Sprintf("do local a, b = %s, %s put(a == b, a ~= b, b == a, a == %s, %s ~= b) end", v(), v(), v(), v())
 	case 24:
 		return fmt.Sprintf("do local n = %s put(pcall(function() local s = 0 for i = 1, 10 do s = s + (n %% 7) * i - i / 4 end return s end)) end", x)
 	case 20:

@@ -279,11 +279,13 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				continue
 			}
 		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
-			x, ok1 := rkValue(reg, p.Constants, lb, OpB(inst)).(lua.LNumber)
-			y, ok2 := rkValue(reg, p.Constants, lb, OpC(inst)).(lua.LNumber)
-			if ok1 && ok2 {
-				var r bool
-				switch int(inst >> 26) {
+			bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
+			var r, ok bool
+			x, ok1 := bv.(lua.LNumber)
+			y, ok2 := cv.(lua.LNumber)
+			switch op := int(inst >> 26); {
+			case ok1 && ok2:
+				switch op {
 				case lua.OP_EQ:
 					r = x == y
 				case lua.OP_LT:
@@ -291,6 +293,11 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				default:
 					r = x <= y
 				}
+				ok = true
+			case op == lua.OP_EQ:
+				r, ok = rawEquals(bv, cv)
+			}
+			if ok {
 				// lvm.c: the next instruction (a jump) is skipped when
 				// the result differs from A.
 				if r != (OpA(inst) != 0) {
@@ -460,6 +467,33 @@ func rawIndex(L *lua.LState, obj, key lua.LValue) (lua.LValue, bool) {
 		obj, h = t, Get(mt, lua.LString("__index"))
 	}
 	return nil, false
+}
+
+// rawEquals is OP_EQ's hook (ccalls.go) when it calls no metamethod: for
+// any two values but two different tables or two different userdata, it
+// compares them as gopher-lua's equals does (strings by their bytes,
+// values of different types unequal).
+func rawEquals(b, c lua.LValue) (r, ok bool) {
+	t := b.Type()
+	if t != c.Type() {
+		return false, true
+	}
+	switch t {
+	case lua.LTNil:
+		return true, true
+	case lua.LTNumber:
+		return b.(lua.LNumber) == c.(lua.LNumber), true
+	case lua.LTBool:
+		return b.(lua.LBool) == c.(lua.LBool), true
+	case lua.LTString:
+		return b.(lua.LString) == c.(lua.LString), true
+	case lua.LTTable, lua.LTUserData:
+		if b == c {
+			return true, true
+		}
+		return false, false
+	}
+	return b == c, true
 }
 
 // maxArgSbx is the bias of an instruction's sBx field.
