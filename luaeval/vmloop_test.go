@@ -232,9 +232,12 @@ func TestFastPathsMatchHandlers(t *testing.T) {
 }
 
 // TestSmallIntegerArithmetic: the loop's integer arithmetic on the static
-// numbers gives Lua 5.1's floats, signed zeros and remainders included
-// (values as redis-server prints them).
+// numbers gives Lua 5.1's floats, signed zeros and remainders included,
+// and NaNs keep their signs (values as redis-server 7.0.15 prints them).
 func TestSmallIntegerArithmetic(t *testing.T) {
+	if !seam.Enabled() {
+		t.Skip("the seam's hooks are off: gopher-lua's own arithmetic (signed zeros and NaNs differ)")
+	}
 	e := newTestEngine(t, Config{})
 	h := newFakeHost()
 	for script, want := range map[string]string{
@@ -256,6 +259,9 @@ func TestSmallIntegerArithmetic(t *testing.T) {
 		"local a, b = 8191, 8191 return tostring(a + b)":                 "16382",
 		"local a, b = 1, 3 return tostring(a / b)":                       "0.33333333333333",
 		"local s = 0 for i = 8190, 8193 do s = i end return tostring(s)": "8193",
+		// A NaN operand is the result, the left one first (x86's rule,
+		// which Go's compiler may not follow: it can swap a*b).
+		"local x = 0/0 return tostring((- x) * (0/0)) .. ' ' .. tostring((0/0) * (- x)) .. ' ' .. tostring((-x) + (0/0))": "nan -nan nan",
 	} {
 		if got := evalReply(e, h, 2, script, "0"); got != fmt.Sprintf("$%d\r\n%s\r\n", len(want), want) {
 			t.Errorf("%s: %q, want %q", script, got, want)

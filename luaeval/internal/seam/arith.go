@@ -78,6 +78,18 @@ func toNumber(v lua.LValue) (float64, bool) {
 // remainder is a - floor(a/b)*b (not fmod: 5.5 % -2, 1e308 % 3 and NaNs
 // come out as Lua's), the power C's pow.
 func arith(op int, a, b float64) float64 {
+	if op != lua.OP_MOD && op != lua.OP_POW {
+		// A NaN operand is the result, the left one first, as the x86
+		// instruction C's a+b compiles to gives it (its sign shows:
+		// "nan" or "-nan"); Go may compile a*b with its operands
+		// swapped, and does in some builds (-race).
+		if a != a {
+			return a
+		}
+		if b != b {
+			return b
+		}
+	}
 	switch op {
 	case lua.OP_ADD:
 		return a + b

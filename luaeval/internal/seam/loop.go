@@ -260,17 +260,8 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			x, ok1 := bv.(lua.LNumber)
 			y, ok2 := cv.(lua.LNumber)
 			if ok1 && ok2 {
-				var r float64
-				switch op := int(inst >> 26); op {
-				case lua.OP_ADD:
-					r = float64(x) + float64(y)
-				case lua.OP_SUB:
-					r = float64(x) - float64(y)
-				case lua.OP_MUL:
-					r = float64(x) * float64(y)
-				default:
-					r = arith(op, float64(x), float64(y))
-				}
+				// arith, as the hook: the same code for the same NaNs.
+				r := arith(int(inst>>26), float64(x), float64(y))
 				v, ok := smallNumber(r)
 				if !ok {
 					v = boxIn(L, r)
