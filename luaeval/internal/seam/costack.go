@@ -152,6 +152,17 @@ func ReserveCall(L *lua.LState) {
 }
 
 func reserve(L *lua.LState, s *growStack) {
+	// Nothing to do, the case of almost every call: below the limit, the
+	// slack's frames already there, the value stack already doubling.
+	if d := s.depth(); d < L.Options.CallStackSize && d+callSlack <= len(s.segments)*lua.FramesPerSegment {
+		if r := stateOf(L).reg; r.growBy >= len(r.array) {
+			return
+		}
+	}
+	reserveSlow(L, s)
+}
+
+func reserveSlow(L *lua.LState, s *growStack) {
 	d := s.depth()
 	limit := L.Options.CallStackSize
 	if d >= limit {

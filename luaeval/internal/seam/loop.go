@@ -2,6 +2,7 @@ package seam
 
 import (
 	"context"
+	"sync/atomic"
 	"unsafe"
 
 	lua "github.com/yuin/gopher-lua"
@@ -22,13 +23,17 @@ import (
 // pollLoop also runs the instructions a script spends its time in itself,
 // on the operands they usually have, instead of through gopher-lua's
 // handlers behind an indirect call (each with its hook's checks): moves,
-// constants, upvalues, jumps and tests; arithmetic and comparisons on
-// numbers; table reads and writes that need no metamethod; calls of Lua
-// and Go functions and returns between Lua functions, the frames pushed
-// and popped on the growing call stack directly; the numeric for, and the
-// generic for over ipairs and pairs. Each leaves the state exactly as the
-// handler would, and hands anything else (metamethods, varargs,
-// coroutines, a limit being reached) to the handler.
+// constants, booleans, nils, upvalues, jumps, tests and not; arithmetic,
+// negation and comparisons on numbers (on two static small integers in
+// integers); table reads and writes that need no metamethod, and globals,
+// fields and methods found through chains of __index tables (rawIndex);
+// closures; calls of Lua and Go functions and returns between Lua
+// functions, the frames pushed and popped on the growing call stack
+// directly, open upvalues closed; the numeric for, and the generic for
+// over ipairs and pairs. Each leaves the state exactly as the handler
+// would, and hands anything else (metamethods, varargs, tail calls,
+// coroutines, a limit being reached) to the handler. SetFastPaths turns
+// all of it off, for the tests that compare the two.
 
 // PollEvery is how many instructions pollLoop runs between two reads of
 // the context's Done channel.
@@ -79,6 +84,14 @@ func (s *growStack) last() *callFrame {
 // pollLoop is mainLoopWithContext polling every PollEvery instructions.
 // A state whose call stack is not of the growing kind, an empty stack and
 // a Go function on top go to gopher-lua's loop, which handles them.
+//
+// The running function's code, constants, local base and program counter
+// are kept in locals (gopher-lua reloads them through four pointers for
+// every instruction): pc is written back to cf.Pc before anything that
+// reads it (a handler, a call, a return, the kill poll's error, the table
+// paths), and all four are read again from s.currentFrame after anything
+// that may change the frame. The instructions done inline here never
+// raise an error, so an error's position is always the frame's own.
 func pollLoop(L *lua.LState, baseframe *callFrame) {
 	s := stateOf(L)
 	gs := growStackOf(L)
@@ -92,12 +105,260 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		return
 	}
 	s.currentFrame = cf
+	reg := s.reg // a state's registry is never replaced, only its array
+	n := PollEvery
+	if slowPaths.Load() {
+		handlerLoop(L, s, baseframe)
+		return
+	}
+	p, lb, pc := frameCode(cf)
+	for {
+		inst := p.Code[pc]
+		pc++
+		if n--; n == 0 {
+			n = PollEvery
+			if ctx := L.Context(); ctx != nil {
+				select {
+				case <-ctx.Done():
+					cf.Pc = pc
+					L.RaiseError("%s", ctx.Err().Error())
+					return
+				default:
+				}
+			}
+		}
+		// Each case either finishes the instruction and continues, or
+		// falls out of the switch to the handler.
+		switch int(inst >> 26) {
+		case lua.OP_MOVE:
+			setReg(reg, lb+OpA(inst), reg.array[lb+OpB(inst)])
+			continue
+		case lua.OP_LOADK:
+			setReg(reg, lb+OpA(inst), p.Constants[OpBx(inst)])
+			continue
+		case lua.OP_LOADBOOL:
+			setReg(reg, lb+OpA(inst), lua.LBool(OpB(inst) != 0))
+			if OpC(inst) != 0 {
+				pc++
+			}
+			continue
+		case lua.OP_LOADNIL:
+			for i, last := lb+OpA(inst), lb+OpB(inst); i <= last; i++ {
+				setReg(reg, i, lua.LNil)
+			}
+			continue
+		case lua.OP_GETUPVAL:
+			setReg(reg, lb+OpA(inst), cf.Fn.Upvalues[OpB(inst)].Value())
+			continue
+		case lua.OP_SETUPVAL:
+			cf.Fn.Upvalues[OpB(inst)].SetValue(reg.array[lb+OpA(inst)])
+			continue
+		case lua.OP_GETGLOBAL:
+			// gopher-lua's getFieldString over the function's environment.
+			if v, ok := rawIndex(L, cf.Fn.Env, p.Constants[OpBx(inst)]); ok {
+				setReg(reg, lb+OpA(inst), v)
+				continue
+			}
+		case lua.OP_JMP:
+			pc += OpBx(inst) - maxArgSbx
+			continue
+		case lua.OP_TEST:
+			if lua.LVAsBool(reg.array[lb+OpA(inst)]) == (OpC(inst) == 0) {
+				pc++
+			}
+			continue
+		case lua.OP_TESTSET:
+			if v := reg.array[lb+OpB(inst)]; lua.LVAsBool(v) != (OpC(inst) == 0) {
+				setReg(reg, lb+OpA(inst), v)
+			} else {
+				pc++
+			}
+			continue
+		case lua.OP_NOT:
+			setReg(reg, lb+OpA(inst), lua.LBool(!lua.LVAsBool(reg.array[lb+OpB(inst)])))
+			continue
+		case lua.OP_UNM:
+			if x, ok := reg.array[lb+OpB(inst)].(lua.LNumber); ok {
+				v, ok := smallNumber(-float64(x))
+				if !ok {
+					v = boxIn(L, -float64(x))
+				}
+				setReg(reg, lb+OpA(inst), v)
+				continue
+			}
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+			cf.Pc = pc
+			if fastGetTable(s, cf, inst) {
+				continue
+			}
+			if int(inst>>26) == lua.OP_GETTABLEKS {
+				// lib.name: a library is a proxy (see rawIndex).
+				if v, ok := rawIndex(L, reg.array[lb+OpB(inst)], rkValue(reg, p.Constants, lb, OpC(inst))); ok {
+					setReg(reg, lb+OpA(inst), v)
+					continue
+				}
+			}
+		case lua.OP_SELF:
+			// R(A+1) := R(B); R(A) := R(B)[RK(C)] (ccalls.go's hook).
+			obj := reg.array[lb+OpB(inst)]
+			if v, ok := rawIndex(L, obj, rkValue(reg, p.Constants, lb, OpC(inst))); ok {
+				setReg(reg, lb+OpA(inst)+1, obj)
+				setReg(reg, lb+OpA(inst), v)
+				continue
+			}
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+			cf.Pc = pc
+			if fastSetTable(s, cf, inst) {
+				continue
+			}
+		case lua.OP_LEN:
+			if fastLen(s, cf, inst) {
+				continue
+			}
+		case lua.OP_CALL:
+			cf.Pc = pc
+			if fastCall(L, s, gs, cf, inst) {
+				cf = s.currentFrame
+				p, lb, pc = frameCode(cf)
+				continue
+			}
+		case lua.OP_RETURN:
+			cf.Pc = pc
+			if fastReturn(L, s, gs, cf, inst, baseframe) {
+				cf = s.currentFrame
+				p, lb, pc = frameCode(cf)
+				continue
+			}
+		case lua.OP_CLOSURE:
+			cf.Pc = pc
+			if fastClosure(s, cf, inst) {
+				pc = cf.Pc
+				continue
+			}
+		// Arithmetic, comparisons and the numeric for on numbers, the
+		// bulk of a script that computes, are done here as their hooks
+		// (arith.go, ccalls.go) and gopher-lua's OP_FORLOOP do them; any
+		// other operand goes to the handler.
+		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD:
+			bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
+			// Two static small integers: the result in integers, when it
+			// is one too (no float conversions, no box).
+			if i, ok := smallIndex(bv); ok {
+				if j, ok := smallIndex(cv); ok {
+					x, y := i+smallMin, j+smallMin
+					var r int
+					switch op := int(inst >> 26); op {
+					case lua.OP_ADD:
+						r = x + y
+					case lua.OP_SUB:
+						r = x - y
+					default:
+						r, ok = smallArith(op, x, y)
+					}
+					if ok && uint(r-smallMin) < smallMax-smallMin {
+						setReg(reg, lb+OpA(inst), smallAt(r))
+						continue
+					}
+				}
+			}
+			x, ok1 := bv.(lua.LNumber)
+			y, ok2 := cv.(lua.LNumber)
+			if ok1 && ok2 {
+				// arith, as the hook: the same code for the same NaNs.
+				r := arith(int(inst>>26), float64(x), float64(y))
+				v, ok := smallNumber(r)
+				if !ok {
+					v = boxIn(L, r)
+				}
+				setReg(reg, lb+OpA(inst), v)
+				continue
+			}
+		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
+			bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
+			var r, ok bool
+			x, ok1 := bv.(lua.LNumber)
+			y, ok2 := cv.(lua.LNumber)
+			switch op := int(inst >> 26); {
+			case ok1 && ok2:
+				switch op {
+				case lua.OP_EQ:
+					r = x == y
+				case lua.OP_LT:
+					r = x < y
+				default:
+					r = x <= y
+				}
+				ok = true
+			case op == lua.OP_EQ:
+				r, ok = rawEquals(bv, cv)
+			}
+			if ok {
+				// lvm.c: the next instruction (a jump) is skipped when
+				// the result differs from A.
+				if r != (OpA(inst) != 0) {
+					pc++
+				}
+				continue
+			}
+		case lua.OP_TFORLOOP:
+			cf.Pc = pc
+			if src, ok := L.Context().(ForInSource); ok && fastForIn(L, s, gs, cf, inst, src.ForIn()) {
+				pc = cf.Pc
+				continue
+			}
+		case lua.OP_FORLOOP:
+			// gopher-lua's OP_FORLOOP when the loop goes on (the handler
+			// ends it): R(A) += R(A+2); if R(A) <?= R(A+1) then { pc +=
+			// sBx; R(A+3) = R(A) }.
+			ra := lb + OpA(inst)
+			a := reg.array
+			if ra+3 >= len(a) {
+				break
+			}
+			init, ok1 := a[ra].(lua.LNumber)
+			limit, ok2 := a[ra+1].(lua.LNumber)
+			step, ok3 := a[ra+2].(lua.LNumber)
+			if !ok1 || !ok2 || !ok3 {
+				break
+			}
+			init += step
+			if !(step > 0 && init <= limit || step <= 0 && init >= limit) {
+				break
+			}
+			v, ok := smallNumber(float64(init))
+			if !ok {
+				v = boxIn(L, float64(init))
+			}
+			a[ra] = v
+			a[ra+3] = v
+			if ra+3 >= reg.top {
+				reg.top = ra + 4
+			}
+			pc += OpBx(inst) - maxArgSbx
+			continue
+		case lua.OP_FORPREP:
+			cf.Pc = pc
+			var ok bool
+			if n, ok = kernelFor(L, s, cf, inst, n); ok {
+				pc = cf.Pc
+				continue // FORPREP done, its loop maybe run as a kernel (kernel.go)
+			}
+		}
+		cf.Pc = pc
+		if jumpTable[inst>>26](L, inst, unsafe.Pointer(baseframe)) == 1 {
+			return
+		}
+		cf = s.currentFrame
+		p, lb, pc = frameCode(cf)
+	}
+}
+
+// handlerLoop is pollLoop with every instruction run by its handler.
+func handlerLoop(L *lua.LState, s *lState, baseframe *callFrame) {
 	base := unsafe.Pointer(baseframe)
 	n := PollEvery
-	var forIn *ForIn
-	forInRead := false
 	for {
-		cf = s.currentFrame
+		cf := s.currentFrame
 		inst := cf.Fn.Proto.Code[cf.Pc]
 		cf.Pc++
 		if n--; n == 0 {
@@ -111,159 +372,130 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				}
 			}
 		}
-		// Arithmetic, comparisons and the numeric for on numbers, the
-		// bulk of a script that computes, are done here as their hooks
-		// (arith.go, ccalls.go) and gopher-lua's OP_FORLOOP do them,
-		// without the indirect call; any other operand goes to the
-		// handler.
-		switch int(inst >> 26) {
-		case lua.OP_MOVE:
-			frame{reg: s.reg, cf: cf}.set(OpA(inst), s.reg.array[cf.LocalBase+OpB(inst)])
-			continue
-		case lua.OP_LOADK:
-			frame{reg: s.reg, cf: cf}.set(OpA(inst), cf.Fn.Proto.Constants[OpBx(inst)])
-			continue
-		case lua.OP_GETUPVAL:
-			frame{reg: s.reg, cf: cf}.set(OpA(inst), cf.Fn.Upvalues[OpB(inst)].Value())
-			continue
-		case lua.OP_JMP:
-			cf.Pc += OpBx(inst) - maxArgSbx
-			continue
-		case lua.OP_TEST:
-			if lua.LVAsBool(s.reg.array[cf.LocalBase+OpA(inst)]) == (OpC(inst) == 0) {
-				cf.Pc++
-			}
-			continue
-		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
-			if fastGetTable(s, cf, inst) {
-				continue
-			}
-		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
-			if fastSetTable(s, cf, inst) {
-				continue
-			}
-		case lua.OP_LEN:
-			if fastLen(s, cf, inst) {
-				continue
-			}
-		case lua.OP_CALL:
-			if fastCall(L, s, gs, cf, inst) {
-				continue
-			}
-		case lua.OP_RETURN:
-			if fastReturn(s, gs, cf, inst, baseframe) {
-				continue
-			}
-		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD:
-			if fastArith(L, s, cf, inst) {
-				continue
-			}
-		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
-			if fastCompare(s, cf, inst) {
-				continue
-			}
-		case lua.OP_TFORLOOP:
-			if !forInRead {
-				forInRead = true
-				if src, ok := L.Context().(ForInSource); ok {
-					forIn = src.ForIn()
-				}
-			}
-			if forIn != nil && fastForIn(L, s, gs, cf, inst, forIn) {
-				continue
-			}
-		case lua.OP_FORLOOP:
-			if fastForLoop(L, s, cf, inst) {
-				continue
-			}
-		case lua.OP_FORPREP:
-			var ok bool
-			if n, ok = kernelFor(L, s, cf, inst, n); ok {
-				continue // FORPREP done, its loop maybe run as a kernel (kernel.go)
-			}
-		}
 		if jumpTable[inst>>26](L, inst, base) == 1 {
 			return
 		}
 	}
 }
 
-// rkNumber is RK(x) when it is a number.
-func rkNumber(s *lState, cf *callFrame, x int) (lua.LNumber, bool) {
-	var v lua.LValue
+// slowPaths is whether pollLoop leaves every instruction to the
+// handlers (SetFastPaths).
+var slowPaths atomic.Bool
+
+// SetFastPaths turns pollLoop's own instructions on or off: off, every
+// instruction goes to the VM's handlers (with the hooks), the slow path
+// the generated comparisons check the fast paths against. It takes effect
+// for loops entered after the call; it returns the old setting.
+func SetFastPaths(on bool) bool {
+	return !slowPaths.Swap(!on)
+}
+
+// frameCode is what pollLoop keeps of frame cf in locals.
+func frameCode(cf *callFrame) (*lua.FunctionProto, int, int) {
+	return cf.Fn.Proto, cf.LocalBase, cf.Pc
+}
+
+// setReg writes register i as registry.Set does (the frame's registers
+// are allocated when it is entered, so i is within the array).
+func setReg(reg *registry, i int, v lua.LValue) {
+	reg.array[i] = v
+	if i >= reg.top {
+		reg.top = i + 1
+	}
+}
+
+// rkValue is RK(x) of the frame whose constants are k and registers
+// start at lb.
+func rkValue(reg *registry, k []lua.LValue, lb, x int) lua.LValue {
 	if x&RKBit != 0 {
-		v = cf.Fn.Proto.Constants[x&^RKBit]
-	} else {
-		v = s.reg.array[cf.LocalBase+x]
+		return k[x&^RKBit]
 	}
-	n, ok := v.(lua.LNumber)
-	return n, ok
+	return reg.array[lb+x]
 }
 
-// fastArith is the arithmetic hook's work when both operands are numbers.
-func fastArith(L *lua.LState, s *lState, cf *callFrame, inst uint32) bool {
-	x, ok := rkNumber(s, cf, OpB(inst))
-	if !ok {
-		return false
-	}
-	y, ok := rkNumber(s, cf, OpC(inst))
-	if !ok {
-		return false
-	}
-	frame{reg: s.reg, cf: cf}.set(OpA(inst), NumberIn(L, arith(int(inst>>26), float64(x), float64(y))))
-	return true
-}
+// indexHops is how many tables rawIndex reads, the object's own and the
+// __index tables after it, before it leaves the rest to the handler.
+const indexHops = 4
 
-// fastCompare is OP_EQ, OP_LT and OP_LE's hooks' work on two numbers.
-func fastCompare(s *lState, cf *callFrame, inst uint32) bool {
-	x, ok := rkNumber(s, cf, OpB(inst))
-	if !ok {
-		return false
-	}
-	y, ok := rkNumber(s, cf, OpC(inst))
-	if !ok {
-		return false
-	}
-	var r bool
-	switch int(inst >> 26) {
-	case lua.OP_EQ:
-		r = x == y
-	case lua.OP_LT:
-		r = x < y
+// rawIndex is obj[key] as lvm.c's luaV_gettable computes it when it calls
+// no function: raw reads along a chain of __index tables (a script's
+// globals and libraries are empty proxies whose metatables' __index are
+// the real tables), starting from a table or a string (the string
+// metatable's __index). It reports false, for the handler to do it all
+// again, when a function or anything but a table would be consulted, or
+// the chain is longer than indexHops. A nil result is exact: the chain
+// ended at a table without __index.
+func rawIndex(L *lua.LState, obj, key lua.LValue) (lua.LValue, bool) {
+	var h lua.LValue
+	switch t := obj.(type) {
+	case *lua.LTable:
+		if t == nil {
+			return nil, false
+		}
+		if v := Get(t, key); v != lua.LNil {
+			return v, true
+		}
+		if noMeta(t) {
+			return lua.LNil, true
+		}
+		mt, ok := t.Metatable.(*lua.LTable)
+		if !ok {
+			return nil, false
+		}
+		h = Get(mt, lua.LString("__index"))
+	case lua.LString:
+		h = L.GetMetaField(obj, "__index")
 	default:
-		r = x <= y
+		return nil, false
 	}
-	frame{reg: s.reg, cf: cf}.condJump(inst, r)
-	return true
+	for range indexHops - 1 {
+		t, ok := h.(*lua.LTable)
+		if !ok {
+			if h == lua.LNil && obj.Type() == lua.LTTable {
+				return lua.LNil, true
+			}
+			return nil, false
+		}
+		if v := Get(t, key); v != lua.LNil {
+			return v, true
+		}
+		if noMeta(t) {
+			return lua.LNil, true
+		}
+		mt, ok := t.Metatable.(*lua.LTable)
+		if !ok {
+			return nil, false
+		}
+		obj, h = t, Get(mt, lua.LString("__index"))
+	}
+	return nil, false
 }
 
-// fastForLoop is gopher-lua's OP_FORLOOP when the loop goes on (the
-// handler ends it): R(A) += R(A+2); if R(A) <?= R(A+1) then { pc += sBx;
-// R(A+3) = R(A) }.
-func fastForLoop(L *lua.LState, s *lState, cf *callFrame, inst uint32) bool {
-	ra := cf.LocalBase + OpA(inst)
-	a := s.reg.array
-	if ra+3 >= len(a) {
-		return false
+// rawEquals is OP_EQ's hook (ccalls.go) when it calls no metamethod: for
+// any two values but two different tables or two different userdata, it
+// compares them as gopher-lua's equals does (strings by their bytes,
+// values of different types unequal).
+func rawEquals(b, c lua.LValue) (r, ok bool) {
+	t := b.Type()
+	if t != c.Type() {
+		return false, true
 	}
-	init, ok1 := a[ra].(lua.LNumber)
-	limit, ok2 := a[ra+1].(lua.LNumber)
-	step, ok3 := a[ra+2].(lua.LNumber)
-	if !ok1 || !ok2 || !ok3 {
-		return false
+	switch t {
+	case lua.LTNil:
+		return true, true
+	case lua.LTNumber:
+		return b.(lua.LNumber) == c.(lua.LNumber), true
+	case lua.LTBool:
+		return b.(lua.LBool) == c.(lua.LBool), true
+	case lua.LTString:
+		return b.(lua.LString) == c.(lua.LString), true
+	case lua.LTTable, lua.LTUserData:
+		if b == c {
+			return true, true
+		}
+		return false, false
 	}
-	init += step
-	if !(step > 0 && init <= limit || step <= 0 && init >= limit) {
-		return false
-	}
-	v := NumberIn(L, float64(init))
-	a[ra] = v
-	a[ra+3] = v
-	if ra+3 >= s.reg.top {
-		s.reg.top = ra + 4
-	}
-	cf.Pc += OpBx(inst) - maxArgSbx
-	return true
+	return b == c, true
 }
 
 // maxArgSbx is the bias of an instruction's sBx field.
@@ -302,21 +534,10 @@ func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 	if lbase+max(np, nargs, used) > len(reg.array) {
 		return false
 	}
-	// pushFrame, written out: this is every Lua call's path.
-	idx, sp := gs.segIdx, gs.segSp
-	if sp >= lua.FramesPerSegment {
-		if int(idx)+1 >= len(gs.segments) || gs.segments[idx+1] == nil {
-			return false
-		}
+	nf := pushFrame(L, gs, cf, fn, ra, nargs, OpC(inst)-1)
+	if nf == nil {
+		return false
 	}
-	reserve(L, gs)
-	if sp >= lua.FramesPerSegment {
-		idx, sp = idx+1, 0
-	}
-	nf := &(*segment)(gs.segments[idx])[sp]
-	*nf = callFrame{Idx: int(sp) + lua.FramesPerSegment*int(idx), Fn: fn, Parent: cf, Base: ra,
-		LocalBase: lbase, ReturnBase: ra, NArgs: nargs, NRet: OpC(inst) - 1}
-	gs.segIdx, gs.segSp = idx, sp+1
 	// initCallFrame: missing parameters and the other registers are nil.
 	a := reg.array
 	if nargs < np {
@@ -364,13 +585,29 @@ func pushFrame(L *lua.LState, gs *growStack, cf *callFrame, fn *lua.LFunction, r
 			return nil
 		}
 	}
-	reserve(L, gs)
+	// reserve's own test of whether it has anything to do, without the
+	// call (every call of a script passes here).
+	if d := gs.depth(); d >= L.Options.CallStackSize || d+callSlack > len(gs.segments)*lua.FramesPerSegment ||
+		stateOf(L).reg.growBy < len(stateOf(L).reg.array) {
+		reserve(L, gs)
+	}
 	if sp >= lua.FramesPerSegment {
 		idx, sp = idx+1, 0
 	}
 	nf := &(*segment)(gs.segments[idx])[sp]
-	*nf = callFrame{Idx: int(sp) + lua.FramesPerSegment*int(idx), Fn: fn, Parent: cf, Base: ra,
-		LocalBase: ra + 1, ReturnBase: ra, NArgs: nargs, NRet: nret}
+	// Field by field: a composite literal is built on the stack and
+	// copied 16 bytes at a time, which stalls on the 8-byte stores just
+	// made (a fifth of a recursive call's time).
+	nf.Idx = int(sp) + lua.FramesPerSegment*int(idx)
+	nf.Fn = fn
+	nf.Parent = cf
+	nf.Pc = 0
+	nf.Base = ra
+	nf.LocalBase = ra + 1
+	nf.ReturnBase = ra
+	nf.NArgs = nargs
+	nf.NRet = nret
+	nf.TailCall = 0
 	gs.segIdx, gs.segSp = idx, sp+1
 	return nf
 }
@@ -420,11 +657,12 @@ func callGo(L *lua.LState, s *lState, gs *growStack, f *callFrame) {
 }
 
 // fastReturn is OP_RETURN from a Lua function to the Lua function that
-// called it, inside this loop (not the loop's base frame), with no open
-// upvalues to close: gopher-lua's handler without its interface calls; the
-// emptied segment stays on the stack for fastCall to use again.
-func fastReturn(s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) bool {
-	if cf == baseframe || s.uvcache != nil {
+// called it, inside this loop (not the loop's base frame): gopher-lua's
+// handler without its interface calls (the frame's open upvalues closed
+// first, as it does); the emptied segment stays on the stack for fastCall
+// to use again.
+func fastReturn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) bool {
+	if cf == baseframe {
 		return false
 	}
 	idx, sp := gs.segIdx, gs.segSp
@@ -460,22 +698,31 @@ func fastReturn(s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe 
 	if regv+n > len(reg.array) {
 		return false
 	}
+	if s.uvcache != nil {
+		// The handler closes the frame's open upvalues first.
+		closeUpvalues(L, cf.LocalBase)
+	}
 	gs.segIdx, gs.segSp = idx, sp
 	// copyReturnValues: n results from RA, those past B-1 (or past the
 	// top) nil, and the registers above them cleared.
 	a := reg.array
-	limit := reg.top
-	for i := 0; i < n; i++ {
-		if src := ra + i; b == 1 || b > 1 && i >= b-1 || src >= limit {
-			a[regv+i] = lua.LNil
-		} else {
-			a[regv+i] = a[src]
-		}
+	m := n // the results there are: B-1 of them (all up to the top for B = 0), none past the top
+	if b != 0 {
+		m = min(m, b-1)
+	}
+	m = max(min(m, reg.top-ra), 0)
+	for i := 0; i < m; i++ {
+		a[regv+i] = a[ra+i] // regv < ra: each source is read before it is written
+	}
+	for i := m; i < n; i++ {
+		a[regv+i] = lua.LNil
 	}
 	oldtop := reg.top
 	reg.top = regv + n
-	if reg.top < oldtop {
-		clear(a[reg.top:oldtop])
+	// A loop, not clear: the range is a few registers, and clear's
+	// memclrHasPointers with its bulk write barrier cost more.
+	for i := reg.top; i < oldtop; i++ {
+		a[i] = nil
 	}
 	s.currentFrame = parent
 	return true
@@ -573,4 +820,137 @@ func fastForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 	}
 	cf.Pc++
 	return true
+}
+
+// findUpvalue is gopher-lua's LState.findUpvalue: the open upvalue of
+// register idx, made and linked into the state's list (ordered by
+// register) when there is none, in spare when spare is not nil. It
+// reports whether it used spare.
+func findUpvalue(s *lState, idx int, spare *lua.Upvalue) (*lua.Upvalue, bool) {
+	var prev, next *lua.Upvalue
+	for uv := s.uvcache; uv != nil; uv = upvalueOf(uv).next {
+		u := upvalueOf(uv)
+		if u.index == idx {
+			return uv, false
+		}
+		if u.index > idx {
+			next = uv
+			break
+		}
+		prev = uv
+	}
+	uv, used := spare, spare != nil
+	if uv == nil {
+		uv = new(lua.Upvalue)
+	}
+	u := upvalueOf(uv)
+	u.reg, u.index = s.reg, idx
+	if prev != nil {
+		upvalueOf(prev).next = uv
+	} else {
+		s.uvcache = uv
+	}
+	if next != nil {
+		u.next = next
+	}
+	return uv, used
+}
+
+// hasUpvalue reports whether register idx has an open upvalue.
+func hasUpvalue(s *lState, idx int) bool {
+	for uv := s.uvcache; uv != nil; uv = upvalueOf(uv).next {
+		if u := upvalueOf(uv); u.index >= idx {
+			return u.index == idx
+		}
+	}
+	return false
+}
+
+// closeUpvalues is gopher-lua's LState.closeUpvalues: the open upvalues
+// of registers idx and above are closed and unlinked.
+//
+//go:linkname closeUpvalues github.com/yuin/gopher-lua.(*LState).closeUpvalues
+func closeUpvalues(L *lua.LState, idx int)
+
+// fastClosure is OP_CLOSURE as gopher-lua's handler does it: the closure
+// in R(A), each upvalue taken from the pseudo-instruction after it (a
+// MOVE names a register of this frame, whose open upvalue is found or
+// made; a GETUPVAL one of this function's upvalues). The closure, its
+// upvalue slice and the first upvalue it opens are one allocation
+// (newClosure) for up to four upvalues.
+func fastClosure(s *lState, cf *callFrame, inst uint32) bool {
+	p := cf.Fn.Proto
+	proto := p.FunctionPrototypes[OpBx(inst)]
+	nup := int(proto.NumUpvalues)
+	if cf.Pc+nup > len(p.Code) {
+		return false
+	}
+	opens := false
+	for _, up := range p.Code[cf.Pc : cf.Pc+nup] {
+		if OpCode(up) == lua.OP_MOVE && !hasUpvalue(s, cf.LocalBase+OpB(up)) {
+			opens = true
+			break
+		}
+	}
+	fn, spare := newClosure(proto, cf.Fn.Env, nup, opens)
+	setReg(s.reg, cf.LocalBase+OpA(inst), fn)
+	for i := 0; i < nup; i++ {
+		up := p.Code[cf.Pc]
+		cf.Pc++
+		switch OpCode(up) {
+		case lua.OP_MOVE:
+			uv, used := findUpvalue(s, cf.LocalBase+OpB(up), spare)
+			if used {
+				spare = nil
+			}
+			fn.Upvalues[i] = uv
+		case lua.OP_GETUPVAL:
+			fn.Upvalues[i] = cf.Fn.Upvalues[OpB(up)]
+		}
+	}
+	return true
+}
+
+// newClosure is gopher-lua's newLFunctionL (a Lua function with nup
+// upvalue slots), the slots in the same allocation as the function when
+// there are few, and with them, when opens, a new upvalue (returned): a
+// closure made in a loop is then one allocation, not three. The upvalue
+// lives as long as the closure does, which it outlives only when another
+// closure shares it.
+func newClosure(proto *lua.FunctionProto, env *lua.LTable, nup int, opens bool) (*lua.LFunction, *lua.Upvalue) {
+	// Each case builds its own value: a variable whose address some case
+	// took would be moved to the heap for all of them.
+	switch {
+	case nup == 1 && opens:
+		c := &struct {
+			f  lua.LFunction
+			u  [1]*lua.Upvalue
+			uv lua.Upvalue
+		}{f: lua.LFunction{Env: env, Proto: proto}}
+		c.f.Upvalues = c.u[:]
+		return &c.f, &c.uv
+	case nup == 1:
+		c := &struct {
+			f lua.LFunction
+			u [1]*lua.Upvalue
+		}{f: lua.LFunction{Env: env, Proto: proto}}
+		c.f.Upvalues = c.u[:]
+		return &c.f, nil
+	case nup > 1 && nup <= 4 && opens:
+		c := &struct {
+			f  lua.LFunction
+			u  [4]*lua.Upvalue
+			uv lua.Upvalue
+		}{f: lua.LFunction{Env: env, Proto: proto}}
+		c.f.Upvalues = c.u[:nup]
+		return &c.f, &c.uv
+	case nup > 1 && nup <= 4:
+		c := &struct {
+			f lua.LFunction
+			u [4]*lua.Upvalue
+		}{f: lua.LFunction{Env: env, Proto: proto}}
+		c.f.Upvalues = c.u[:nup]
+		return &c.f, nil
+	}
+	return &lua.LFunction{Env: env, Proto: proto, Upvalues: make([]*lua.Upvalue, nup)}, nil
 }

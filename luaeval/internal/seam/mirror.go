@@ -76,6 +76,15 @@ type callFrame struct {
 	TailCall   int
 }
 
+// upvalue mirrors lua.Upvalue (function.go).
+type upvalue struct {
+	next   *lua.Upvalue
+	reg    *registry
+	index  int
+	value  lua.LValue
+	closed bool
+}
+
 // debugInfo mirrors lua.Debug (state.go).
 type debugInfo struct {
 	frame           *callFrame
@@ -111,6 +120,7 @@ func tableOf(t *lua.LTable) *lTable               { return (*lTable)(unsafe.Poin
 func stateOf(L *lua.LState) *lState               { return (*lState)(unsafe.Pointer(L)) }
 func protoOf(p *lua.FunctionProto) *functionProto { return (*functionProto)(unsafe.Pointer(p)) }
 func debugOf(d *lua.Debug) *debugInfo             { return (*debugInfo)(unsafe.Pointer(d)) }
+func upvalueOf(u *lua.Upvalue) *upvalue           { return (*upvalue)(unsafe.Pointer(u)) }
 
 // checkLayout compares every mirror with the type it stands for: the same
 // size, and the same fields (names, offsets, sizes, kinds) in the same
@@ -133,6 +143,7 @@ func checkLayout() string {
 		{allocT.Elem(), reflect.TypeOf(allocator{})},
 		{reflect.TypeOf(lua.Debug{}), reflect.TypeOf(debugInfo{})},
 		{reflect.TypeOf(lua.FunctionProto{}), reflect.TypeOf(functionProto{})},
+		{reflect.TypeOf(lua.Upvalue{}), reflect.TypeOf(upvalue{})},
 	} {
 		if msg := sameLayout(p.real, p.mirror); msg != "" {
 			return "gopher-lua's " + p.real.Name() + " is not the layout the hooks were written for: " + msg

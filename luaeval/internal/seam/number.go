@@ -59,13 +59,27 @@ func signbit(x float64) bool { return *(*int64)(unsafe.Pointer(&x)) < 0 }
 // static ones is boxed in L's allocator, as gopher-lua's handlers box
 // theirs.
 func NumberIn(L *lua.LState, x float64) lua.LValue {
-	if x >= smallMin && x < smallMax {
-		if i := int(x); float64(i) == x && (i != 0 || !signbit(x)) {
-			var v lua.LValue
-			*(*ifaceWords)(unsafe.Pointer(&v)) = ifaceWords{numberTab, unsafe.Pointer(&smallNums[i-smallMin])}
-			return v
-		}
+	if v, ok := smallNumber(x); ok {
+		return v
 	}
+	return boxIn(L, x)
+}
+
+// smallNumber is x as an LValue when it is one of the static numbers
+// (small enough to be inlined into the VM loop, which calls boxIn
+// itself for the others).
+func smallNumber(x float64) (lua.LValue, bool) {
+	i := int(x)
+	if float64(i) != x || uint(i-smallMin) >= smallMax-smallMin || i == 0 && signbit(x) {
+		return nil, false
+	}
+	var v lua.LValue
+	*(*ifaceWords)(unsafe.Pointer(&v)) = ifaceWords{numberTab, unsafe.Pointer(&smallNums[i-smallMin])}
+	return v, true
+}
+
+// boxIn boxes x in L's allocator.
+func boxIn(L *lua.LState, x float64) lua.LValue {
 	al := stateOf(L).alloc
 	if al == nil || al.size <= 0 {
 		return lua.LNumber(x)
@@ -77,5 +91,47 @@ func NumberIn(L *lua.LState, x float64) lua.LValue {
 	al.fptrs = append(al.fptrs, x)
 	var v lua.LValue
 	*(*ifaceWords)(unsafe.Pointer(&v)) = ifaceWords{numberTab, unsafe.Pointer(&al.fptrs[len(al.fptrs)-1])}
+	return v
+}
+
+// smallIndex is the index in smallNums of the number v holds when it is
+// one of the static ones: only Number and NumberIn point into smallNums,
+// always with an LNumber's type word.
+func smallIndex(v lua.LValue) (int, bool) {
+	off := uintptr((*ifaceWords)(unsafe.Pointer(&v)).data) - uintptr(unsafe.Pointer(&smallNums[0]))
+	return int(off / 8), off < uintptr(len(smallNums))*8
+}
+
+// smallArith is x op y for the arithmetic instructions other than +
+// and - (which the VM loop does itself) when Lua's float result is an
+// integer that the integers give exactly: * of small integers is exact
+// and -0 only when it is 0 with a negative operand (left to the floats);
+// the remainder is lvm.c's a - floor(a/b)*b, which for integers is the
+// remainder with the divisor's sign (+0 when zero). Division, and a zero
+// divisor, are left to the floats.
+func smallArith(op, x, y int) (int, bool) {
+	switch op {
+	case lua.OP_MUL:
+		if (x == 0 || y == 0) && (x < 0 || y < 0) {
+			return 0, false
+		}
+		return x * y, true
+	case lua.OP_MOD:
+		if y == 0 {
+			return 0, false
+		}
+		r := x % y
+		if r != 0 && (r^y) < 0 {
+			r += y
+		}
+		return r, true
+	}
+	return 0, false
+}
+
+// smallAt is the static number r, which must be in [smallMin, smallMax).
+func smallAt(r int) lua.LValue {
+	var v lua.LValue
+	*(*ifaceWords)(unsafe.Pointer(&v)) = ifaceWords{numberTab, unsafe.Pointer(&smallNums[r-smallMin])}
 	return v
 }

@@ -15,8 +15,14 @@ func SetStringConstants(p *lua.FunctionProto) bool {
 	}
 	sc := make([]string, len(p.Constants))
 	for i, k := range p.Constants {
-		if s, ok := k.(lua.LString); ok {
-			sc[i] = string(s)
+		switch k := k.(type) {
+		case lua.LString:
+			sc[i] = string(k)
+		case lua.LNumber:
+			// The same number, boxed as the VM loop's results are: a
+			// small integer constant is then one of the static ones,
+			// which the loop's integer arithmetic recognises.
+			p.Constants[i] = Number(float64(k))
 		}
 	}
 	protoOf(p).stringConstants = sc
