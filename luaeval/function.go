@@ -745,14 +745,14 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 
 // argTable is luaCreateArray: a fresh table of the strings. Made with the
 // array part that filling an empty table one element at a time ends with
-// (arraySizeFor), so the layout is Lua's without its rehashes. The tables
+// (seam.ArraySize), so the layout is Lua's without its rehashes. The tables
 // are new at every call, as Redis makes them (a function may keep one);
 // their strings are the last call's when the bytes are the same (Lua
 // strings are immutable values, so sharing one is invisible): a function
 // called again and again with the same keys then boxes none. from is the
 // first element's place among the call's KEYS and ARGV.
 func (fs *functions) argTable(L *lua.LState, elems [][]byte, from int) *lua.LTable {
-	t := seam.NewTable(L, arraySizeFor(len(elems)), 0)
+	t := seam.NewTable(L, seam.ArraySize(len(elems)), 0)
 	for i, b := range elems {
 		var v lua.LValue
 		if j := from + i; j < len(fs.argStrs) {

@@ -119,7 +119,7 @@ func (sb *sandbox) fillArgs(t **lua.LTable, name string, elems [][]byte) {
 // table of len(elems) elements has (the power of two at or above it).
 func refill(t *lua.LTable, elems [][]byte) bool {
 	size, ok := seam.ArrayOnly(t)
-	if !ok || size != arraySizeFor(len(elems)) {
+	if !ok || size != seam.ArraySize(len(elems)) {
 		return false
 	}
 	if _, none := t.Metatable.(*lua.LNilType); !none {
@@ -135,19 +135,6 @@ func refill(t *lua.LTable, elems [][]byte) bool {
 		seam.RawSetInt(nil, t, i, lua.LNil)
 	}
 	return true
-}
-
-// arraySizeFor is the array part of a Lua 5.1 table filled with t[1] ..
-// t[n] in order: the power of two at or above n.
-func arraySizeFor(n int) int {
-	if n == 0 {
-		return 0
-	}
-	s := 1
-	for s < n {
-		s <<= 1
-	}
-	return s
 }
 
 // rebuild replaces the Lua state after a Go panic inside gopher-lua, whose

@@ -812,7 +812,7 @@ func (d *jsonDecoder) array(slots int) lua.LValue {
 	// the power of two at or above the count and no hash part (no value
 	// is nil): made at that size at once.
 	vals := d.vals[vb:]
-	size := arraySizeFor(len(vals))
+	size := seam.ArraySize(len(vals))
 	if len(vals) > lauxlib.MaxAtOnce {
 		size = 0 // filled one by one (see MaxAtOnce)
 	}
@@ -823,17 +823,4 @@ func (d *jsonDecoder) array(slots int) lua.LValue {
 	clear(vals)
 	d.vals = d.vals[:vb]
 	return t
-}
-
-// arraySizeFor is the array part of a Lua 5.1 table filled with t[1] ..
-// t[n] in order: the power of two at or above n.
-func arraySizeFor(n int) int {
-	if n == 0 {
-		return 0
-	}
-	s := 1
-	for s < n {
-		s <<= 1
-	}
-	return s
 }

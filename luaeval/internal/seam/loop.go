@@ -426,36 +426,17 @@ const indexHops = 4
 // the chain is longer than indexHops. A nil result is exact: the chain
 // ended at a table without __index.
 func rawIndex(L *lua.LState, obj, key lua.LValue) (lua.LValue, bool) {
-	var h lua.LValue
-	switch t := obj.(type) {
-	case *lua.LTable:
-		if t == nil {
+	t, ok := obj.(*lua.LTable)
+	switch {
+	case ok && t != nil:
+	case obj.Type() == lua.LTString:
+		if t, ok = L.GetMetaField(obj, "__index").(*lua.LTable); !ok {
 			return nil, false
 		}
-		if v := Get(t, key); v != lua.LNil {
-			return v, true
-		}
-		if noMeta(t) {
-			return lua.LNil, true
-		}
-		mt, ok := t.Metatable.(*lua.LTable)
-		if !ok {
-			return nil, false
-		}
-		h = Get(mt, lua.LString("__index"))
-	case lua.LString:
-		h = L.GetMetaField(obj, "__index")
 	default:
 		return nil, false
 	}
-	for range indexHops - 1 {
-		t, ok := h.(*lua.LTable)
-		if !ok {
-			if h == lua.LNil && obj.Type() == lua.LTTable {
-				return lua.LNil, true
-			}
-			return nil, false
-		}
+	for range indexHops {
 		if v := Get(t, key); v != lua.LNil {
 			return v, true
 		}
@@ -466,7 +447,13 @@ func rawIndex(L *lua.LState, obj, key lua.LValue) (lua.LValue, bool) {
 		if !ok {
 			return nil, false
 		}
-		obj, h = t, Get(mt, lua.LString("__index"))
+		h := Get(mt, lua.LString("__index"))
+		if h == lua.LNil {
+			return lua.LNil, true // a metatable without __index
+		}
+		if t, ok = h.(*lua.LTable); !ok {
+			return nil, false
+		}
 	}
 	return nil, false
 }

@@ -835,10 +835,19 @@ const maxPresized = 1 << 16
 // bytes are charged: the doublings add up to the last size). A nil value
 // breaks the pattern: the caller then rebuilds with Resequence.
 func SequenceTable(L *lua.LState, n int) *lua.LTable {
-	if n <= 0 || n > maxPresized {
+	if n > maxPresized {
 		return NewTable(L, 0, 0)
 	}
-	return NewTable(L, 1<<ceilLog2(n), 0)
+	return NewTable(L, ArraySize(n), 0)
+}
+
+// ArraySize is the array part of a Lua 5.1 table filled with t[1] ..
+// t[n] in order: the power of two at or above n (0 for none).
+func ArraySize(n int) int {
+	if n <= 0 {
+		return 0
+	}
+	return 1 << ceilLog2(n)
 }
 
 // Resequence is the table Lua makes of `t = {}` followed by t[1 .. j] =
