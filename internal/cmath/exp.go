@@ -195,4 +195,3 @@ func Log(x float64) float64 {
 	}
 	return logDD(x).round()
 }
-

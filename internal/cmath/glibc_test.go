@@ -60,6 +60,9 @@ func matches(t *testing.T, got float64, want string) bool {
 // which must all match (cmath's pow is glibc's algorithm). It logs
 // both cmath's and Go's mismatch counts.
 func TestGlibcTable(t *testing.T) {
+	// The records are __pow_fma's (the machine they ran on has FMA).
+	defer func(old bool) { powFMA = old }(powFMA)
+	powFMA = true
 	f, err := os.Open("testdata/glibc.txt")
 	if err != nil {
 		t.Fatal(err)

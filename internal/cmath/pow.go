@@ -1,15 +1,35 @@
 package cmath
 
-import "math"
+import (
+	"math"
+	"runtime"
 
-// Pow is glibc 2.36's pow as it runs on x86-64 with FMA (the ifunc picks
-// __pow_fma, e_pow.c built with -mfma -mavx2, on any CPU with FMA and
-// AVX2): ARM's optimized-routines algorithm, log(x) to about 68 bits in a
-// double and a tail, y times it, and exp of that. It is not correctly
-// rounded, and Lua's ^ must give the very bits redis-server's does, so
-// every operation is the C code's: math.FMA where it calls fma or where
-// GCC (-ffp-contract=fast) contracts a*b+c, and float64(a*b) where it
-// does not, so that Go's compiler cannot fuse on its own.
+	"golang.org/x/sys/cpu"
+)
+
+// powFMA says which of glibc's two x86-64 pows this machine's glibc runs,
+// so that minilock answers as a redis-server beside it would: its ifunc
+// picks __pow_fma (e_pow.c built with -mfma -mavx2) on a CPU with FMA and
+// AVX2, else __pow_sse2, which rounds about 2% of hard cases (ties,
+// results near underflow) the other way. Other architectures' glibc
+// always fuses.
+var powFMA = runtime.GOARCH != "amd64" || cpu.X86.HasFMA && cpu.X86.HasAVX2
+
+// mad is a*b+c as the C code's a*b+c compiles: fused in __pow_fma (GCC's
+// -ffp-contract=fast), rounded twice in __pow_sse2.
+func mad(a, b, c float64) float64 {
+	if powFMA {
+		return math.FMA(a, b, c)
+	}
+	return float64(a*b) + c
+}
+
+// Pow is glibc 2.36's pow: ARM's optimized-routines algorithm, log(x) to
+// about 68 bits in a double and a tail, y times it, and exp of that. It is
+// not correctly rounded, and Lua's ^ must give the very bits
+// redis-server's does, so every operation is the C code's: math.FMA where
+// it calls fma, mad where GCC may contract a*b+c, and float64(a*b) where
+// it does not, so that Go's compiler cannot fuse on its own.
 func Pow(x, y float64) float64 {
 	var signBias uint64
 	ix := math.Float64bits(x)
@@ -79,8 +99,19 @@ func Pow(x, y float64) float64 {
 		}
 	}
 	hi, lo := powLog(ix)
-	ehi := float64(y * hi)
-	elo := math.FMA(y, lo, math.FMA(y, hi, -ehi))
+	var ehi, elo float64
+	if powFMA {
+		ehi = float64(y * hi)
+		elo = math.FMA(y, lo, math.FMA(y, hi, -ehi))
+	} else {
+		// Split y and hi into 26-bit halves whose products are exact.
+		yhi := math.Float64frombits(iy & ^uint64(1<<27-1))
+		ylo := y - yhi
+		lhi := math.Float64frombits(math.Float64bits(hi) & ^uint64(1<<27-1))
+		llo := hi - lhi + lo
+		ehi = float64(yhi * lhi)
+		elo = float64(ylo*lhi) + float64(y*llo)
+	}
 	return powExp(ehi, elo, signBias)
 }
 
@@ -132,19 +163,39 @@ func powLog(ix uint64) (hi, lo float64) {
 	t := &powLogTab[i]
 	invc, logc, logctail := t[0], t[1], t[2]
 
-	r := math.FMA(z, invc, -1) // exact
-	t1 := math.FMA(kd, powLn2hi, logc)
+	// r = z/c - 1 is exact: 1/c has few bits and |r| < 1/128.
+	var r, rhi, rlo float64
+	if powFMA {
+		r = math.FMA(z, invc, -1)
+	} else {
+		// z split so that rhi, rlo and rhi*rhi are exact.
+		zhi := math.Float64frombits((iz + 1<<31) & ^uint64(1<<32-1))
+		zlo := z - zhi
+		rhi = float64(zhi*invc) - 1
+		rlo = float64(zlo * invc)
+		r = rhi + rlo
+	}
+	t1 := mad(kd, powLn2hi, logc)
 	t2 := t1 + r
-	lo1 := math.FMA(kd, powLn2lo, logctail)
+	lo1 := mad(kd, powLn2lo, logctail)
 	lo2 := t1 - t2 + r
 	ar := float64(powA0 * r)
 	ar2 := float64(r * ar)
 	ar3 := float64(r * ar2)
-	h := t2 + ar2
-	lo3 := math.FMA(ar, r, -ar2)
-	lo4 := t2 - h + ar2
-	q := math.FMA(ar2, math.FMA(ar2, math.FMA(r, powA6, powA5), math.FMA(r, powA4, powA3)), math.FMA(r, powA2, powA1))
-	l := math.FMA(ar3, q, lo1+lo2+lo3+lo4)
+	var h, lo3, lo4 float64
+	if powFMA {
+		h = t2 + ar2
+		lo3 = math.FMA(ar, r, -ar2)
+		lo4 = t2 - h + ar2
+	} else {
+		arhi := float64(powA0 * rhi)
+		arhi2 := float64(rhi * arhi)
+		h = t2 + arhi2
+		lo3 = float64(rlo * (ar + arhi))
+		lo4 = t2 - h + arhi2
+	}
+	q := mad(ar2, mad(ar2, mad(r, powA6, powA5), mad(r, powA4, powA3)), mad(r, powA2, powA1))
+	l := mad(ar3, q, lo1+lo2+lo3+lo4)
 	y := h + l
 	return y, h - y + l
 }
@@ -189,22 +240,22 @@ func powExp(x, xtail float64, signBias uint64) float64 {
 		abstop = 0 // large |x|: the result may overflow or underflow
 	}
 	// exp(x) = 2^(k/N) * exp(r), x = k ln2/N + r, |r| <= ln2/2N.
-	kd := math.FMA(expInvLn2N, x, expShift)
+	kd := mad(expInvLn2N, x, expShift)
 	ki := math.Float64bits(kd)
 	kd -= expShift
-	r := math.FMA(kd, expNegLn2loN, math.FMA(kd, expNegLn2hiN, x))
+	r := mad(kd, expNegLn2loN, mad(kd, expNegLn2hiN, x))
 	r += xtail
 	idx := 2 * (ki % 128)
 	top := (ki + signBias) << (52 - 7)
 	tail := math.Float64frombits(expTab2[idx])
 	sbits := expTab2[idx+1] + top
 	r2 := float64(r * r)
-	tmp := math.FMA(float64(r2*r2), math.FMA(r, expC5, expC4), math.FMA(r2, math.FMA(r, expC3, expC2), tail+r))
+	tmp := mad(float64(r2*r2), mad(r, expC5, expC4), mad(r2, mad(r, expC3, expC2), tail+r))
 	if abstop == 0 {
 		return powExpSpecial(tmp, sbits, ki)
 	}
 	scale := math.Float64frombits(sbits)
-	return math.FMA(scale, tmp, scale)
+	return mad(scale, tmp, scale)
 }
 
 // powExpSpecial is scale*(1+tmp) where it may overflow or underflow;
@@ -215,7 +266,7 @@ func powExpSpecial(tmp float64, sbits, ki uint64) float64 {
 		// k > 0: the exponent of scale may be up to 460 too large.
 		sbits -= 1009 << 52
 		scale := math.Float64frombits(sbits)
-		return float64(0x1p1009 * math.FMA(scale, tmp, scale))
+		return float64(0x1p1009 * mad(scale, tmp, scale))
 	}
 	// k < 0: round once in the subnormal range.
 	sbits += 1022 << 52

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"testing"
 )
 
@@ -108,7 +109,8 @@ func powCases(seed int64, n int) [][2]float64 {
 }
 
 // libcPow runs the C library's pow on pairs, or skips when gcc is missing.
-func libcPow(t *testing.T, pairs [][2]float64) []float64 {
+// env is added to the C program's environment.
+func libcPow(t *testing.T, pairs [][2]float64, env ...string) []float64 {
 	t.Helper()
 	if _, err := exec.LookPath("gcc"); err != nil {
 		t.Skip("gcc not installed")
@@ -123,6 +125,7 @@ func libcPow(t *testing.T, pairs [][2]float64) []float64 {
 		t.Fatalf("gcc: %v\n%s", err, b)
 	}
 	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), env...)
 	in, _ := cmd.StdinPipe()
 	outp, _ := cmd.StdoutPipe()
 	if err := cmd.Start(); err != nil {
@@ -156,25 +159,43 @@ func libcPow(t *testing.T, pairs [][2]float64) []float64 {
 
 // TestPowAgainstLibc compares Pow's bits with this machine's C library
 // (glibc 2.36 on Debian 12, as redis-server links it) over a million
-// seeded pairs. It needs gcc; it is what recorded testdata/glibc.txt's
-// pow lines: MINILOCK_POW_RECORD=file appends lines in that format.
+// seeded pairs, in both of glibc's x86-64 variants: __pow_fma where the
+// CPU has FMA and AVX2, and __pow_sse2, which GLIBC_TUNABLES selects. It
+// needs gcc (go test -run TestPowAgainstLibc ./internal/cmath).
 func TestPowAgainstLibc(t *testing.T) {
 	n := 1 << 20
 	if testing.Short() {
 		n = 1 << 14
 	}
 	pairs := powCases(1, n)
-	want := libcPow(t, pairs)
-	bad := 0
-	for i, p := range pairs {
-		got, w := Pow(p[0], p[1]), want[i]
-		if math.Float64bits(got) != math.Float64bits(w) && !(got != got && w != w) {
-			if bad++; bad <= 20 {
-				t.Errorf("Pow(%x, %x) = %x, libc %x", p[0], p[1], got, w)
-			}
-		}
+	variants := []struct {
+		name string
+		fma  bool
+		env  []string
+	}{
+		{"fma", true, nil},
+		{"sse2", false, []string{"GLIBC_TUNABLES=glibc.cpu.hwcaps=-AVX2,-FMA"}},
 	}
-	if bad > 0 {
-		t.Errorf("%d of %d differ", bad, len(pairs))
+	for _, v := range variants {
+		t.Run(v.name, func(t *testing.T) {
+			if runtime.GOARCH != "amd64" || v.fma && !powFMA {
+				t.Skip("glibc does not run this variant here")
+			}
+			want := libcPow(t, pairs, v.env...)
+			defer func(old bool) { powFMA = old }(powFMA)
+			powFMA = v.fma
+			bad := 0
+			for i, p := range pairs {
+				got, w := Pow(p[0], p[1]), want[i]
+				if math.Float64bits(got) != math.Float64bits(w) && !(got != got && w != w) {
+					if bad++; bad <= 20 {
+						t.Errorf("Pow(%x, %x) = %x, libc %x", p[0], p[1], got, w)
+					}
+				}
+			}
+			if bad > 0 {
+				t.Errorf("%d of %d differ", bad, len(pairs))
+			}
+		})
 	}
 }
