@@ -16,7 +16,8 @@ import (
 // glibc is, about 99.9% of arguments (the rest glibc rounds the wrong way
 // and is not reproduced), and follows glibc's formulas for log10, sinh,
 // cosh and tanh. Each function may differ for at most 1% of its
-// arguments; the counts are logged.
+// arguments, pow and ^ (glibc's algorithm, bit for bit) for none; the
+// counts are logged.
 func TestMathAgainstRedis(t *testing.T) {
 	r := rand.New(rand.NewSource(seed(t)))
 	num := func(f float64) string {
@@ -111,7 +112,7 @@ func TestMathAgainstRedis(t *testing.T) {
 			}
 		}
 		t.Logf("%-5s %d arguments, %d differ from redis-server", f.name, n, bad)
-		if bad*100 > n {
+		if bad*100 > n || bad > 0 && (f.name == "pow" || f.name == "^") {
 			t.Errorf("%s: %d of %d results differ from redis-server", f.name, bad, n)
 		}
 	}

@@ -45,7 +45,7 @@ func BenchmarkSinHuge(b *testing.B) {
 	b.Run("go", func(b *testing.B) { bench(b, funcs["sin"].gomath, 1e300) })
 }
 
-// BenchmarkPowInt is x^n for a small integer n, computed exactly.
+// BenchmarkPowInt is x^n for a small integer n (glibc's general path).
 func BenchmarkPowInt(b *testing.B) {
 	b.ReportAllocs()
 	s := 0.0

@@ -167,7 +167,8 @@ func refRound(f *big.Float) float64 {
 
 // TestAgainstBig compares cmath with the math/big reference on seeded
 // random arguments over wide ranges: every result must be the correctly
-// rounded one. $CMATH_SEED picks another seed.
+// rounded one, except pow's, which may be 1 ulp off for under 1% (it is
+// glibc's, whose error is up to 0.52 ulp). $CMATH_SEED picks another seed.
 func TestAgainstBig(t *testing.T) {
 	seed := int64(1)
 	if s := os.Getenv("CMATH_SEED"); s != "" {
@@ -249,11 +250,18 @@ func TestAgainstBig(t *testing.T) {
 			funcs["atan"].c, funcs["atan"].gomath, func(x, _ float64) float64 { return refRound(refAtan(x)) }},
 	}
 	for _, c := range checks {
-		bad, goBad := 0, 0
+		bad, goBad, powNear := 0, 0, 0
 		for i := 0; i < n; i++ {
 			x, y := c.arg(i)
 			want := c.ref(x, y)
 			if got := c.c(x, y); math.Float64bits(got) != math.Float64bits(want) {
+				if c.name == "pow" && (got == math.Nextafter(want, math.Inf(1)) || got == math.Nextafter(want, math.Inf(-1))) {
+					// glibc's pow (which cmath's is, bit for bit:
+					// TestPowAgainstLibc) is within 0.52 ulp, not
+					// correctly rounded.
+					powNear++
+					continue
+				}
 				if bad++; bad <= 5 {
 					t.Errorf("%s(%v, %v) = %v, correctly rounded %v", c.name, x, y, got, want)
 				}
@@ -262,6 +270,9 @@ func TestAgainstBig(t *testing.T) {
 				goBad++
 			}
 		}
-		t.Logf("%-4s %d arguments: cmath not correctly rounded for %d, Go's math for %d", c.name, n, bad, goBad)
+		t.Logf("%-4s %d arguments: cmath not correctly rounded for %d (%d within 1 ulp), Go's math for %d", c.name, n, bad+powNear, powNear, goBad)
+		if powNear*100 > n {
+			t.Errorf("%s: %d of %d not correctly rounded", c.name, powNear, n)
+		}
 	}
 }

@@ -3,7 +3,6 @@ package cmath
 import (
 	"math"
 	"math/big"
-	"math/bits"
 )
 
 // ln 2 in three parts and 1/ln 2 (computed with 400-bit arithmetic).
@@ -195,91 +194,4 @@ func Log(x float64) float64 {
 		return 0
 	}
 	return logDD(x).round()
-}
-
-// Pow is glibc's pow: the special cases of C99 Annex F (which Go's
-// math.Pow also follows) and a correctly rounded result otherwise, with
-// exact and half-way cases of integer exponents rounded exactly.
-func Pow(x, y float64) float64 {
-	switch {
-	case y == 0 || x == 1:
-		return 1
-	case x != x || y != y || x == 0 || math.IsInf(x, 0) || math.IsInf(y, 0) || y == 1:
-		return math.Pow(x, y)
-	}
-	sign := 1.0
-	if x < 0 {
-		if y != math.Trunc(y) {
-			return math.NaN()
-		}
-		x = -x
-		if math.Abs(y) < 1<<53 && math.Mod(y, 2) != 0 {
-			sign = -1
-		}
-	}
-	if r, ok := powExact(x, y); ok {
-		return sign * r
-	}
-	l := logDD(x)
-	if z := l.hi * y; math.Abs(z) > 800 {
-		return sign * expDD(dd{z, 0}) // an infinity or a zero
-	}
-	return sign * expDD(mulF(l, y))
-}
-
-// powExact is x^y for an integer y when it fits in 64 bits of
-// significand (y >= 2, or any y for a power of two), computed exactly and
-// rounded once: these are the results that can be exact or exactly
-// half-way between two doubles (2^-1075 is half the least subnormal),
-// where an approximation, however close, may round the wrong way.
-func powExact(x, y float64) (float64, bool) {
-	if y != math.Trunc(y) {
-		return 0, false
-	}
-	fr, e := math.Frexp(x)
-	m := uint64(fr * (1 << 53))
-	e -= 53
-	tz := bits.TrailingZeros64(m)
-	m >>= tz
-	e += tz
-	if m == 1 {
-		switch p := float64(e) * y; {
-		case p > 1100:
-			return math.Inf(1), true
-		case p < -1100:
-			return 0, true
-		}
-		return powExactRound(1, e*int(y)), true
-	}
-	if y < 2 || y > 64 {
-		return 0, false
-	}
-	n := int(y)
-	if n*(bits.Len64(m)-1)+1 > 64 {
-		return 0, false
-	}
-	p := uint64(1)
-	for i := 0; i < n; i++ {
-		hi, lo := bits.Mul64(p, m)
-		if hi != 0 {
-			return 0, false
-		}
-		p = lo
-	}
-	return powExactRound(p, e*n), true
-}
-
-// powExactRound is p*2^e rounded once.
-func powExactRound(p uint64, e int) float64 {
-	switch n := e + bits.Len64(p); {
-	case n > 1100:
-		return math.Inf(1)
-	case n <= -1021: // subnormal or zero
-		var a big.Float
-		a.SetUint64(p)
-		a.SetMantExp(&a, e)
-		f, _ := a.Float64()
-		return f
-	}
-	return math.Ldexp(float64(p), e)
 }
