@@ -162,8 +162,8 @@ var liveParams = map[string]liveParam{
 	},
 	// Live as in Redis: the Lua engine's watchdog, every connection's frame
 	// guard and the string-growing commands read them at each use.
-	"busy-reply-threshold": intParam(func(s *Server) int64 { return s.lua.BusyThreshold().Milliseconds() },
-		func(s *Server, n int64) { s.lua.SetBusyThreshold(time.Duration(n) * time.Millisecond) }),
+	"busy-reply-threshold": intParam(func(s *Server) int64 { return s.busyReplyMs.Load() },
+		func(s *Server, n int64) { s.busyReplyMs.Store(n); s.lua.SetBusyThreshold(millis(n)) }),
 	"proto-max-bulk-len": intParam(func(s *Server) int64 { return s.limits.Load().MaxBulkLen },
 		func(s *Server, n int64) {
 			l := s.limits.Load()
@@ -363,13 +363,14 @@ func (s *Server) startupParams() error {
 		n, _ := strconv.ParseInt(v, 10, 64)
 		switch canonicalParam(d.name) {
 		case "busy-reply-threshold":
-			s.cfg.BusyThreshold = time.Duration(n) * time.Millisecond
+			s.cfg.BusyThreshold = millis(n)
+			s.busyReplyMs.Store(n)
 		case "proto-max-bulk-len":
 			s.cfg.MaxBulkLen = n
 		case "client-query-buffer-limit":
 			s.cfg.QueryBufferLimit = n
 		case "restart-delay":
-			s.cfg.RestartDelay = time.Duration(n) * time.Millisecond
+			s.cfg.RestartDelay = millis(n)
 		}
 	}
 	return nil
@@ -399,6 +400,15 @@ func (s *Server) applyParams() error {
 		s.ops.params[name] = v
 	}
 	return nil
+}
+
+// millis is n milliseconds, or the longest time.Duration past about 292
+// years (a config's range goes to 2^63-1 milliseconds).
+func millis(n int64) time.Duration {
+	if n > math.MaxInt64/int64(time.Millisecond) {
+		return math.MaxInt64
+	}
+	return time.Duration(n) * time.Millisecond
 }
 
 // restart-delay is minilock's own: CONFIG GET knows it, CONFIG SET does not

@@ -164,6 +164,9 @@ type Server struct {
 	runID string
 	lns   []*edge.Listener // lnMu held: CONFIG SET port and bind replace them
 	lnMu  sync.Mutex
+	// busyReplyMs is busy-reply-threshold as set, in milliseconds: up to
+	// 2^63-1, which no time.Duration holds (the engine's is saturated).
+	busyReplyMs atomic.Int64
 	// limits are the frame guard's limits, shared by every listener's
 	// connections and changed by CONFIG SET.
 	limits *edge.LiveLimits
@@ -291,6 +294,9 @@ func Start(cfg Config) (*Server, error) {
 	}
 	s.writableAt = s.ks.Now() + cfg.RestartDelay.Milliseconds()
 	lcfg := luaeval.Config{BusyThreshold: cfg.BusyThreshold, Log: s.scriptLog, DataBytes: s.ks.DataBytes}
+	if s.busyReplyMs.Load() == 0 {
+		s.busyReplyMs.Store(cfg.BusyThreshold.Milliseconds())
+	}
 	if s.loop != nil {
 		lcfg.WhileBusy = s.loop.WhileBusy
 	}

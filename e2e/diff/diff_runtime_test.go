@@ -50,6 +50,11 @@ var runtimeCases = []diffCase{
 		c("CONFIG SET busy-reply-threshold 0"), c("CONFIG GET lua-time-limit"),
 		c("CONFIG SET busy-reply-threshold -1"), c("CONFIG SET lua-time-limit x"),
 		c("CONFIG SET busy-reply-threshold 5000 lua-time-limit 10"),
+		// The top of the range is more milliseconds than a time.Duration
+		// holds (the generated config cases found it read back as 0).
+		c("CONFIG SET lua-time-limit 9223372036854775807"), c("CONFIG GET busy-reply-threshold"),
+		c("CONFIG SET busy-reply-threshold 9223372036854776"), c("CONFIG GET lua-time-limit"),
+		cmd("EVAL", "return 1", "0"),
 		c("CONFIG SET busy-reply-threshold 5000"), c("CONFIG GET busy-reply-threshold")),
 	tc("port and bind refused",
 		c("CONFIG SET bind 192.0.2.1"), c("CONFIG SET port 65536"), c("CONFIG SET port -1"), c("CONFIG SET port x"), c("PING")),
