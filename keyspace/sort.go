@@ -431,9 +431,9 @@ func sortScore(b []byte) (float64, bool) {
 	t := strings.TrimLeft(s, " \t\n\v\f\r")
 	switch {
 	case math.IsInf(f, 0):
-		return f, isInfWord(t)
+		return f, redisstr.IsInfWord(t)
 	case f == 0:
-		return f, len(t) == 0 || !underflows(t)
+		return f, len(t) == 0 || !redisstr.Underflows(t)
 	case math.Abs(f) < 0x1p-1022:
 		return f, exactly(t, f)
 	}

@@ -40,40 +40,7 @@ func floatArg(b []byte) (float64, bool) {
 	if f, ok := plainScore(b); ok {
 		return f, true
 	}
-	if len(b) == 0 || redisstr.IsSpace(b[0]) {
-		return 0, false
-	}
-	s := string(b)
-	f, n := redisstr.Strtod(s)
-	if n != len(s) || f != f || math.IsInf(f, 0) && !isInfWord(s) {
-		return 0, false
-	}
-	if f == 0 && underflows(s) {
-		return 0, false
-	}
-	return f, true
-}
-
-// isInfWord reports whether s spells an infinity (strtod's "inf",
-// "infinity"), as opposed to a number too large, which is ERANGE.
-func isInfWord(s string) bool {
-	s = strings.ToLower(strings.TrimLeft(s, "+-"))
-	return s == "inf" || s == "infinity"
-}
-
-// underflows reports whether a literal that parsed as 0 has a non-zero
-// mantissa (strtod's ERANGE to zero).
-func underflows(s string) bool {
-	s = strings.ToLower(strings.TrimLeft(s, "+-"))
-	if strings.HasPrefix(s, "0x") {
-		s = s[2:]
-		if i := strings.IndexByte(s, 'p'); i >= 0 {
-			s = s[:i]
-		}
-	} else if i := strings.IndexByte(s, 'e'); i >= 0 {
-		s = s[:i]
-	}
-	return strings.Trim(s, "0.") != ""
+	return redisstr.String2d(string(b))
 }
 
 // zrangeSpec is a score range (zrangespec).

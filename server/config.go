@@ -247,13 +247,7 @@ var liveParams = map[string]liveParam{
 		set: func(s *Server, v string) error { s.ops.latencyTracking = v == "yes"; return nil },
 	},
 	"latency-tracking-info-percentiles": {
-		get: func(s *Server) string {
-			parts := make([]string, len(s.ops.percentiles))
-			for i, p := range s.ops.percentiles {
-				parts[i] = strconv.FormatFloat(p, 'f', -1, 64)
-			}
-			return strings.Join(parts, " ")
-		},
+		get: func(s *Server) string { return percentilesText(s.ops.percentiles) },
 		set: func(s *Server, v string) error {
 			ps, err := parsePercentiles(v)
 			if err == nil {
@@ -668,11 +662,7 @@ func checkSpecial(d *configDef, v string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		out := make([]string, len(ps))
-		for i, p := range ps {
-			out[i] = strconv.FormatFloat(p, 'f', -1, 64)
-		}
-		return strings.Join(out, " "), nil
+		return percentilesText(ps), nil
 	case "maxmemory-clients":
 		if strings.HasSuffix(v, "%") {
 			n, ok := redisstr.ParseInt([]byte(strings.TrimSuffix(v, "%")))
@@ -708,17 +698,22 @@ func checkSpecial(d *configDef, v string) (string, error) {
 	return v, nil
 }
 
-// parsePercentiles reads latency-tracking-info-percentiles: numbers
-// between 0 and 100, separated by spaces; empty for none.
+// parsePercentiles reads latency-tracking-info-percentiles as Redis's
+// setter does: "" for none, else the value split at each single space
+// (sdssplitlen: two spaces make an empty part, which is invalid), each
+// part a number string2d reads ("0x10" is 16) between 0 and 100.
 func parsePercentiles(v string) ([]float64, error) {
-	parts := strings.Fields(v)
-	if len(parts) > 1<<10 {
+	if v == "" {
+		return nil, nil
+	}
+	if strings.Count(v, " ") >= 1<<10 {
 		return nil, errors.New("Invalid latency-tracking-info-percentiles parameters")
 	}
+	parts := strings.Split(v, " ")
 	out := make([]float64, 0, len(parts))
 	for _, p := range parts {
-		f, err := strconv.ParseFloat(p, 64)
-		if err != nil {
+		f, ok := redisstr.String2d(p)
+		if !ok {
 			return nil, errors.New("Invalid latency-tracking-info-percentiles parameters")
 		}
 		if f < 0 || f > 100 {
@@ -727,6 +722,17 @@ func parsePercentiles(v string) ([]float64, error) {
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// percentilesText is the parameter's value as Redis's getter writes it:
+// each percentile as %f with its trailing zeros (and point) trimmed.
+func percentilesText(ps []float64) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		t := strconv.FormatFloat(p, 'f', 6, 64)
+		parts[i] = strings.TrimSuffix(strings.TrimRight(t, "0"), ".")
+	}
+	return strings.Join(parts, " ")
 }
 
 // setCOBL applies client-output-buffer-limit: groups of class, hard

@@ -56,6 +56,17 @@ var runtimeCases = []diffCase{
 		c("CONFIG SET busy-reply-threshold 9223372036854776"), c("CONFIG GET lua-time-limit"),
 		cmd("EVAL", "return 1", "0"),
 		c("CONFIG SET busy-reply-threshold 5000"), c("CONFIG GET busy-reply-threshold")),
+	tc("latency-tracking-info-percentiles as string2d reads them",
+		// Split at each single space, each part strtod's whole and no
+		// more: hex floats are numbers, a leading space an empty part.
+		cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "0x10"), c("CONFIG GET latency-tracking-info-percentiles"),
+		cmd("CONFIG", "SET", "latency-tracking-info-percentiles", " 5"), cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "5  6"),
+		cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "0x1p-30 99.9 -0"), c("CONFIG GET latency-tracking-info-percentiles"),
+		cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "inf"), cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "1e999"),
+		cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "1e-400"), cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "nan"),
+		cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "0x10", "shutdown-timeout", "-1"),
+		cmd("CONFIG", "SET", "latency-tracking-info-percentiles", ""), c("CONFIG GET latency-tracking-info-percentiles"),
+		cmd("CONFIG", "SET", "latency-tracking-info-percentiles", "50 99 99.9"), c("CONFIG GET latency-tracking-info-percentiles")),
 	tc("port and bind refused",
 		c("CONFIG SET bind 192.0.2.1"), c("CONFIG SET port 65536"), c("CONFIG SET port -1"), c("CONFIG SET port x"), c("PING")),
 	tc("hidden configs",

@@ -401,3 +401,42 @@ func Strtod(s string) (float64, int) {
 	}
 	return f, len(s) - len(t) + n
 }
+
+// String2d is util.c's string2d: strtod over the whole of s, with no
+// leading white space, no NaN, and no overflow to an infinity or underflow
+// to zero (strtod's ERANGE); "inf" and hex floats are numbers.
+func String2d(s string) (float64, bool) {
+	if len(s) == 0 || IsSpace(s[0]) {
+		return 0, false
+	}
+	f, n := Strtod(s)
+	if n != len(s) || f != f || math.IsInf(f, 0) && !IsInfWord(s) {
+		return 0, false
+	}
+	if f == 0 && Underflows(s) {
+		return 0, false
+	}
+	return f, true
+}
+
+// IsInfWord reports whether s spells an infinity (strtod's "inf",
+// "infinity"), as opposed to a number too large, which is ERANGE.
+func IsInfWord(s string) bool {
+	s = strings.ToLower(strings.TrimLeft(s, "+-"))
+	return s == "inf" || s == "infinity"
+}
+
+// Underflows reports whether a literal that parsed as 0 has a non-zero
+// mantissa (strtod's ERANGE to zero).
+func Underflows(s string) bool {
+	s = strings.ToLower(strings.TrimLeft(s, "+-"))
+	if strings.HasPrefix(s, "0x") {
+		s = s[2:]
+		if i := strings.IndexByte(s, 'p'); i >= 0 {
+			s = s[:i]
+		}
+	} else if i := strings.IndexByte(s, 'e'); i >= 0 {
+		s = s[:i]
+	}
+	return strings.Trim(s, "0.") != ""
+}
