@@ -242,17 +242,16 @@ func RawSet(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
 			return
 		}
 	}
+	setNew(L, tb, k, v)
+}
+
+// setNew is RawSet of a key k that is not an integer and has no value in
+// t (a string key missing from strdict: fastSetTable has looked already).
+func setNew(L *lua.LState, tb *lTable, k, v lua.LValue) {
 	normalize(L, tb)
-	for {
-		if nodeOf(tb, k) >= 0 {
-			tb.store(k, v)
-			return
-		}
-		if newKey(L, tb, k) {
-			tb.store(k, v)
-			return
-		}
+	for !placeKey(L, tb, k) {
 	}
+	tb.store(k, v)
 }
 
 // RawSetInt is lua_rawseti.
@@ -278,11 +277,7 @@ func setInt(L *lua.LState, tb *lTable, i int, k, v lua.LValue) {
 			tb.array[i-1] = v
 			return
 		}
-		if nodeOf(tb, k) >= 0 {
-			tb.store(k, v)
-			return
-		}
-		if newKey(L, tb, k) {
+		if placeKey(L, tb, k) {
 			tb.store(k, v)
 			return
 		}
@@ -545,8 +540,31 @@ func newKey(L *lua.LState, t *lTable, k lua.LValue) bool {
 		rehash(L, t, k)
 		return false
 	}
+	return newKeyAt(L, t, m, k, mainPosition(k, len(m.next)))
+}
+
+// placeKey is luaH_set's search and newkey in one: true when k has its
+// node (found along the chain from its main position, or given one), false
+// when t was rehashed and k's place must be looked for again (it may now
+// be in the array part). The main position is hashed once for both.
+func placeKey(L *lua.LState, t *lTable, k lua.LValue) bool {
+	m := metaOf(t)
+	if m == nil {
+		rehash(L, t, k)
+		return false
+	}
+	mp := mainPosition(k, len(m.next))
+	for i := mp; i >= 0; i = int(m.next[i]) {
+		if t.keys[i] == k {
+			return true
+		}
+	}
+	return newKeyAt(L, t, m, k, mp)
+}
+
+// newKeyAt is newKey with k's main position mp in t's hash part (m).
+func newKeyAt(L *lua.LState, t *lTable, m *tabMeta, k lua.LValue, mp int) bool {
 	size := len(m.next)
-	mp := mainPosition(k, size)
 	if old := t.keys[mp]; old != lua.LNil && t.value(old) != lua.LNil {
 		n := getFreePos(t, m)
 		if n < 0 {
