@@ -97,7 +97,11 @@ func genTableOpsScript(r *rand.Rand) string {
 		if numeric {
 			v = strconv.Itoa(r.Intn(100))
 		}
-		switch r.Intn(12) {
+		switch r.Intn(13) {
+		case 12:
+			// Many string keys, some cleared again: rehashes of a larger
+			// hash part with collisions and nodes whose value is nil.
+			fmt.Fprintf(&b, "for i = 1, %d do t['x' .. i] = %s end for i = 1, %d, %d do t['x' .. i] = nil end ", r.Intn(70), v, r.Intn(70), 1+r.Intn(4))
 		case 0, 1, 2:
 			fmt.Fprintf(&b, "t[%s] = %s ", key(), v)
 		case 3:

@@ -242,17 +242,16 @@ func RawSet(L *lua.LState, t *lua.LTable, k, v lua.LValue) {
 			return
 		}
 	}
+	setNew(L, tb, k, v)
+}
+
+// setNew is RawSet of a key k that is not an integer and has no value in
+// t (a string key missing from strdict: fastSetTable has looked already).
+func setNew(L *lua.LState, tb *lTable, k, v lua.LValue) {
 	normalize(L, tb)
-	for {
-		if nodeOf(tb, k) >= 0 {
-			tb.store(k, v)
-			return
-		}
-		if newKey(L, tb, k) {
-			tb.store(k, v)
-			return
-		}
+	for !placeKey(L, tb, k) {
 	}
+	tb.store(k, v)
 }
 
 // RawSetInt is lua_rawseti.
@@ -278,11 +277,7 @@ func setInt(L *lua.LState, tb *lTable, i int, k, v lua.LValue) {
 			tb.array[i-1] = v
 			return
 		}
-		if nodeOf(tb, k) >= 0 {
-			tb.store(k, v)
-			return
-		}
-		if newKey(L, tb, k) {
+		if placeKey(L, tb, k) {
 			tb.store(k, v)
 			return
 		}
@@ -465,7 +460,9 @@ func setNodeVector(L *lua.LState, t *lTable, size int) {
 		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
 		m.next = sn.next[:size:size]
 	default:
-		keys, m, ud = make([]lua.LValue, size+1), &tabMeta{next: make([]int32, size)}, &lua.LUserData{}
+		sn := &nodesMeta{}
+		keys, m, ud = make([]lua.LValue, size+1), &sn.m, &sn.ud
+		m.next = make([]int32, size)
 	}
 	m.lastfree = size
 	for i := range size {
@@ -506,6 +503,13 @@ type nodes8 struct {
 	next [8]int32
 }
 
+// nodesMeta is a larger hash part's userdata and bookkeeping, in one
+// allocation.
+type nodesMeta struct {
+	ud lua.LUserData
+	m  tabMeta
+}
+
 // nodeOf is the node holding key k in t's hash part (Lua's layout), or
 // -1: ltable.c's luaH_get, along the chain from k's main position.
 func nodeOf(t *lTable, k lua.LValue) int {
@@ -536,18 +540,34 @@ func getFreePos(t *lTable, m *tabMeta) int {
 	return -1
 }
 
-// newKey is ltable.c's newkey: it gives k (not in t) a node and reports
-// true, or rehashes t and reports false, after which the caller looks for
-// k's place again (it may now be in the array part).
-func newKey(L *lua.LState, t *lTable, k lua.LValue) bool {
+// placeKey is luaH_set's search and ltable.c's newkey in one: true when k has its
+// node (found along the chain from its main position, or given one), false
+// when t was rehashed and k's place must be looked for again (it may now
+// be in the array part). The main position is hashed once for both.
+func placeKey(L *lua.LState, t *lTable, k lua.LValue) bool {
 	m := metaOf(t)
 	if m == nil {
 		rehash(L, t, k)
 		return false
 	}
+	mp := mainPosition(k, len(m.next))
+	for i := mp; i >= 0; i = int(m.next[i]) {
+		if t.keys[i] == k {
+			return true
+		}
+	}
+	return newKeyAt(L, t, m, k, mp, false)
+}
+
+// newKeyAt is ltable.c's newkey: it gives k (not in t), whose main
+// position in t's hash part (m) is mp, a node and reports true, or
+// rehashes t and reports false.
+// live: every key in t's nodes has a value (a hash part being filled by
+// resize or normalize), so a taken node is in use without looking its
+// value up.
+func newKeyAt(L *lua.LState, t *lTable, m *tabMeta, k lua.LValue, mp int, live bool) bool {
 	size := len(m.next)
-	mp := mainPosition(k, size)
-	if old := t.keys[mp]; old != lua.LNil && t.value(old) != lua.LNil {
+	if old := t.keys[mp]; old != lua.LNil && (live || t.value(old) != lua.LNil) {
 		n := getFreePos(t, m)
 		if n < 0 {
 			rehash(L, t, k)
@@ -691,11 +711,21 @@ func resize(L *lua.LState, t *lTable, nasize, nhsize int) {
 // insertNew gives k, not in t, a node (or an array slot) without
 // touching its value.
 func insertNew(L *lua.LState, t *lTable, k lua.LValue) {
-	for !newKey(L, t, k) {
+	for !refill(L, t, k) {
 		if n, ok := arrayIndex(k); ok && uint(n-1) < uint(len(t.array)) {
 			return
 		}
 	}
+}
+
+// refill is newKeyAt into a hash part being filled with live keys.
+func refill(L *lua.LState, t *lTable, k lua.LValue) bool {
+	m := metaOf(t)
+	if m == nil {
+		rehash(L, t, k)
+		return false
+	}
+	return newKeyAt(L, t, m, k, mainPosition(k, len(m.next)), true)
 }
 
 // normalize puts a table that gopher-lua's setters wrote into Lua's

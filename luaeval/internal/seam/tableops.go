@@ -305,7 +305,7 @@ func fastSetTable(s *lState, cf *callFrame, inst uint32) bool {
 		if !noMeta(t) || !fastTables {
 			return false
 		}
-		RawSet((*lua.LState)(unsafe.Pointer(s)), t, kv, f.rk(OpC(inst)))
+		setNew((*lua.LState)(unsafe.Pointer(s)), tb, kv, f.rk(OpC(inst)))
 		return true
 	}
 	return false
