@@ -141,6 +141,24 @@ func strRep(L *lua.LState) int {
 }
 
 func strByte(L *lua.LState) int {
+	// The common call, string.byte(s, i) of a string and a number: one
+	// byte or none, each argument fetched once (CheckString and
+	// OptInteger fetch each again, a fifth of a loop's string.byte). What
+	// the general path below computes for it: pose is posi, so the byte
+	// at posi when 1 <= posi <= #s, else nothing; two arguments leave the
+	// stack far from MaxCStack.
+	if L.GetTop() == 2 {
+		if s, ok := L.Get(1).(lua.LString); ok {
+			if i, ok := L.Get(2).(lua.LNumber); ok {
+				posi := posrelat(lauxlib.ToInteger(float64(i)), len(s))
+				if posi < 1 || posi > int64(len(s)) {
+					return 0
+				}
+				L.Push(lauxlib.Number(L, s[posi-1]))
+				return 1
+			}
+		}
+	}
 	s := lauxlib.CheckString(L, 1)
 	posi := posrelat(lauxlib.OptInteger(L, 2, 1), len(s))
 	pose := posrelat(lauxlib.OptInteger(L, 3, posi), len(s))
