@@ -2,6 +2,7 @@ package luaeval
 
 import (
 	"strconv"
+	"syscall"
 	"testing"
 
 	"github.com/minilock/minilock/bench/luashapes"
@@ -143,6 +144,8 @@ func runShape(b *testing.B, want string, run func(*resp.Writer, Host) error) {
 		b.Fatalf("reply %q, want %q", w.B, want)
 	}
 	b.ReportAllocs()
+	var r0, r1 syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r0)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		w.B = w.B[:0]
@@ -151,6 +154,9 @@ func runShape(b *testing.B, want string, run func(*resp.Writer, Host) error) {
 		}
 	}
 	b.StopTimer()
+	syscall.Getrusage(syscall.RUSAGE_SELF, &r1)
+	cpu := (r1.Utime.Nano() + r1.Stime.Nano()) - (r0.Utime.Nano() + r0.Stime.Nano())
+	b.ReportMetric(float64(cpu)/float64(b.N), "cpu-ns/op")
 	if string(w.B) != want {
 		b.Fatalf("reply %q, want %q", w.B, want)
 	}

@@ -232,7 +232,11 @@ func (lib *Lib) encode(L *lua.LState) int {
 	}
 	enc := jsonEncoder{L: L, max: lib.host.MaxStringBytes(), host: lib.host, cfg: &lib.cfg, b: lib.buf[:0]}
 	enc.value(L.Get(1), 0, 1) // the argument is the stack's one slot
-	L.Push(lua.LString(enc.b))
+	// One allocation for the string and its header (lua.LString(enc.b)
+	// makes two: the copy and the box).
+	v, dst := seam.NewString(len(enc.b))
+	copy(dst, enc.b)
+	L.Push(v)
 	if cap(enc.b) <= maxKeptScratch {
 		lib.buf = enc.b
 	}

@@ -100,7 +100,10 @@ func mpPack(L *lua.LState, h Host, st *mpScratch) int {
 		m.encode(L.Get(i), 0, nargs+i)
 	}
 	lauxlib.Alloc(L, len(m.b))
-	L.Push(lua.LString(m.b))
+	// One allocation for the string and its header, as cjson.encode's.
+	v, dst := seam.NewString(len(m.b))
+	copy(dst, m.b)
+	L.Push(v)
 	if cap(m.b) <= maxKeptBuf {
 		st.buf = m.b
 	}
