@@ -354,7 +354,10 @@ func (sb *sandbox) pcall(L *lua.LState) int {
 	}
 	top := L.GetTop()
 	L.Insert(sb.pcallRunner, 1)
-	if err := L.PCall(top, lua.MultRet, nil); err != nil {
+	keep := seam.KeepUpvalues(L, false)
+	err := L.PCall(top, lua.MultRet, nil)
+	seam.KeepUpvalues(L, keep) // PCall clears it
+	if err != nil {
 		lauxlib.Of(L).CCalls(L).Raising = false
 		L.Push(lua.LFalse)
 		obj := sb.caught(err)
@@ -405,7 +408,9 @@ func (sb *sandbox) xpcall(L *lua.LState) int {
 	} else {
 		L.Push(sb.pcallRunner)
 		L.Push(f)
+		keep := seam.KeepUpvalues(L, false)
 		err := L.PCall(1, lua.MultRet, nil)
+		seam.KeepUpvalues(L, keep) // PCall clears it
 		if err == nil {
 			L.Insert(lua.LTrue, 1)
 			return L.GetTop()
@@ -444,7 +449,9 @@ func (sb *sandbox) xpcall(L *lua.LState) int {
 		L.Push(sb.pcallRunner)
 		L.Push(handler)
 		L.Push(obj)
+		keep := seam.KeepUpvalues(L, false)
 		err := L.PCall(2, 1, nil)
+		seam.KeepUpvalues(L, keep) // PCall clears it
 		if err == nil {
 			obj = L.Get(-1)
 			break
@@ -535,7 +542,10 @@ func (sb *sandbox) load(L *lua.LState) int {
 	for {
 		L.Push(sb.readerRunner)
 		L.Push(f)
-		if err := L.PCall(1, 1, nil); err != nil {
+		keep := seam.KeepUpvalues(L, false)
+		err := L.PCall(1, 1, nil)
+		seam.KeepUpvalues(L, keep) // PCall clears it
+		if err != nil {
 			// lua_load reads its chunk in protected mode: an error in
 			// the reader is load's second result.
 			lauxlib.Of(L).CCalls(L).Raising = false
@@ -577,8 +587,11 @@ func (sb *sandbox) load(L *lua.LState) int {
 // inside a pcall or a coroutine (which have none). Inside an xpcall
 // Lua would call its handler; minilock passes the error itself.
 func (sb *sandbox) readerRun(L *lua.LState) int {
+	base := seam.FrameBase(L)
+	seam.KeepUpvalues(L, true)
 	defer func() {
 		if r := recover(); r != nil {
+			seam.CloseUpvalues(L, base) // as pcallRun
 			ae, ok := r.(*lua.ApiError)
 			if !ok {
 				panic(r)

@@ -116,8 +116,10 @@ func goArgError(L *lua.LState, obj lua.LValue) lua.LValue {
 // trace of all 20000 frames in O(frames^2) time (about a second of the
 // owner goroutine per overflowing script).
 func (sb *sandbox) runScript(L *lua.LState) int {
+	seam.KeepUpvalues(L, true) // the script's pcalls close what they unwind
 	defer func() {
 		if r := recover(); r != nil {
+			seam.CloseUpvalues(L, 0) // the whole run is unwound
 			var obj lua.LValue
 			if ae, ok := r.(*lua.ApiError); ok {
 				obj = ae.Object
@@ -191,8 +193,13 @@ func (sb *sandbox) nameVariables(L *lua.LState, obj lua.LValue, level int) lua.L
 // same reason: no message handler to call on top of a full stack). A Go
 // panic is passed on untouched: the script's pcall does not catch it.
 func (sb *sandbox) pcallRun(L *lua.LState) int {
+	base := seam.FrameBase(L)
+	seam.KeepUpvalues(L, true)
 	defer func() {
 		if r := recover(); r != nil {
+			// Only the frames this call unwinds lose their locals
+			// (luaD_pcall's luaF_close): see seam.KeepUpvalues.
+			seam.CloseUpvalues(L, base)
 			ae, ok := r.(*lua.ApiError)
 			if !ok {
 				panic(r)

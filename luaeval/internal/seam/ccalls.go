@@ -158,3 +158,33 @@ func (f frame) condJump(inst uint32, result bool) {
 		f.cf.Pc++
 	}
 }
+
+// Open upvalues and caught errors.
+//
+// gopher-lua's raiseError and Error close the open upvalues of every frame
+// up to the thread's root when no message handler is set
+// (closeAllUpvalues), as if every frame were being unwound. Lua 5.1 closes
+// only those of the frames its pcall unwinds (luaD_pcall's
+// luaF_close(L, oldtop)): a closure over a local of a frame outside the
+// pcall stays linked to it. So a script's protected calls run with the
+// state's handler flag set (KeepUpvalues), which keeps gopher-lua from
+// closing anything, and the function that catches closes the upvalues of
+// the frames it unwinds itself (CloseUpvalues), while their registers still
+// hold the values they had when the error was raised.
+
+// KeepUpvalues sets whether an error raised on L leaves the open upvalues
+// for the catcher to close, and returns the previous setting. gopher-lua's
+// PCall clears it when it returns; its callers put the previous one back.
+func KeepUpvalues(L *lua.LState, on bool) bool {
+	s := stateOf(L)
+	prev := s.hasErrorFunc
+	s.hasErrorFunc = on
+	return prev
+}
+
+// FrameBase is the register index of the running frame's first local: a
+// protected call's catcher closes the upvalues from there up.
+func FrameBase(L *lua.LState) int { return stateOf(L).currentFrame.LocalBase }
+
+// CloseUpvalues closes L's open upvalues at register idx and above.
+func CloseUpvalues(L *lua.LState, idx int) { closeUpvalues(L, idx) }
