@@ -290,7 +290,10 @@ func TestKernelKill(t *testing.T) {
 			}
 			got := waitReply(t, ch, 5*time.Second)
 			d := time.Since(start)
-			if d > 50*time.Millisecond {
+			// Without the kernel's poll the loop runs to its end, tens of
+			// seconds; a second leaves room for a loaded machine (the
+			// latency itself is logged, about 0.1 ms when idle).
+			if d > time.Second {
 				t.Errorf("the kill took %v", d)
 			}
 			t.Logf("stopped %v after the kill", d)
