@@ -9,6 +9,8 @@ package ldouble
 import (
 	"math/big"
 	"strings"
+
+	"github.com/minilock/minilock/internal/redisstr"
 )
 
 const (
@@ -30,7 +32,7 @@ func newFloat() *big.Float { return new(big.Float).SetPrec(prec).SetMode(big.ToN
 // with a space, be empty or too long, overflow, underflow to zero or be
 // NaN. Infinity ("inf") parses: HINCRBYFLOAT refuses it afterwards.
 func Parse(s []byte) (Float, bool) {
-	if len(s) == 0 || len(s) >= maxChars || isSpace(s[0]) {
+	if len(s) == 0 || len(s) >= maxChars || redisstr.IsSpace(s[0]) {
 		return Float{}, false
 	}
 	t := strings.ToLower(string(s))
@@ -61,7 +63,7 @@ func Parse(s []byte) (Float, bool) {
 	if !finite(f) {
 		return Float{}, false // overflow (ERANGE with HUGE_VAL)
 	}
-	if f.Sign() == 0 && nonZeroDigits(body) {
+	if f.Sign() == 0 && redisstr.Underflows(body) {
 		return Float{}, false // underflow to zero (ERANGE)
 	}
 	r.f.Set(f)
@@ -79,24 +81,6 @@ func finite(f *big.Float) bool {
 	}
 	e := f.MantExp(nil)
 	return e <= maxExp && e >= minExp
-}
-
-// nonZeroDigits reports whether a decimal or hex literal has a non-zero
-// digit in its mantissa.
-func nonZeroDigits(s string) bool {
-	if strings.HasPrefix(s, "0x") {
-		s = s[2:]
-		if i := strings.IndexByte(s, 'p'); i >= 0 {
-			s = s[:i]
-		}
-	} else if i := strings.IndexByte(s, 'e'); i >= 0 {
-		s = s[:i]
-	}
-	return strings.Trim(s, "0.") != ""
-}
-
-func isSpace(c byte) bool {
-	return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r'
 }
 
 // FromInt is (long double)n.
