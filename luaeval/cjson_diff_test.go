@@ -130,7 +130,8 @@ func TestCjsonAgainstRedis(t *testing.T) {
 // (short keys from a small alphabet), repeat (a duplicate is read key by
 // key), need escapes, or are long; arrays of every small size; strings
 // with and without escapes, short (interned) and long; numbers of every
-// spelling; nesting; and now and then a document cut short or broken.
+// spelling (the parser's plain integers and the tokenizer's others);
+// nesting; and now and then a document cut short or broken.
 type jsonGen struct{ r *rand.Rand }
 
 func (g jsonGen) key() string {
@@ -170,6 +171,13 @@ func (g jsonGen) str() string {
 }
 
 func (g jsonGen) num() string {
+	if g.r.Intn(6) == 0 {
+		// Where the parser's plain integers end and strtod's spellings
+		// begin: 15 and 16 digits, leading zeros, hex, a fraction or
+		// exponent after the digits, signs and words.
+		return []string{"123456789012345", "-999999999999999", "1234567890123456", "012", "-0012", "0x1F", "-0x10",
+			"00", "7.", "5e+2", "1E", "1e", "-", "+1", "-inf", "Infinity", "nan", "1.5e", "9007199254740993", "-0.0"}[g.r.Intn(20)]
+	}
 	return []string{"0", "-0", "1", "3", "-7", "1.5", "1e3", "2E-2", "123456789012345678", "0.1", "-1.25e10", "1e400", "3.14159265358979"}[g.r.Intn(13)]
 }
 

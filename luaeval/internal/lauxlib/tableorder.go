@@ -63,6 +63,9 @@ type TableOrder struct {
 	seq   []int32
 	order []int32
 	keys  []lua.LValue
+	// lastfree is ltable.c's lastfree in the layout the last Order
+	// left (see Layout).
+	lastfree int
 }
 
 // maxKeptOrder bounds the scratch a TableOrder keeps between calls.
@@ -76,6 +79,7 @@ const maxKeptOrder = 1 << 12
 // until the next call.
 func (o *TableOrder) Order(keys []lua.LValue) (order []int32, ok bool) {
 	n := len(keys)
+	o.trim()
 	o.keys = keys
 	defer func() { o.keys = nil }()
 	o.hash = o.hash[:0]
@@ -111,7 +115,7 @@ func (o *TableOrder) Order(keys []lua.LValue) (order []int32, ok bool) {
 			for i := start; i < n; i++ {
 				o.order = append(o.order, int32(i))
 			}
-			o.trim()
+			o.lastfree = lastfree
 			return o.order, true
 		}
 		// Full: the next size's table takes the nodes from the last
@@ -134,7 +138,16 @@ func (o *TableOrder) reset(size int) {
 	}
 }
 
-// trim drops scratch grown past maxKeptOrder.
+// Layout is the hash part the last Order that succeeded replayed its
+// keys into: node[i] is the index of the key node i holds (-1: free),
+// next[i] its chain link (-1: none), lastfree ltable.c's lastfree. A
+// table made with len(node) nodes and filled in Order's order is in this
+// layout (seam.HashTable makes it at once). Valid until the next Order.
+func (o *TableOrder) Layout() (node, next []int32, lastfree int) {
+	return o.node, o.next, o.lastfree
+}
+
+// trim drops scratch a previous call grew past maxKeptOrder.
 func (o *TableOrder) trim() {
 	if cap(o.node) > maxKeptOrder {
 		o.node, o.next, o.hash, o.seq = nil, nil, nil, nil

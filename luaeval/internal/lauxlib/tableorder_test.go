@@ -90,16 +90,37 @@ func TestTableOrderLayout(t *testing.T) {
 		for _, i := range order {
 			seam.RawSet(L, fast, keys[i], lua.LNumber(i))
 		}
+		// And made from the layout at once (seam.HashTable).
+		vals := make([]lua.LValue, n)
+		for i := range vals {
+			vals[i] = lua.LNumber(i)
+		}
+		built, ok := seam.HashTable(L, &o, keys, vals)
+		if !ok {
+			t.Fatalf("case %d: HashTable refused distinct keys", c)
+		}
+		for i, k := range keys {
+			if v := seam.Get(built, k); v != vals[i] {
+				t.Fatalf("case %d: HashTable's %q is %v, want %v", c, k, v, vals[i])
+			}
+		}
 		if a, b := walk(slow), walk(fast); !equal(a, b) {
 			t.Fatalf("case %d: keys %v\nkey by key walks %v\nat once walks    %v", c, keys, a, b)
+		}
+		if a, b := walk(slow), walk(built); !equal(a, b) {
+			t.Fatalf("case %d: keys %v\nkey by key walks %v\nHashTable walks  %v", c, keys, a, b)
 		}
 		for i := 0; i < 20; i++ {
 			k := lua.LString("x" + strconv.Itoa(rng.Intn(30)))
 			seam.RawSet(L, slow, k, lua.LTrue)
 			seam.RawSet(L, fast, k, lua.LTrue)
+			seam.RawSet(L, built, k, lua.LTrue)
 		}
 		if a, b := walk(slow), walk(fast); !equal(a, b) {
 			t.Fatalf("case %d: after more keys: key by key walks %v\nat once walks %v", c, a, b)
+		}
+		if a, b := walk(slow), walk(built); !equal(a, b) {
+			t.Fatalf("case %d: after more keys: key by key walks %v\nHashTable walks %v", c, a, b)
 		}
 	}
 	if dups == 0 {

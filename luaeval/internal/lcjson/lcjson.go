@@ -439,10 +439,9 @@ func (lib *Lib) decode(L *lua.LState) int {
 		s = s[:i] // a NUL ends the text, as in C
 	}
 	d := jsonDecoder{L: L, s: s, cfg: &lib.cfg, lib: lib, keys: lib.keys[:0], vals: lib.vals[:0], buf: lib.buf[:0]}
-	tok := d.nextToken()
-	v := d.value(tok, 1) // the argument is the stack's one slot
-	if tok = d.nextToken(); tok.kind != jEnd {
-		d.fail("the end", tok)
+	v := d.parse(1) // the argument is the stack's one slot
+	if d.skipSpace(); d.pos < len(d.s) {
+		d.fail("the end", d.nextToken())
 	}
 	L.Push(v)
 	// The stacks are empty again (each level clears what it used).
@@ -739,29 +738,134 @@ func (d *jsonDecoder) str(t jsonToken) lua.LValue {
 // push puts v on the stack *st, charging the script for its growth.
 func (d *jsonDecoder) push(st *[]lua.LValue, v lua.LValue) { lauxlib.Push(d.L, st, v) }
 
-// object holds the table and a key on the stack while it reads a value.
+// The parser reads the text once, straight into Lua values: where the
+// next byte starts what the grammar expects (a brace, a bracket, a plain
+// string, a plain integer, a comma or colon) it takes it there; anything
+// else goes through the tokenizer (json_next_token's port above), whose
+// token either continues the parse as lua_cjson.c's would or is the one
+// the error names. So every error is the tokenizer's, at its position.
+
+// skipSpace moves past JSON white space.
+func (d *jsonDecoder) skipSpace() {
+	for d.pos < len(d.s) && jsonSpace[d.s[d.pos]] {
+		d.pos++
+	}
+}
+
+var jsonSpace = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
+// at reports whether the next byte, past white space, is c, and takes it.
+func (d *jsonDecoder) at(c byte) bool {
+	d.skipSpace()
+	if d.pos < len(d.s) && d.s[d.pos] == c {
+		d.pos++
+		return true
+	}
+	return false
+}
+
+// parse is json_process_value of the next token.
+func (d *jsonDecoder) parse(slots int) lua.LValue {
+	d.skipSpace()
+	if d.pos < len(d.s) {
+		switch c := d.s[d.pos]; {
+		case c == '{':
+			d.pos++
+			return d.object(slots)
+		case c == '[':
+			d.pos++
+			return d.array(slots)
+		case c == '"':
+			if v := d.plainString(); v != nil {
+				return v
+			}
+		case c == '-' || c >= '0' && c <= '9':
+			if v := d.plainInt(); v != nil {
+				return v
+			}
+		}
+	}
+	return d.value(d.nextToken(), slots)
+}
+
+// plainString is the string at d.pos when it has no escape (its text is
+// the source's), else nil with d.pos where it was.
+func (d *jsonDecoder) plainString() lua.LValue {
+	for i := d.pos + 1; i < len(d.s); i++ {
+		switch d.s[i] {
+		case '"':
+			v := lauxlib.InternString(&d.lib.intern, d.s[d.pos+1:i])
+			d.pos = i + 1
+			return v
+		case '\\':
+			return nil
+		}
+	}
+	return nil
+}
+
+// plainInt is the number at d.pos when it is an integer of at most 15
+// digits that strtod would end where its digits end (exact as a double:
+// what ScanNumber gives), else nil with d.pos where it was. A leading 0
+// must be the only digit (0x.. and 0123 take the tokenizer's way).
+func (d *jsonDecoder) plainInt() lua.LValue {
+	i := d.pos
+	neg := d.s[i] == '-'
+	if neg {
+		i++
+	}
+	start := i
+	var n int64
+	for ; i < len(d.s) && d.s[i] >= '0' && d.s[i] <= '9'; i++ {
+		n = n*10 + int64(d.s[i]-'0')
+	}
+	digits := i - start
+	if digits == 0 || digits > 15 || digits > 1 && d.s[start] == '0' {
+		return nil
+	}
+	if i < len(d.s) {
+		switch d.s[i] {
+		case '.', 'e', 'E', 'x', 'X', 'p', 'P':
+			return nil
+		}
+	}
+	d.pos = i
+	f := float64(n)
+	if neg {
+		f = -f // -0 too
+	}
+	return lauxlib.Number(d.L, f)
+}
+
+// object holds the table and a key on the stack while it reads a value;
+// d.pos is past its brace.
 func (d *jsonDecoder) object(slots int) lua.LValue {
 	d.descend(slots, 3)
 	kb, vb := len(d.keys), len(d.vals)
-	tok := d.nextToken()
-	if tok.kind != jObjEnd {
+	if !d.at('}') {
 		for {
-			if tok.kind != jString {
-				d.fail("object key string", tok)
+			var k lua.LValue
+			if d.skipSpace(); d.pos < len(d.s) && d.s[d.pos] == '"' {
+				k = d.plainString()
 			}
-			d.push(&d.keys, d.str(tok))
-			if tok = d.nextToken(); tok.kind != jColon {
-				d.fail("colon", tok)
+			if k == nil {
+				tok := d.nextToken()
+				if tok.kind != jString {
+					d.fail("object key string", tok)
+				}
+				k = d.str(tok)
 			}
-			d.push(&d.vals, d.value(d.nextToken(), slots+2))
-			tok = d.nextToken()
-			if tok.kind == jObjEnd {
+			d.push(&d.keys, k)
+			if !d.at(':') {
+				d.fail("colon", d.nextToken())
+			}
+			d.push(&d.vals, d.parse(slots+2))
+			if d.at('}') {
 				break
 			}
-			if tok.kind != jComma {
-				d.fail("comma or object end", tok)
+			if !d.at(',') {
+				d.fail("comma or object end", d.nextToken())
 			}
-			tok = d.nextToken()
 		}
 	}
 	d.depth--
@@ -769,19 +873,13 @@ func (d *jsonDecoder) object(slots int) lua.LValue {
 	// lua_cjson.c makes the table with lua_newtable and fills it key by
 	// key with lua_rawset: the layout that leaves, the one pairs and
 	// cjson.encode walk, is made at once when the keys are distinct
-	// (TableOrder), else key by key.
+	// (seam.HashTable), else key by key.
 	var t *lua.LTable
-	if len(keys) > lauxlib.MaxAtOnce {
-		t = seam.NewTable(d.L, 0, 0)
-		for i, k := range keys {
-			seam.RawSet(d.L, t, k, vals[i])
-		}
-	} else if order, ok := d.lib.order.Order(keys); ok {
-		t = seam.NewTable(d.L, 0, len(keys))
-		for _, i := range order {
-			seam.RawSet(d.L, t, keys[i], vals[i])
-		}
-	} else {
+	ok := false
+	if len(keys) <= lauxlib.MaxAtOnce {
+		t, ok = seam.HashTable(d.L, &d.lib.order, keys, vals)
+	}
+	if !ok {
 		t = seam.NewTable(d.L, 0, 0)
 		for i, k := range keys {
 			seam.RawSet(d.L, t, k, vals[i])
@@ -793,22 +891,20 @@ func (d *jsonDecoder) object(slots int) lua.LValue {
 	return t
 }
 
-// array holds the table on the stack while it reads a value.
+// array holds the table on the stack while it reads a value; d.pos is
+// past its bracket.
 func (d *jsonDecoder) array(slots int) lua.LValue {
 	d.descend(slots, 2)
 	vb := len(d.vals)
-	tok := d.nextToken()
-	if tok.kind != jArrEnd {
+	if !d.at(']') {
 		for {
-			d.push(&d.vals, d.value(tok, slots+1))
-			tok = d.nextToken()
-			if tok.kind == jArrEnd {
+			d.push(&d.vals, d.parse(slots+1))
+			if d.at(']') {
 				break
 			}
-			if tok.kind != jComma {
-				d.fail("comma or array end", tok)
+			if !d.at(',') {
+				d.fail("comma or array end", d.nextToken())
 			}
-			tok = d.nextToken()
 		}
 	}
 	d.depth--

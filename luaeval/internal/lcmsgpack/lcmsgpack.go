@@ -558,8 +558,8 @@ func (d *mpDecoder) array(vals []lua.LValue) *lua.LTable {
 }
 
 // hash is the table lua_settable of each pair makes: at once when the keys
-// are distinct strings and no value is nil (lauxlib.TableOrder), else pair
-// by pair.
+// are distinct strings and no value is nil (seam.HashTable), else pair by
+// pair.
 func (d *mpDecoder) hash(keys, vals []lua.LValue) *lua.LTable {
 	fast := len(keys) <= lauxlib.MaxAtOnce // else one by one (see MaxAtOnce)
 	for _, v := range vals {
@@ -569,11 +569,7 @@ func (d *mpDecoder) hash(keys, vals []lua.LValue) *lua.LTable {
 		}
 	}
 	if fast {
-		if order, ok := d.st.order.Order(keys); ok {
-			t := seam.NewTable(d.L, 0, len(keys))
-			for _, i := range order {
-				seam.RawSet(d.L, t, keys[i], vals[i])
-			}
+		if t, ok := seam.HashTable(d.L, &d.st.order, keys, vals); ok {
 			return t
 		}
 	}
