@@ -298,7 +298,7 @@ func (j *jsonEncoder) value(v lua.LValue, depth, slots int) {
 		}
 		j.b = append(j.b, '{')
 		first := true
-		for k, val, _ := seam.Next(t, lua.LNil); k != lua.LNil; k, val, _ = seam.Next(t, k) {
+		for k, val := range seam.Pairs(t) {
 			if !first {
 				j.b = append(j.b, ',')
 			}
@@ -365,7 +365,7 @@ func (j *jsonEncoder) number(v lua.LValue, f float64) {
 // the keys seen after it), and items*ratio wraps.
 func (j *jsonEncoder) arrayLength(t *lua.LTable) int {
 	var max, items int32
-	for k, _, _ := seam.Next(t, lua.LNil); k != lua.LNil; k, _, _ = seam.Next(t, k) {
+	for k := range seam.Pairs(t) {
 		n, ok := k.(lua.LNumber)
 		f := float64(n)
 		if !ok || math.Floor(f) != f || f < 1 {
@@ -399,15 +399,34 @@ var jsonEscapes = func() [256]string {
 	return e
 }()
 
+// jsonEscapeLen is how many bytes a byte's escape adds to it.
+var jsonEscapeLen = func() [256]uint8 {
+	var l [256]uint8
+	for c, esc := range jsonEscapes {
+		if esc != "" {
+			l[c] = uint8(len(esc) - 1)
+		}
+	}
+	return l
+}()
+
 // str appends s quoted, or raises "not enough memory" when that would take
 // the output past MaxStringBytes. Escaping can make s six times longer
 // ("\u0000"), so the size is counted before the buffer grows, once.
 func (j *jsonEncoder) str(s string) {
 	n := len(s) + 2
 	for i := 0; i < len(s); i++ {
-		if esc := jsonEscapes[s[i]]; esc != "" {
-			n += len(esc) - 1
+		n += int(jsonEscapeLen[s[i]])
+	}
+	if n == len(s)+2 {
+		// Nothing to escape: the text as it is.
+		if len(j.b)+n > j.max {
+			j.L.Error(lua.LString(lauxlib.ErrNoMemory), 0)
 		}
+		b := append(j.b, '"')
+		b = append(b, s...)
+		j.b = append(b, '"')
+		return
 	}
 	if len(j.b)+n > j.max {
 		j.L.Error(lua.LString(lauxlib.ErrNoMemory), 0)

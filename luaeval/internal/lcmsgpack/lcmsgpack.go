@@ -243,13 +243,13 @@ func (m *mpEncoder) table(t *lua.LTable, level, depth int) {
 	// order (key copied above the key and value lua_next left).
 	mpCheckStack(m.L, depth, 3, "in function mp_encode_lua_table_as_map")
 	n := 0
-	for k, _, _ := seam.Next(t, lua.LNil); k != lua.LNil; k, _, _ = seam.Next(t, k) {
+	for range seam.Pairs(t) {
 		if n++; n%lauxlib.PollEvery == 0 {
 			lauxlib.Poll(m.L)
 		}
 	}
 	m.header(n, 0x80, 0xde, 0xdf)
-	for k, v, _ := seam.Next(t, lua.LNil); k != lua.LNil; k, v, _ = seam.Next(t, k) {
+	for k, v := range seam.Pairs(t) {
 		m.encode(k, level+1, depth+3)
 		m.encode(v, level+1, depth+2)
 	}
@@ -260,7 +260,7 @@ func (m *mpEncoder) table(t *lua.LTable, level, depth int) {
 func (m *mpEncoder) isArray(t *lua.LTable, depth int) (int, bool) {
 	mpCheckStack(m.L, depth, 2, "in function table_is_an_array")
 	count, max := 0, 0
-	for k, _, _ := seam.Next(t, lua.LNil); k != lua.LNil; k, _, _ = seam.Next(t, k) {
+	for k := range seam.Pairs(t) {
 		n, ok := k.(lua.LNumber)
 		if !ok || !(n > 0 && n <= math.MaxInt32 && float64(n) == math.Trunc(float64(n))) {
 			return 0, false

@@ -91,3 +91,35 @@ type hashTable8 struct {
 	t lua.LTable
 	n nodes8
 }
+
+// Pairs walks t's keys and values in Next's order (for k, v := range
+// Pairs(t)), without finding each key again: the encoders' walk. t must
+// not change during the walk (they only read it).
+func Pairs(t *lua.LTable) func(yield func(k, v lua.LValue) bool) {
+	return func(yield func(k, v lua.LValue) bool) {
+		tb := tableOf(t)
+		if !inLuaLayout(tb) {
+			for k, v, _ := foreignNext(tb, lua.LNil); k != lua.LNil; k, v, _ = foreignNext(tb, k) {
+				if !yield(k, v) {
+					return
+				}
+			}
+			return
+		}
+		for i, v := range tb.array {
+			if v != lua.LNil && !yield(Number(float64(i+1)), v) {
+				return
+			}
+		}
+		if m := metaOf(tb); m != nil {
+			for _, k := range tb.keys[:len(m.next)] {
+				if k == lua.LNil {
+					continue
+				}
+				if v := tb.value(k); v != lua.LNil && !yield(k, v) {
+					return
+				}
+			}
+		}
+	}
+}
