@@ -931,13 +931,14 @@ func (d *jsonDecoder) array(slots int) lua.LValue {
 	// the power of two at or above the count and no hash part (no value
 	// is nil): made at that size at once.
 	vals := d.vals[vb:]
-	size := seam.ArraySize(len(vals))
-	if len(vals) > lauxlib.MaxAtOnce {
-		size = 0 // filled one by one (see MaxAtOnce)
-	}
-	t := seam.NewTable(d.L, size, 0)
-	for i, v := range vals {
-		seam.RawSetInt(d.L, t, i+1, v)
+	var t *lua.LTable
+	if len(vals) <= lauxlib.MaxAtOnce {
+		t = seam.ArrayTable(d.L, vals)
+	} else {
+		t = seam.NewTable(d.L, 0, 0) // filled one by one (see MaxAtOnce)
+		for i, v := range vals {
+			seam.RawSetInt(d.L, t, i+1, v)
+		}
 	}
 	clear(vals)
 	d.vals = d.vals[:vb]

@@ -543,18 +543,7 @@ func (d *mpDecoder) array(vals []lua.LValue) *lua.LTable {
 			return t
 		}
 	}
-	size := 0
-	if len(vals) > 0 {
-		size = 1
-		for size < len(vals) {
-			size <<= 1
-		}
-	}
-	t := seam.NewTable(d.L, size, 0)
-	for i, v := range vals {
-		seam.RawSetInt(d.L, t, i+1, v)
-	}
-	return t
+	return seam.ArrayTable(d.L, vals)
 }
 
 // hash is the table lua_settable of each pair makes: at once when the keys

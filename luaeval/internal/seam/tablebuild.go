@@ -123,3 +123,39 @@ func Pairs(t *lua.LTable) func(yield func(k, v lua.LValue) bool) {
 		}
 	}
 }
+
+// ArrayTable is the table lua_newtable and lua_rawseti of 1, 2, 3 ... in
+// order make of vals (none of them nil, at most lauxlib.MaxAtOnce): an
+// array part of the power of two at or above their count and no hash
+// part (NewTable(L, ArraySize(len(vals)), 0) filled in order). Up to 16
+// slots come in one allocation with the table.
+func ArrayTable(L *lua.LState, vals []lua.LValue) *lua.LTable {
+	size := ArraySize(len(vals))
+	var t *lua.LTable
+	var a []lua.LValue
+	switch {
+	case size <= len(smallTable{}.a):
+		t = NewTable(L, size, 0)
+		a = tableOf(t).array
+	case size <= 16:
+		lauxlib.Alloc(L, size*slotBytes) // as NewTable charges
+		at := &arrayTable16{}
+		t, a = &at.t, at.a[:size:size]
+		t.Metatable = lua.LNil
+		tableOf(t).array = a
+	default:
+		t = NewTable(L, size, 0)
+		a = tableOf(t).array
+	}
+	copy(a, vals)
+	for i := len(vals); i < size; i++ {
+		a[i] = lua.LNil
+	}
+	return t
+}
+
+// arrayTable16 is a table with room for an array part of up to 16 slots.
+type arrayTable16 struct {
+	t lua.LTable
+	a [16]lua.LValue
+}

@@ -65,3 +65,54 @@ func TestPairsIsNext(t *testing.T) {
 		}
 	}
 }
+
+// TestArrayTable checks that ArrayTable makes, for every count up to 40,
+// the table lua_rawseti of 1 .. n into an empty table makes: the same
+// array part, `#`, next's walk, and the same after more keys go in.
+func TestArrayTable(t *testing.T) {
+	L := lua.NewState()
+	defer L.Close()
+	L.SetContext(noLimits{context.Background()})
+	walk := func(tab *lua.LTable) (out []lua.LValue) {
+		for k, v, _ := Next(tab, lua.LNil); k != lua.LNil; k, v, _ = Next(tab, k) {
+			out = append(out, k, v)
+		}
+		return out
+	}
+	same := func(a, b []lua.LValue) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				return false
+			}
+		}
+		return true
+	}
+	for n := 0; n <= 40; n++ {
+		vals := make([]lua.LValue, n)
+		for i := range vals {
+			vals[i] = lua.LString("v" + strconv.Itoa(i))
+		}
+		slow := NewTable(L, 0, 0)
+		for i, v := range vals {
+			RawSetInt(L, slow, i+1, v)
+		}
+		fast := ArrayTable(L, vals)
+		if len(tableOf(slow).array) != len(tableOf(fast).array) || Len(slow) != Len(fast) || !same(walk(slow), walk(fast)) {
+			t.Fatalf("n=%d: key by key %d slots, # %d; ArrayTable %d slots, # %d", n, len(tableOf(slow).array), Len(slow), len(tableOf(fast).array), Len(fast))
+		}
+		for i := 0; i < 30; i++ {
+			k := lua.LValue(lua.LNumber(n + 1 + i))
+			if i%3 == 0 {
+				k = lua.LString("x" + strconv.Itoa(i))
+			}
+			RawSet(L, slow, k, lua.LTrue)
+			RawSet(L, fast, k, lua.LTrue)
+		}
+		if !same(walk(slow), walk(fast)) || Len(slow) != Len(fast) {
+			t.Fatalf("n=%d: after more keys the walks differ", n)
+		}
+	}
+}
