@@ -66,7 +66,28 @@ type TableOrder struct {
 	// lastfree is ltable.c's lastfree in the layout the last Order
 	// left (see Layout).
 	lastfree int
+	// memo holds the layouts of the last few small key sequences: a
+	// decoder meets the same objects' keys run after run, and a layout
+	// depends on nothing but the keys and their order.
+	memo [memoSlots]orderMemo
 }
+
+// orderMemo is one key sequence's order and layout.
+type orderMemo struct {
+	seq              uint32 // the keys' hashes combined
+	keys             []string
+	order, node, nxt []int32
+	lastfree         int
+}
+
+// A sequence of at most memoKeys keys of at most MaxInterned bytes each is
+// remembered, in one of memoSlots slots: what a memo keeps alive is
+// bounded, as long as the keys do not share a larger string's memory (the
+// decoders' keys are copies, see Interner).
+const (
+	memoSlots = 8
+	memoKeys  = 16
+)
 
 // maxKeptOrder bounds the scratch a TableOrder keeps between calls.
 const maxKeptOrder = 1 << 12
@@ -80,16 +101,56 @@ const maxKeptOrder = 1 << 12
 func (o *TableOrder) Order(keys []lua.LValue) (order []int32, ok bool) {
 	n := len(keys)
 	o.trim()
-	o.keys = keys
-	defer func() { o.keys = nil }()
 	o.hash = o.hash[:0]
+	seq, short := uint32(n), n <= memoKeys
 	for _, k := range keys {
 		s, isStr := k.(lua.LString)
 		if !isStr {
 			return nil, false
 		}
-		o.hash = append(o.hash, StrHash(string(s)))
+		h := StrHash(string(s))
+		o.hash = append(o.hash, h)
+		seq = seq*31 + h
+		short = short && len(s) <= MaxInterned
 	}
+	if !short {
+		return o.replay(keys)
+	}
+	m := &o.memo[seq%memoSlots]
+	if m.seq == seq && len(m.keys) == n && m.keys != nil && sameKeys(m.keys, keys) {
+		o.order = append(o.order[:0], m.order...)
+		o.node = append(o.node[:0], m.node...)
+		o.next = append(o.next[:0], m.nxt...)
+		o.lastfree = m.lastfree
+		return o.order, true
+	}
+	if order, ok = o.replay(keys); ok {
+		m.seq, m.lastfree = seq, o.lastfree
+		m.keys = m.keys[:0]
+		for _, k := range keys {
+			m.keys = append(m.keys, string(k.(lua.LString)))
+		}
+		m.order = append(m.order[:0], o.order...)
+		m.node = append(m.node[:0], o.node...)
+		m.nxt = append(m.nxt[:0], o.next...)
+	}
+	return order, ok
+}
+
+func sameKeys(a []string, keys []lua.LValue) bool {
+	for i, k := range keys {
+		if a[i] != string(k.(lua.LString)) {
+			return false
+		}
+	}
+	return true
+}
+
+// replay is Order without the memo: o.hash holds the keys' hashes.
+func (o *TableOrder) replay(keys []lua.LValue) (order []int32, ok bool) {
+	n := len(keys)
+	o.keys = keys
+	defer func() { o.keys = nil }()
 	o.seq = o.seq[:0]
 	j := 0
 	for size := 1; ; size *= 2 {

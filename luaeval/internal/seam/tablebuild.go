@@ -137,15 +137,21 @@ func ArrayTable(L *lua.LState, vals []lua.LValue) *lua.LTable {
 	case size <= len(smallTable{}.a):
 		t = NewTable(L, size, 0)
 		a = tableOf(t).array
-	case size <= 16:
+	case size <= 8:
 		lauxlib.Alloc(L, size*slotBytes) // as NewTable charges
+		at := &arrayTable8{}
+		t, a = &at.t, at.a[:size:size]
+	case size <= 16:
+		lauxlib.Alloc(L, size*slotBytes)
 		at := &arrayTable16{}
 		t, a = &at.t, at.a[:size:size]
-		t.Metatable = lua.LNil
-		tableOf(t).array = a
 	default:
 		t = NewTable(L, size, 0)
 		a = tableOf(t).array
+	}
+	if size > len(smallTable{}.a) && size <= 16 {
+		t.Metatable = lua.LNil // as L.CreateTable makes it
+		tableOf(t).array = a
 	}
 	copy(a, vals)
 	for i := len(vals); i < size; i++ {
@@ -154,7 +160,13 @@ func ArrayTable(L *lua.LState, vals []lua.LValue) *lua.LTable {
 	return t
 }
 
-// arrayTable16 is a table with room for an array part of up to 16 slots.
+// arrayTable8 and arrayTable16 are a table with room for an array part of
+// up to 8 and 16 slots.
+type arrayTable8 struct {
+	t lua.LTable
+	a [8]lua.LValue
+}
+
 type arrayTable16 struct {
 	t lua.LTable
 	a [16]lua.LValue
