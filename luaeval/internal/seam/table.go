@@ -111,6 +111,9 @@ func arrayIndex(k lua.LValue) (int, bool) {
 func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 	narr, nrec = max(narr, 0), max(nrec, 0)
 	lauxlib.Alloc(L, narr*slotBytes+nodeBytes*nrec)
+	if t := newCombined(narr, nrec); t != nil {
+		return t // see tablebuild.go
+	}
 	if narr > 0 && narr <= len(smallTable{}.a) {
 		// The table and its few slots in one allocation (KEYS and
 		// ARGV of a call, small constructors, decoded JSON arrays).

@@ -30,29 +30,7 @@ func HashTable(L *lua.LState, o *lauxlib.TableOrder, keys, vals []lua.LValue) (t
 		return t, true
 	}
 	lauxlib.Alloc(L, nodeBytes*n)
-	var tkeys []lua.LValue
-	var m *tabMeta
-	var ud *lua.LUserData
-	switch {
-	case size <= 2:
-		h := &hashTable2{}
-		t, tkeys, m, ud = &h.t, h.n.keys[:size+1:size+1], &h.n.m, &h.n.ud
-		m.next = h.n.next[:size:size]
-	case size <= 4:
-		h := &hashTable4{}
-		t, tkeys, m, ud = &h.t, h.n.keys[:size+1:size+1], &h.n.m, &h.n.ud
-		m.next = h.n.next[:size:size]
-	case size <= 8:
-		h := &hashTable8{}
-		t, tkeys, m, ud = &h.t, h.n.keys[:size+1:size+1], &h.n.m, &h.n.ud
-		m.next = h.n.next[:size:size]
-	default:
-		t = &lua.LTable{}
-		sn := &nodesMeta{}
-		tkeys, m, ud = make([]lua.LValue, size+1), &sn.m, &sn.ud
-		m.next = make([]int32, size)
-	}
-	t.Metatable = lua.LNil // as L.CreateTable makes it
+	t, tkeys, m, ud := newHashPart(size)
 	for i, k := range node {
 		if k >= 0 {
 			tkeys[i] = keys[k]
@@ -73,6 +51,75 @@ func HashTable(L *lua.LState, o *lauxlib.TableOrder, keys, vals []lua.LValue) (t
 	}
 	tb.strdict = sd
 	return t, true
+}
+
+// newHashPart allocates a table (Metatable nil, as L.CreateTable makes
+// it) with a hash part of size nodes (a power of two) that its caller
+// fills: the nodes, the bookkeeping's userdata after them, the
+// bookkeeping with its chain links. Up to 8 nodes come in one allocation
+// with the table.
+func newHashPart(size int) (t *lua.LTable, keys []lua.LValue, m *tabMeta, ud *lua.LUserData) {
+	switch {
+	case size <= 2:
+		h := &hashTable2{}
+		t, keys, m, ud = &h.t, h.n.keys[:size+1:size+1], &h.n.m, &h.n.ud
+		m.next = h.n.next[:size:size]
+	case size <= 4:
+		h := &hashTable4{}
+		t, keys, m, ud = &h.t, h.n.keys[:size+1:size+1], &h.n.m, &h.n.ud
+		m.next = h.n.next[:size:size]
+	case size <= 8:
+		h := &hashTable8{}
+		t, keys, m, ud = &h.t, h.n.keys[:size+1:size+1], &h.n.m, &h.n.ud
+		m.next = h.n.next[:size:size]
+	default:
+		t = &lua.LTable{}
+		sn := &nodesMeta{}
+		keys, m, ud = make([]lua.LValue, size+1), &sn.m, &sn.ud
+		m.next = make([]int32, size)
+	}
+	t.Metatable = lua.LNil
+	return t, keys, m, ud
+}
+
+// newCombined is NewTable's table (already charged) when it fits one
+// allocation with its parts: an array part of 5 to 16 slots and no hash
+// part, or a hash part of up to 8 nodes and no array part; else nil.
+func newCombined(narr, nrec int) *lua.LTable {
+	switch {
+	case nrec == 0 && narr > len(smallTable{}.a) && narr <= 16:
+		var t *lua.LTable
+		var a []lua.LValue
+		if narr <= 8 {
+			at := &arrayTable8{}
+			t, a = &at.t, at.a[:narr:narr]
+		} else {
+			at := &arrayTable16{}
+			t, a = &at.t, at.a[:narr:narr]
+		}
+		t.Metatable = lua.LNil
+		for i := range a {
+			a[i] = lua.LNil
+		}
+		tableOf(t).array = a
+		return t
+	case narr == 0 && nrec > 0 && nrec <= 8:
+		// setNodeVector's free nodes.
+		size := 1 << ceilLog2(nrec)
+		t, keys, m, ud := newHashPart(size)
+		m.lastfree = size
+		for i := range size {
+			keys[i] = lua.LNil
+			m.next[i] = -1
+		}
+		ud.Value, ud.Metatable = m, lua.LNil
+		keys[size] = ud
+		tb := tableOf(t)
+		tb.keys = keys
+		tb.k2i = make(map[lua.LValue]int)
+		return t
+	}
+	return nil
 }
 
 // hashTable2, hashTable4 and hashTable8 are a table and its hash part of
@@ -127,36 +174,11 @@ func Pairs(t *lua.LTable) func(yield func(k, v lua.LValue) bool) {
 // ArrayTable is the table lua_newtable and lua_rawseti of 1, 2, 3 ... in
 // order make of vals (none of them nil, at most lauxlib.MaxAtOnce): an
 // array part of the power of two at or above their count and no hash
-// part (NewTable(L, ArraySize(len(vals)), 0) filled in order). Up to 16
-// slots come in one allocation with the table.
+// part, NewTable(L, ArraySize(len(vals)), 0) filled in order.
 func ArrayTable(L *lua.LState, vals []lua.LValue) *lua.LTable {
-	size := ArraySize(len(vals))
-	var t *lua.LTable
-	var a []lua.LValue
-	switch {
-	case size <= len(smallTable{}.a):
-		t = NewTable(L, size, 0)
-		a = tableOf(t).array
-	case size <= 8:
-		lauxlib.Alloc(L, size*slotBytes) // as NewTable charges
-		at := &arrayTable8{}
-		t, a = &at.t, at.a[:size:size]
-	case size <= 16:
-		lauxlib.Alloc(L, size*slotBytes)
-		at := &arrayTable16{}
-		t, a = &at.t, at.a[:size:size]
-	default:
-		t = NewTable(L, size, 0)
-		a = tableOf(t).array
-	}
-	if size > len(smallTable{}.a) && size <= 16 {
-		t.Metatable = lua.LNil // as L.CreateTable makes it
-		tableOf(t).array = a
-	}
-	copy(a, vals)
-	for i := len(vals); i < size; i++ {
-		a[i] = lua.LNil
-	}
+	t := NewTable(L, ArraySize(len(vals)), 0)
+	a := tableOf(t).array
+	copy(a, vals) // the rest of the slots are nil already
 	return t
 }
 
