@@ -222,6 +222,13 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				p, lb, pc = frameCode(cf)
 				continue
 			}
+		case lua.OP_TAILCALL:
+			cf.Pc = pc
+			if fastTailCallGo(L, s, gs, cf, p.Code, pc, inst) {
+				cf = s.currentFrame // at the OP_RETURN after the call (tailcall.go)
+				p, lb, pc = frameCode(cf)
+				continue
+			}
 		case lua.OP_RETURN:
 			cf.Pc = pc
 			if fastReturn(L, s, gs, cf, inst, baseframe) {
