@@ -87,7 +87,7 @@ func goArgError(L *lua.LState, obj lua.LValue) lua.LValue {
 	if !ok {
 		return obj
 	}
-	if dbg, ok := frameInfo(L, 0); !ok || dbg.What != "G" {
+	if dbg, ok := frameInfo(L, 0); !ok || dbg.What != "G" || raisesThreadError(L) {
 		return obj
 	}
 	text := string(s)
@@ -102,6 +102,24 @@ func goArgError(L *lua.LState, obj lua.LValue) lua.LValue {
 		}
 	}
 	return lua.LString(text)
+}
+
+// raisesThreadError reports whether the running Go function is a function
+// coroutine.wrap made (the one Go closure over a thread): the error it
+// raises is its coroutine's, translated where it was raised (coPanic), not
+// an argument error of its own.
+func raisesThreadError(L *lua.LState) bool {
+	dbg, ok := L.GetStack(0)
+	if !ok {
+		return false
+	}
+	fn, err := L.GetInfo("f", dbg, lua.LNil)
+	f, isFn := fn.(*lua.LFunction)
+	if err != nil || !isFn || !f.IsG || len(f.Upvalues) == 0 {
+		return false
+	}
+	_, ok = f.Upvalues[0].Value().(*lua.LState)
+	return ok
 }
 
 // runScript calls the script (its only argument) and returns its result.
