@@ -104,14 +104,16 @@ func strReverse(L *lua.LState) int {
 func strMap(L *lua.LState, f func(byte) byte) int {
 	s := lauxlib.CheckString(L, 1)
 	lauxlib.Alloc(L, len(s))
-	b := make([]byte, len(s))
+	// The string and its bytes in one allocation (a []byte, then its
+	// string's copy and that string's box, were three).
+	v, b := seam.NewString(len(s))
 	for i := range len(s) {
 		if i%(1<<20) == 0 && i > 0 {
 			lauxlib.Poll(L)
 		}
 		b[i] = f(s[i])
 	}
-	L.Push(lua.LString(b))
+	L.Push(v)
 	return 1
 }
 
@@ -291,6 +293,7 @@ func strGmatch(L *lua.LState) int {
 	L.Push(L.NewFunction(func(L *lua.LState) int {
 		m.SetEnv(lauxlib.Of(L))
 		for src := start; src <= len(s); src++ {
+			src = m.NextStart(src)
 			e, err := m.Match(src, 0)
 			if err != nil {
 				raiseStr(L, err)
@@ -336,11 +339,18 @@ func strGsub(L *lua.LState) int {
 	default:
 		lauxlib.ArgError(L, 3, "string/function/table expected")
 	}
-	res, n, err := lstrlib.Gsub(lauxlib.Of(L), src, p, maxS, add)
+	var res lua.LValue
+	n, err := lstrlib.GsubTo(lauxlib.Of(L), src, p, maxS, add, func(b []byte) {
+		// Copied out of the matcher's buffer into the string's own
+		// block: one allocation for the result.
+		v, dst := seam.NewString(len(b))
+		copy(dst, b)
+		res = v
+	})
 	if err != nil {
 		raiseStr(L, err)
 	}
-	L.Push(lua.LString(res))
+	L.Push(res)
 	L.Push(lauxlib.Number(L, n))
 	return 2
 }
@@ -429,6 +439,8 @@ func strFormat(L *lua.LState) int {
 			lauxlib.NoMemory(L)
 		}
 	}
-	L.Push(lua.LString(b))
+	v, dst := seam.NewString(len(b))
+	copy(dst, b)
+	L.Push(v)
 	return 1
 }
