@@ -398,3 +398,17 @@ func TestNextStartAgainstEveryPosition(t *testing.T) {
 		}
 	}
 }
+
+// TestScanFormatBareConversion: what strlib's strFormat assumes when it
+// does not call ScanFormat for an item that is a bare letter.
+func TestScanFormatBareConversion(t *testing.T) {
+	for c := range 256 {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			continue
+		}
+		sp, next, err := ScanFormat("%"+string(rune(c))+"x", 1)
+		if want := (Spec{Width: -1, Prec: -1, Conv: byte(c)}); err != nil || next != 2 || sp != want {
+			t.Fatalf("ScanFormat(%%%c) = %+v, %d, %v; want %+v, 2", c, sp, next, err, want)
+		}
+	}
+}
