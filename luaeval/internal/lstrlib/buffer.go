@@ -58,8 +58,10 @@ func (b *Buffer) grow(n int) error {
 
 // WriteString appends s.
 func (b *Buffer) WriteString(s string) error {
-	if err := b.grow(len(s)); err != nil {
-		return err
+	if len(b.b)+len(s) > b.charged { // grow's own first test, without its call
+		if err := b.grow(len(s)); err != nil {
+			return err
+		}
 	}
 	b.b = append(b.b, s...)
 	return nil
@@ -144,7 +146,7 @@ func (m *Matcher) AddString(b *Buffer, repl string, s, e int) error {
 // for the match [s, e). It returns the result and the number of matches.
 func Gsub(env Env, src, pat string, maxS int, add func(m *Matcher, b *Buffer, s, e int) error) (string, int, error) {
 	var res string
-	n, err := GsubTo(env, src, pat, maxS, add, func(b []byte) { res = string(b) })
+	n, err := GsubTo(env, src, pat, maxS, add, func(b []byte, _ bool) { res = string(b) })
 	return res, n, err
 }
 
@@ -152,11 +154,12 @@ func Gsub(env Env, src, pat string, maxS int, add func(m *Matcher, b *Buffer, s,
 // next GsubTo.
 const keepOut = 4 << 10
 
-// GsubTo is Gsub giving the result to keep, which must copy what it
-// keeps: the bytes are the pooled matcher's buffer, reused by later
-// calls, so a short result costs the caller's one copy rather than a
-// buffer of its own as well.
-func GsubTo(env Env, src, pat string, maxS int, add func(m *Matcher, b *Buffer, s, e int) error, keep func([]byte)) (int, error) {
+// GsubTo is Gsub giving the result to keep. A short result's bytes are
+// the pooled matcher's buffer, reused by later calls: keep must copy what
+// it keeps (a short result then costs the caller's one copy rather than a
+// buffer of its own as well). A longer one's (owned true) are keep's to
+// keep: copying it would double what the script holds.
+func GsubTo(env Env, src, pat string, maxS int, add func(m *Matcher, b *Buffer, s, e int) error, keep func(b []byte, owned bool)) (int, error) {
 	p, anchor := Anchored(pat)
 	m := NewMatcher(env, src, p)
 	// Not given back on an error: add may have run Lua that failed.
@@ -203,9 +206,11 @@ loop:
 	if err := b.WriteString(src[s:]); err != nil {
 		return 0, err
 	}
-	keep(b.b)
 	if cap(b.b) > keepOut {
+		keep(b.b, true)
 		b.b = nil
+	} else {
+		keep(b.b, false)
 	}
 	m.Release()
 	return n, nil

@@ -351,7 +351,11 @@ func strGsub(L *lua.LState) int {
 		lauxlib.ArgError(L, 3, "string/function/table expected")
 	}
 	var res lua.LValue
-	n, err := lstrlib.GsubTo(lauxlib.Of(L), src, p, maxS, add, func(b []byte) {
+	n, err := lstrlib.GsubTo(lauxlib.Of(L), src, p, maxS, add, func(b []byte, owned bool) {
+		if owned {
+			res = lua.LString(lstrlib.Owned(b))
+			return
+		}
 		// Copied out of the matcher's buffer into the string's own
 		// block: one allocation for the result.
 		v, dst := seam.NewString(len(b))
