@@ -412,3 +412,20 @@ func TestScanFormatBareConversion(t *testing.T) {
 		}
 	}
 }
+
+// TestNextStartStops: a search that skips through a long subject polls as
+// it goes, so a stopped script leaves it (a literal and a class first).
+func TestNextStartStops(t *testing.T) {
+	src := strings.Repeat("x", 1<<20)
+	for _, pat := range []string{"y", "(%d+)", "%.a"} {
+		env := &budget{maxPolls: 3}
+		_, _, err := NewMatcher(env, src, pat).Find(0, false)
+		if err != errStopped || env.polls > 4 {
+			t.Errorf("find %q: %v after %d polls, want it stopped at the fourth", pat, err, env.polls)
+		}
+		env = &budget{maxPolls: 3}
+		if _, _, err := Gsub(env, src, pat, len(src)+1, func(m *Matcher, b *Buffer, s, e int) error { return nil }); err != errStopped {
+			t.Errorf("gsub %q: %v, want it stopped", pat, err)
+		}
+	}
+}
