@@ -283,3 +283,82 @@ func TestStringLibAgainstRedis(t *testing.T) {
 	}
 	diffAgainstRedis(t, genStringScripts(seed(t)+1000, 3000))
 }
+
+// startPattern is a pattern whose first item (after up to three opening
+// captures) is a single byte or class, repeated or not: the patterns for
+// which the matcher skips the positions where no match can start
+// (lstrlib.Matcher.NextStart).
+func (g strGen) startPattern() string {
+	var b strings.Builder
+	if g.r.Intn(10) == 0 {
+		b.WriteByte('^')
+	}
+	for n := g.r.Intn(4); n > 0; n-- {
+		b.WriteString(g.pick("(", "(", "()"))
+	}
+	b.WriteString(g.pick("a", "b", "1", ":", "=", "^", "$", "]", ")", "\xe9", "%a", "%d", "%w", "%s", "%S", "%A", "%z", "%Z", "%p",
+		"%.", "%%", "%]", "%", "%b()", "%f[%a]", "%1", ".", "[ab]", "[^a]", "[a", "("))
+	b.WriteString(g.pick("", "", "+", "+", "*", "?", "-"))
+	b.WriteString(g.pick("", "", ")", "(%d+)", "b-", "%w*", "$", ":(%d+)", "=(%w+)", "%1", "[", ")", ")%s*", "))"))
+	return b.String()
+}
+
+// sparseSubject is a run of one filler with now and then a token, long
+// enough now and then that the skipping searches several blocks.
+func (g strGen) sparseSubject() string {
+	var b strings.Builder
+	filler := g.pick("x", " ", "ab", "\x00", "-", "xy")
+	n := g.r.Intn(60)
+	if g.r.Intn(15) == 0 {
+		n = 70000 + g.r.Intn(70000)
+	}
+	for ; n > 0; n-- {
+		if g.r.Intn(8) == 0 {
+			b.WriteString(g.pick("a", "A", "1", "b2", "(", ")", "%", "$", "^", "]", "\x00", "\xe9", "aa:11", "k=v", "user:1234"))
+		} else {
+			b.WriteString(filler)
+		}
+	}
+	return b.String()
+}
+
+// startScript calls find, match, gmatch or gsub with a startPattern over
+// a sparseSubject (made in the script, so that long ones stay short to
+// send), the answer summed up where it would be long.
+func (g strGen) startScript() string {
+	subj := g.sparseSubject()
+	s := strQuote(subj)
+	if len(subj) > 1000 {
+		// The long subject rebuilt from a short one: its first kilobyte
+		// repeated, then its last bytes.
+		s = fmt.Sprintf("string.rep(%s, %d) .. %s", strQuote(subj[:1000]), len(subj)/1000, strQuote(subj[len(subj)-len(subj)%1000:]))
+	}
+	p := strQuote(g.startPattern())
+	var call string
+	switch g.r.Intn(6) {
+	case 0:
+		call = fmt.Sprintf("string.find(%s, %s, %s)", s, p, g.position())
+	case 1:
+		call = fmt.Sprintf("string.match(%s, %s, %s)", s, p, g.position())
+	case 2:
+		return fmt.Sprintf("local out = {} local ok, err = pcall(function() local n = 0 for a, b in string.gmatch(%s, %s) do n = n + 1 if n > 40 then break end out[#out+1] = tostring(a)..'|'..tostring(b) end end) out[#out+1] = tostring(ok)..':'..tostring(err) return out", s, p)
+	default:
+		max := ""
+		if g.r.Intn(4) == 0 {
+			max = ", " + g.pick("1", "2", "0")
+		}
+		call = fmt.Sprintf("(function() local r, n = string.gsub(%s, %s, %s%s) return #r > 300 and #r .. ':' .. r:sub(1, 100) .. r:sub(-100) or r, n end)()", s, p, g.repl(), max)
+	}
+	return "local function pack(ok, ...) local t = {tostring(ok)} for i = 1, select('#', ...) do local v = select(i, ...) t[#t+1] = type(v) .. ':' .. tostring(v) end return t end return pack(pcall(function() return " + call + " end))"
+}
+
+// TestStringLibStartsAgainstRedis compares the patterns whose impossible
+// starting positions are skipped with a live Redis, which tries them all.
+func TestStringLibStartsAgainstRedis(t *testing.T) {
+	g := strGen{rand.New(rand.NewSource(seed(t) + 2000))}
+	scripts := make([]string, 1500)
+	for i := range scripts {
+		scripts[i] = g.startScript()
+	}
+	diffAgainstRedis(t, scripts)
+}

@@ -22,10 +22,14 @@ func (x *call) fcall(args [][]byte, readOnly bool) error {
 	h := &x.s.host
 	h.s, h.caller, h.db, h.now = x.s, x.c, x.DB, x.Now
 	h.oom, h.dirty = x.s.outOfMemory(), false
-	if f := x.s.lua.LookupFunction(args[1]); f != nil && f.Flags&luaeval.FlagAllowOOM != 0 {
-		// allow-oom: the function's commands run even out of memory
-		// (script.c:scriptVerifyOOM).
-		h.oom = false
+	// Looked up only out of memory, as EVALSHA reads its script's flags
+	// (eval): otherwise FCall's own lookup is the only one.
+	if h.oom {
+		if f := x.s.lua.LookupFunction(args[1]); f != nil && f.Flags&luaeval.FlagAllowOOM != 0 {
+			// allow-oom: the function's commands run even out of memory
+			// (script.c:scriptVerifyOOM).
+			h.oom = false
+		}
 	}
 	h.x = call{s: x.s, c: x.c, script: h, Ctx: keyspace.Ctx{Now: x.Now}}
 	spill := noSpill(x.W)

@@ -76,12 +76,28 @@ type Matcher struct {
 	pat     string // cut at its first NUL: the C code sees a C string
 	level   int    // captures, finished or not
 	capture [MaxCaptures]capture
-	stack   []frame
+	stack   []frame // all its slots: top says how many are in use
+	top     int
 	env     Env
 	steps   int
 	err     error
-	out     Buffer // Gsub's result, in the pooled matcher rather than a new Buffer
+	out     Buffer // GsubTo's result, in the pooled matcher rather than a new Buffer
+	// first is what a match's first byte must be (see NextStart):
+	// firstUnknown until NextStart looks, firstAny when it cannot say,
+	// a byte, or firstClass (a %class, in class).
+	first int
+	class uint16
 }
+
+// skipStarts turns NextStart on; the tests turn it off to compare with
+// trying every position, as lstrlib.c does.
+var skipStarts = true
+
+const (
+	firstUnknown = -1
+	firstAny     = -2
+	firstClass   = -3
+)
 
 // NewMatcher returns a matcher of pattern pat (from its first byte; the
 // caller strips an anchoring '^') against subject src.
@@ -93,7 +109,12 @@ func NewMatcher(env Env, src, pat string) *Matcher {
 	if m == nil {
 		m = new(Matcher)
 	}
-	*m = Matcher{src: src, pat: pat, env: env, stack: m.stack[:0]}
+	// Field by field: the captures past level are never read (every
+	// reader checks level first), and zeroing them is half of a short
+	// find's cost.
+	m.src, m.pat, m.env = src, pat, env
+	m.level, m.top, m.steps, m.err = 0, 0, 0, nil
+	m.first = firstUnknown
 	return m
 }
 
@@ -105,11 +126,13 @@ var matchers sync.Pool
 // Release gives m back for a later NewMatcher; m must not be used after.
 // A stack grown past its first size is dropped with it.
 func (m *Matcher) Release() {
-	stack := m.stack
-	if cap(stack) > firstStack {
-		stack = nil
+	if len(m.stack) > firstStack {
+		m.stack = nil
 	}
-	*m = Matcher{stack: stack}
+	// What the pool must not keep alive: the subject, the pattern and
+	// the script's Env (GsubTo keeps a short buffer).
+	m.src, m.pat, m.env, m.err = "", "", nil, nil
+	m.out.env = nil
 	matchers.Put(m)
 }
 
@@ -165,25 +188,35 @@ func (m *Matcher) stopped() bool {
 	return false
 }
 
-func (m *Matcher) push(f frame) bool {
-	if len(m.stack) == cap(m.stack) {
-		if len(m.stack) >= MaxDepth {
-			m.fail(ErrTooComplex)
-			return false
-		}
-		n := 2*cap(m.stack) + firstStack
-		if n > MaxDepth {
-			n = MaxDepth
-		}
-		if !m.env.Alloc(n * frameBytes) {
-			m.fail(ErrNoMemory)
-			return false
-		}
-		s := make([]frame, len(m.stack), n)
-		copy(s, m.stack)
-		m.stack = s
+// push writes a frame's fields straight into its slot: a frame built
+// apart and copied in was read back before its bytes had all been stored
+// (a stalled store-to-load forward, a quarter of a short gsub's time).
+// A frame holds no pointers: no write barrier either.
+func (m *Matcher) push(kind uint8, s, p, ep, i int) bool {
+	if m.top == len(m.stack) && !m.grow() {
+		return false
 	}
-	m.stack = append(m.stack, f)
+	f := &m.stack[m.top]
+	f.kind, f.s, f.p, f.ep, f.i = kind, s, p, ep, i
+	m.top++
+	return true
+}
+
+// grow makes room for one more frame, charged to the script, or fails
+// with ErrTooComplex past MaxDepth.
+func (m *Matcher) grow() bool {
+	if m.top >= MaxDepth {
+		m.fail(ErrTooComplex)
+		return false
+	}
+	n := min(2*len(m.stack)+firstStack, MaxDepth)
+	if !m.env.Alloc(n * frameBytes) {
+		m.fail(ErrNoMemory)
+		return false
+	}
+	s := make([]frame, n)
+	copy(s, m.stack[:m.top])
+	m.stack = s
 	return true
 }
 
@@ -191,7 +224,7 @@ func (m *Matcher) push(f frame) bool {
 // the match of the pattern from p at subject position s, or -1.
 func (m *Matcher) Match(s, p int) (int, error) {
 	m.level = 0
-	m.stack = m.stack[:0]
+	m.top = 0
 	r := m.run(s, p)
 	if m.err != nil {
 		return -1, m.err
@@ -222,7 +255,7 @@ loop:
 				}
 				m.capture[m.level] = capture{s, what}
 				m.level++
-				if !m.push(frame{kind: fStartCapture}) {
+				if !m.push(fStartCapture, 0, 0, 0, 0) {
 					return -1
 				}
 				p = next
@@ -233,7 +266,7 @@ loop:
 					return -1
 				}
 				m.capture[l].len = s - m.capture[l].init
-				if !m.push(frame{kind: fEndCapture, i: l}) {
+				if !m.push(fEndCapture, 0, 0, 0, l) {
 					return -1
 				}
 				p++
@@ -295,7 +328,7 @@ loop:
 			switch m.pc(ep) {
 			case '?':
 				if ok {
-					if !m.push(frame{kind: fOptional, s: s, ep: ep}) {
+					if !m.push(fOptional, s, 0, ep, 0) {
 						return -1
 					}
 					s++
@@ -316,7 +349,7 @@ loop:
 				}
 				p = ep + 1
 			case '-':
-				if !m.push(frame{kind: fMinExpand, s: s, p: p, ep: ep}) {
+				if !m.push(fMinExpand, s, p, ep, 0) {
 					return -1
 				}
 				p = ep + 1
@@ -331,7 +364,7 @@ loop:
 		}
 		// Hand r back to the frames.
 		for {
-			n := len(m.stack)
+			n := m.top
 			if n == 0 {
 				return r
 			}
@@ -348,7 +381,7 @@ loop:
 			case fOptional:
 				if r < 0 {
 					s, p = f.s, f.ep+1
-					m.stack = m.stack[:n-1]
+					m.top = n - 1
 					continue loop
 				}
 			case fMaxExpand:
@@ -364,7 +397,7 @@ loop:
 					continue loop
 				}
 			}
-			m.stack = m.stack[:n-1]
+			m.top = n - 1
 		}
 	}
 }
@@ -374,13 +407,31 @@ loop:
 // of the pattern is tried first (-1 on error).
 func (m *Matcher) maxExpand(s, p, ep int) int {
 	i := 0
-	for s+i < len(m.src) && m.singleMatch(m.src[s+i], p, ep) {
-		i++
-		if i%(64<<10) == 0 && m.stopped() {
-			return -1
+	if c := m.pc(p); c != '%' && c != '[' && c != '.' || c == '%' && classBits[m.pc(p+1)] != 0 {
+		// A literal or a %class: the item decoded once, not per byte.
+		k, neg := uint16(0), false
+		if c == '%' {
+			k = classBits[m.pc(p+1)]
+			neg = k&negated != 0
+		}
+		for s+i < len(m.src) {
+			if d := m.src[s+i]; k == 0 && d != c || k != 0 && (inClass[d]&k != 0) == neg {
+				break
+			}
+			i++
+			if i%(64<<10) == 0 && m.stopped() {
+				return -1
+			}
+		}
+	} else {
+		for s+i < len(m.src) && m.singleMatch(m.src[s+i], p, ep) {
+			i++
+			if i%(64<<10) == 0 && m.stopped() {
+				return -1
+			}
 		}
 	}
-	if !m.push(frame{kind: fMaxExpand, s: s, ep: ep, i: i}) {
+	if !m.push(fMaxExpand, s, 0, ep, i) {
 		return -1
 	}
 	return s + i
@@ -550,6 +601,9 @@ func (m *Matcher) NumCaptures(whole bool) int {
 // pattern's '^' was stripped by the caller, which passes anchor.
 func (m *Matcher) Find(init int, anchor bool) (start, end int, err error) {
 	for s1 := init; ; s1++ {
+		if !anchor {
+			s1 = m.NextStart(s1)
+		}
 		e, err := m.Match(s1, 0)
 		if err != nil {
 			return -1, -1, err
@@ -561,6 +615,85 @@ func (m *Matcher) Find(init int, anchor bool) (start, end int, err error) {
 			return -1, -1, nil
 		}
 	}
+}
+
+// NextStart returns the first position from s at which a match can start,
+// going by the pattern's first item (after any opening captures): where
+// that item is a single byte or a %class that must match once or more
+// (no '?', '*' or '-' after it), a match at any other position fails on
+// it at once, as match() would there, without an error or any other
+// effect. s itself otherwise, and len(src) when no byte from s can
+// start a match (a match at len(src) then fails too). A long scan polls
+// Env.Stopped; a stop is then the next Match's error.
+func (m *Matcher) NextStart(s int) int {
+	if m.first == firstUnknown {
+		m.first = firstAny
+		if skipStarts {
+			m.first = m.firstItem()
+		}
+	}
+	switch {
+	case m.first == firstAny:
+		return s
+	case m.first >= 0:
+		for s < len(m.src) {
+			end := min(len(m.src), s+64<<10)
+			if i := strings.IndexByte(m.src[s:end], byte(m.first)); i >= 0 {
+				return s + i
+			}
+			s = end
+			if m.stopped() {
+				return s
+			}
+		}
+		return s
+	}
+	k, neg := m.class, m.class&negated != 0
+	for ; s < len(m.src); s++ {
+		if (inClass[m.src[s]]&k != 0) != neg {
+			return s
+		}
+		if s%(64<<10) == 0 && s > 0 && m.stopped() {
+			return s
+		}
+	}
+	return s
+}
+
+// firstItem is NextStart's look at the pattern: the byte (or firstClass,
+// with m.class) that a match's first byte must be, or firstAny.
+func (m *Matcher) firstItem() int {
+	p := 0
+	for m.pc(p) == '(' && m.pc(p+1) != ')' {
+		p++
+	}
+	if p >= MaxCaptures {
+		return firstAny // "too many captures" is match()'s to raise
+	}
+	c := m.pc(p)
+	ep := p + 1
+	if c == '%' {
+		ep++
+	}
+	switch m.pc(ep) {
+	case '?', '*', '-':
+		return firstAny // the item may match nothing
+	}
+	switch c {
+	case 0, '(', ')', '[', '.', '$':
+		return firstAny
+	case '%':
+		d := m.pc(p + 1)
+		if d == 0 || d == 'b' || d == 'f' || isDigit(d) {
+			return firstAny
+		}
+		if k := classBits[d]; k != 0 {
+			m.class = k
+			return firstClass
+		}
+		return int(d) // an escaped byte: itself
+	}
+	return int(c)
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
@@ -593,38 +726,39 @@ func ToUpper(c byte) byte {
 	return c
 }
 
-// matchClass is match_class: byte c against %cl.
+// matchClass is match_class: byte c against %cl, from two tables
+// (classBits, inClass) that the C locale's <ctype.h> above fills; the
+// switch it replaces was a tenth of a short gsub.
 func matchClass(c, cl byte) bool {
-	var res bool
-	switch ToLower(cl) {
-	case 'a':
-		res = isAlpha(c)
-	case 'c':
-		res = isCntrl(c)
-	case 'd':
-		res = isDigit(c)
-	case 'l':
-		res = isLower(c)
-	case 'p':
-		res = isPunct(c)
-	case 's':
-		res = isSpace(c)
-	case 'u':
-		res = isUpper(c)
-	case 'w':
-		res = isAlnum(c)
-	case 'x':
-		res = isXDigit(c)
-	case 'z':
-		res = c == 0
-	default:
+	k := classBits[cl]
+	if k == 0 {
 		return cl == c
 	}
-	if isLower(cl) {
-		return res
-	}
-	return !res
+	return (inClass[c]&k != 0) != (k&negated != 0)
 }
+
+// negated marks an upper-case class letter in classBits: the complement.
+const negated = 1 << 15
+
+// classLetters are match_class's letters, each a bit of inClass.
+const classLetters = "acdlpsuwxz"
+
+// classBits[cl] is the bit of class letter cl (with negated for an
+// upper-case one), 0 when cl names no class (%cl then matches cl itself);
+// inClass[c] has the bit of every class byte c belongs to.
+var classBits, inClass = func() (bits, in [256]uint16) {
+	is := [...]func(byte) bool{isAlpha, isCntrl, isDigit, isLower, isPunct, isSpace, isUpper, isAlnum, isXDigit, func(c byte) bool { return c == 0 }}
+	for k, l := range []byte(classLetters) {
+		bits[l] = 1 << k
+		bits[ToUpper(l)] = 1<<k | negated
+		for c := range 256 {
+			if is[k](byte(c)) {
+				in[c] |= 1 << k
+			}
+		}
+	}
+	return bits, in
+}()
 
 // SetEnv replaces the matcher's Env (an iterator's matcher outlives the
 // call that made it).

@@ -3,6 +3,9 @@ package lstrlib
 import (
 	"errors"
 	"fmt"
+	"math/rand"
+	"os"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -270,4 +273,159 @@ func FuzzPattern(f *testing.F) {
 			i = next
 		}
 	})
+}
+
+// matchClassC is lstrlib.c's match_class as written there (a switch on
+// the lowered class letter over <ctype.h>), the reference for the tables
+// matchClass reads.
+func matchClassC(c, cl byte) bool {
+	var res bool
+	switch ToLower(cl) {
+	case 'a':
+		res = isAlpha(c)
+	case 'c':
+		res = isCntrl(c)
+	case 'd':
+		res = isDigit(c)
+	case 'l':
+		res = isLower(c)
+	case 'p':
+		res = isPunct(c)
+	case 's':
+		res = isSpace(c)
+	case 'u':
+		res = isUpper(c)
+	case 'w':
+		res = isAlnum(c)
+	case 'x':
+		res = isXDigit(c)
+	case 'z':
+		res = c == 0
+	default:
+		return cl == c
+	}
+	if isLower(cl) {
+		return res
+	}
+	return !res
+}
+
+func TestMatchClassTables(t *testing.T) {
+	for cl := range 256 {
+		for c := range 256 {
+			if got, want := matchClass(byte(c), byte(cl)), matchClassC(byte(c), byte(cl)); got != want {
+				t.Fatalf("matchClass(%q, %%%c) = %v, match_class says %v", byte(c), byte(cl), got, want)
+			}
+		}
+	}
+}
+
+// TestNextStartAgainstEveryPosition runs generated patterns through Find
+// and Gsub with NextStart skipping positions and with every position
+// tried (lstrlib.c's way): the same matches, captures, results and errors.
+func TestNextStartAgainstEveryPosition(t *testing.T) {
+	seed := int64(1)
+	if v := os.Getenv("LSTRLIB_SEED"); v != "" {
+		seed, _ = strconv.ParseInt(v, 10, 64)
+	}
+	t.Logf("seed %d (LSTRLIB_SEED=%d reproduces)", seed, seed)
+	r := rand.New(rand.NewSource(seed))
+	pick := func(xs ...string) string { return xs[r.Intn(len(xs))] }
+	subject := func() string {
+		var b strings.Builder
+		filler := pick("x", " ", "ab", "\x00", "-")
+		for n := r.Intn(80); n > 0; n-- {
+			if r.Intn(6) == 0 {
+				b.WriteString(pick("a", "A", "1", "b2", "(", ")", "%", "$", "^", "]", "\x00", "\xe9", "aa:11", "k=v"))
+			} else {
+				b.WriteString(filler)
+			}
+		}
+		return b.String()
+	}
+	pattern := func() string {
+		var b strings.Builder
+		for n := r.Intn(4); n > 0; n-- {
+			b.WriteString(pick("(", "(", "()"))
+		}
+		b.WriteString(pick("a", "b", "1", ":", "=", "^", "$", "]", ")", "\x00", "\xe9", "%a", "%d", "%w", "%s", "%S", "%A", "%z", "%Z",
+			"%.", "%%", "%]", "%", "%b()", "%f[%a]", "%1", ".", "[ab]", "[^a]", "[a", "(", ")"))
+		b.WriteString(pick("", "", "+", "+", "*", "?", "-"))
+		b.WriteString(pick("", "", ")", "(%d+)", "b-", "%w*", "$", ":(%d+)", "=(%w+)", "%1", "[", ")"))
+		return b.String()
+	}
+	type result struct {
+		s, e, n int
+		caps    string
+		err     string
+	}
+	run := func(src, pat string, init int, anchor bool) (find, gsub result) {
+		env := &budget{maxPolls: 1000, maxAlloc: 1 << 20}
+		m := NewMatcher(env, src, pat)
+		s, e, err := m.Find(init, anchor)
+		find = result{s: s, e: e}
+		if err != nil {
+			find.err = err.Error()
+		} else if s >= 0 {
+			for i := 0; i < m.NumCaptures(true); i++ {
+				text, pos, isPos, err := m.Capture(i, s, e)
+				find.caps += fmt.Sprintf("|%q %d %v %v", text, pos, isPos, err)
+			}
+		}
+		p := pat
+		if anchor {
+			p = "^" + pat
+		}
+		res, n, err := Gsub(env, src, p, len(src)+1, func(m *Matcher, b *Buffer, s, e int) error {
+			return m.AddString(b, "<%0|%1>", s, e)
+		})
+		gsub = result{n: n, caps: res}
+		if err != nil {
+			gsub.err = err.Error()
+		}
+		return find, gsub
+	}
+	defer func() { skipStarts = true }()
+	for i := 0; i < 20000; i++ {
+		src, pat := subject(), pattern()
+		init, anchor := r.Intn(len(src)+1), r.Intn(8) == 0
+		skipStarts = true
+		f1, g1 := run(src, pat, init, anchor)
+		skipStarts = false
+		f2, g2 := run(src, pat, init, anchor)
+		if f1 != f2 || g1 != g2 {
+			t.Fatalf("%q in %q from %d (anchor %v):\nskipping  find %+v gsub %+v\nevery pos find %+v gsub %+v", pat, src, init, anchor, f1, g1, f2, g2)
+		}
+	}
+}
+
+// TestScanFormatBareConversion: what strlib's strFormat assumes when it
+// does not call ScanFormat for an item that is a bare letter.
+func TestScanFormatBareConversion(t *testing.T) {
+	for c := range 256 {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z') {
+			continue
+		}
+		sp, next, err := ScanFormat("%"+string(rune(c))+"x", 1)
+		if want := (Spec{Width: -1, Prec: -1, Conv: byte(c)}); err != nil || next != 2 || sp != want {
+			t.Fatalf("ScanFormat(%%%c) = %+v, %d, %v; want %+v, 2", c, sp, next, err, want)
+		}
+	}
+}
+
+// TestNextStartStops: a search that skips through a long subject polls as
+// it goes, so a stopped script leaves it (a literal and a class first).
+func TestNextStartStops(t *testing.T) {
+	src := strings.Repeat("x", 1<<20)
+	for _, pat := range []string{"y", "(%d+)", "%.a"} {
+		env := &budget{maxPolls: 3}
+		_, _, err := NewMatcher(env, src, pat).Find(0, false)
+		if err != errStopped || env.polls > 4 {
+			t.Errorf("find %q: %v after %d polls, want it stopped at the fourth", pat, err, env.polls)
+		}
+		env = &budget{maxPolls: 3}
+		if _, _, err := Gsub(env, src, pat, len(src)+1, func(m *Matcher, b *Buffer, s, e int) error { return nil }); err != errStopped {
+			t.Errorf("gsub %q: %v, want it stopped", pat, err)
+		}
+	}
 }

@@ -32,12 +32,12 @@ func Open(L *lua.LState, t *lua.LTable) {
 		"format":  strFormat,
 		"gsub":    strGsub,
 		"len":     func(L *lua.LState) int { L.Push(lauxlib.Number(L, len(lauxlib.CheckString(L, 1)))); return 1 },
-		"lower":   func(L *lua.LState) int { return strMap(L, lstrlib.ToLower) },
+		"lower":   func(L *lua.LState) int { return strMap(L, &lowerTab) },
 		"match":   func(L *lua.LState) int { return strFindAux(L, false) },
 		"rep":     strRep,
 		"reverse": strReverse,
 		"sub":     strSub,
-		"upper":   func(L *lua.LState) int { return strMap(L, lstrlib.ToUpper) },
+		"upper":   func(L *lua.LState) int { return strMap(L, &upperTab) },
 	} {
 		t.RawSetString(k, L.NewFunction(f))
 	}
@@ -100,20 +100,33 @@ func strReverse(L *lua.LState) int {
 }
 
 // strMap is str_lower and str_upper: each byte through the C locale's
-// tolower or toupper (bytes past ASCII stay as they are).
-func strMap(L *lua.LState, f func(byte) byte) int {
+// tolower or toupper (bytes past ASCII stay as they are), read from tab.
+func strMap(L *lua.LState, tab *[256]byte) int {
 	s := lauxlib.CheckString(L, 1)
 	lauxlib.Alloc(L, len(s))
-	b := make([]byte, len(s))
-	for i := range len(s) {
-		if i%(1<<20) == 0 && i > 0 {
-			lauxlib.Poll(L)
+	// The string and its bytes in one allocation (a []byte, then its
+	// string's copy and that string's box, were three).
+	v, b := seam.NewString(len(s))
+	for i := 0; i < len(s); {
+		if i > 0 {
+			lauxlib.Poll(L) // every MiB
 		}
-		b[i] = f(s[i])
+		end := min(len(s), i+1<<20)
+		for ; i < end; i++ {
+			b[i] = tab[s[i]]
+		}
 	}
-	L.Push(lua.LString(b))
+	L.Push(v)
 	return 1
 }
+
+// lowerTab and upperTab are tolower and toupper of every byte.
+var lowerTab, upperTab = func() (lo, up [256]byte) {
+	for c := range 256 {
+		lo[c], up[c] = lstrlib.ToLower(byte(c)), lstrlib.ToUpper(byte(c))
+	}
+	return lo, up
+}()
 
 // strRep is str_rep. The copies are made by doubling what is already
 // there, so a long result takes a few large copies (each a poll apart),
@@ -291,6 +304,7 @@ func strGmatch(L *lua.LState) int {
 	L.Push(L.NewFunction(func(L *lua.LState) int {
 		m.SetEnv(lauxlib.Of(L))
 		for src := start; src <= len(s); src++ {
+			src = m.NextStart(src)
 			e, err := m.Match(src, 0)
 			if err != nil {
 				raiseStr(L, err)
@@ -336,11 +350,22 @@ func strGsub(L *lua.LState) int {
 	default:
 		lauxlib.ArgError(L, 3, "string/function/table expected")
 	}
-	res, n, err := lstrlib.Gsub(lauxlib.Of(L), src, p, maxS, add)
+	var res lua.LValue
+	n, err := lstrlib.GsubTo(lauxlib.Of(L), src, p, maxS, add, func(b []byte, owned bool) {
+		if owned {
+			res = lua.LString(lstrlib.Owned(b))
+			return
+		}
+		// Copied out of the matcher's buffer into the string's own
+		// block: one allocation for the result.
+		v, dst := seam.NewString(len(b))
+		copy(dst, b)
+		res = v
+	})
 	if err != nil {
 		raiseStr(L, err)
 	}
-	L.Push(lua.LString(res))
+	L.Push(res)
 	L.Push(lauxlib.Number(L, n))
 	return 2
 }
@@ -367,6 +392,8 @@ func addValue(L *lua.LState, b *lstrlib.Buffer, v lua.LValue, text string) error
 	return lstrlib.Error("invalid replacement value (a " + v.Type().String() + ")")
 }
 
+func isLetter(c byte) bool { return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' }
+
 // strFormat is str_format.
 func strFormat(L *lua.LState) int {
 	top := L.GetTop()
@@ -379,8 +406,13 @@ func strFormat(L *lua.LState) int {
 	b := buf[:0]
 	for i := 0; i < len(fs); {
 		if fs[i] != '%' {
-			b = append(b, fs[i])
-			i++
+			// The text up to the next item in one append.
+			j := strings.IndexByte(fs[i:], '%')
+			if j < 0 {
+				j = len(fs) - i
+			}
+			b = append(b, fs[i:i+j]...)
+			i += j
 			continue
 		}
 		i++
@@ -392,11 +424,21 @@ func strFormat(L *lua.LState) int {
 		if arg++; arg > top {
 			lauxlib.ArgError(L, arg, "no value")
 		}
-		sp, next, err := lstrlib.ScanFormat(fs, i)
-		if err != nil {
-			raiseStr(L, err)
+		var sp lstrlib.Spec
+		if i < len(fs) && isLetter(fs[i]) {
+			// A bare conversion ("%s", "%d"): no flag, width or
+			// precision to scan (a letter is none of them), what
+			// ScanFormat returns for it.
+			sp = lstrlib.Spec{Width: -1, Prec: -1, Conv: fs[i]}
+			i++
+		} else {
+			var next int
+			var err error
+			if sp, next, err = lstrlib.ScanFormat(fs, i); err != nil {
+				raiseStr(L, err)
+			}
+			i = next
 		}
-		i = next
 		switch sp.Conv {
 		case 'c':
 			b = sp.AppendChar(b, lauxlib.CheckNumber(L, arg))
@@ -429,6 +471,8 @@ func strFormat(L *lua.LState) int {
 			lauxlib.NoMemory(L)
 		}
 	}
-	L.Push(lua.LString(b))
+	v, dst := seam.NewString(len(b))
+	copy(dst, b)
+	L.Push(v)
 	return 1
 }
