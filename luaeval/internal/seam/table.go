@@ -64,6 +64,16 @@ type tabMeta struct {
 	next     []int32 // chain link of each node, -1 for none
 	lastfree int     // ltable.c's lastfree: nodes below it may be free
 	lastNext int     // the node of the key Next returned last (a hint)
+	// used counts the nodes holding a key. Every key with a value in
+	// dict or strdict has a node, so when used is their count no node
+	// holds a dead key (one whose value was set to nil), and a rehash or
+	// a collision need not look values up to tell.
+	used int
+}
+
+// allLive reports whether every key in t's nodes (m) has a value.
+func allLive(t *lTable, m *tabMeta) bool {
+	return fastTables && m.used == len(t.strdict)+len(t.dict)
 }
 
 // metaOf returns t's bookkeeping when t has a hash part in Lua's layout.
@@ -567,7 +577,10 @@ func placeKey(L *lua.LState, t *lTable, k lua.LValue) bool {
 // value up.
 func newKeyAt(L *lua.LState, t *lTable, m *tabMeta, k lua.LValue, mp int, live bool) bool {
 	size := len(m.next)
-	if old := t.keys[mp]; old != lua.LNil && (live || t.value(old) != lua.LNil) {
+	old := t.keys[mp]
+	if old == lua.LNil {
+		m.used++
+	} else if live || allLive(t, m) || t.value(old) != lua.LNil {
 		n := getFreePos(t, m)
 		if n < 0 {
 			rehash(L, t, k)
@@ -590,6 +603,7 @@ func newKeyAt(L *lua.LState, t *lTable, m *tabMeta, k lua.LValue, mp int, live b
 			m.next[mp] = int32(n)
 			mp = n
 		}
+		m.used++
 	}
 	// A key whose value is nil loses its node, as in Lua.
 	t.keys[mp] = k
@@ -667,6 +681,7 @@ func resize(L *lua.LState, t *lTable, nasize, nhsize int) {
 	lauxlib.Alloc(L, grow*slotBytes+nodeBytes*nhsize)
 	oldKeys := t.keys
 	oldMeta := metaOf(t)
+	live := oldMeta != nil && allLive(t, oldMeta)
 	oldArray := t.array
 	if nasize > len(t.array) {
 		a := make([]lua.LValue, nasize)
@@ -695,13 +710,14 @@ func resize(L *lua.LState, t *lTable, nasize, nhsize int) {
 		if k == lua.LNil {
 			continue
 		}
-		v := t.value(k)
-		if v == lua.LNil {
+		if n, ok := arrayIndex(k); ok && uint(n-1) < uint(len(t.array)) {
+			if v := t.value(k); v != lua.LNil {
+				t.array[n-1] = v
+				t.store(k, lua.LNil)
+			}
 			continue
 		}
-		if n, ok := arrayIndex(k); ok && uint(n-1) < uint(len(t.array)) {
-			t.array[n-1] = v
-			t.store(k, lua.LNil)
+		if !live && t.value(k) == lua.LNil {
 			continue
 		}
 		insertNew(L, t, k)

@@ -331,7 +331,9 @@ func fastLen(s *lState, cf *callFrame, inst uint32) bool {
 
 // fastTables turns off what this file and ltablib do on their own (new
 // keys written without the handler, # without the hook, table.sort's
-// direct calls), so that tests can compare those paths with the slow ones
+// direct calls), the node counts that spare a rehash its value lookups
+// (table.go's allLive) and the cache of short concatenation results
+// (concat.go), so that tests can compare those paths with the slow ones
 // (SetFastTables).
 var fastTables = true
 
