@@ -425,6 +425,15 @@ func (r runCtx) ForIn() *seam.ForIn {
 	return &r.sb.forIn
 }
 
+// ConcatStrings is seam.ConcatSource's: the sandbox's cache of short
+// concatenation results.
+func (r runCtx) ConcatStrings() *lauxlib.Interner {
+	if r.sb == nil {
+		return nil
+	}
+	return &r.sb.concatStrs
+}
+
 func (r runCtx) Deadline() (time.Time, bool) { return time.Time{}, false }
 func (r runCtx) Value(any) any               { return nil }
 

@@ -52,6 +52,21 @@ func (e *Engine) quickReply(b []byte) (lua.LValue, bool) {
 	return nil, false
 }
 
+// bulkAt converts a bulk string with a short length at the start of b
+// (most elements of array replies: HGETALL's, LRANGE's) without the
+// general parser, and returns what follows it; ok is false for anything
+// else.
+func (e *Engine) bulkAt(b []byte) (v lua.LValue, rest []byte, ok bool) {
+	if len(b) < 4 || b[0] != '$' {
+		return nil, b, false
+	}
+	n, end, ok := smallDecimal(b, 1)
+	if !ok || end+n+4 > len(b) || b[end] != '\r' || b[end+1] != '\n' || b[end+n+2] != '\r' || b[end+n+3] != '\n' {
+		return nil, b, false
+	}
+	return e.internedBulk(b[end+2 : end+2+n]), b[end+n+4:], true
+}
+
 // smallDecimal reads the digits of b from i on: at most 6 of them, no sign,
 // no leading zero (except "0" itself). end is the index after them.
 func smallDecimal(b []byte, i int) (n, end int, ok bool) {
@@ -136,10 +151,10 @@ func (e *Engine) parseReply(L *lua.LState, b []byte, depth int) (lua.LValue, []b
 		t := seam.SequenceTable(L, int(min(it.Int, 1<<30)))
 		presized := true
 		for j := int64(1); j <= it.Int; j++ {
-			var v lua.LValue
-			var ok bool
-			v, rest, ok = e.parseReply(L, rest, depth+1)
-			if !ok {
+			v, r, ok := e.bulkAt(rest)
+			if ok {
+				rest = r
+			} else if v, rest, ok = e.parseReply(L, rest, depth+1); !ok {
 				return lua.LNil, b, false
 			}
 			if v == lua.LNil && presized {

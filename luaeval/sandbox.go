@@ -96,6 +96,8 @@ type sandbox struct {
 	runner  *lua.LFunction // calls a run's script (runScript)
 	forIn   seam.ForIn     // ipairs's iterator and next, for the VM loop
 
+	concatStrs lauxlib.Interner // short results of `..` (seam.ConcatSource)
+
 	keys, argv *lua.LTable       // KEYS and ARGV, refilled for each run (see fillArgs)
 	sources    map[string]string // loadstring chunk id -> source, this run
 

@@ -52,6 +52,11 @@ func InternBytes(in *Interner, b []byte) lua.LValue {
 	return v
 }
 
+// Slot returns b's slot in the cache (nil for a string too long or empty
+// to keep) and whether it holds b: a caller that makes b's value itself
+// (seam's concatenation, in one allocation) stores it there on a miss.
+func Slot(in *Interner, b []byte) (*lua.LValue, bool) { return lookup(in, b) }
+
 // lookup returns b's slot (nil for a string too long or empty to keep)
 // and whether it holds b.
 func lookup[T string | []byte](in *Interner, b T) (*lua.LValue, bool) {

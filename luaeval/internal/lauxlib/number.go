@@ -38,6 +38,13 @@ func FormatNumber(f float64) string {
 
 // AppendNumber appends FormatNumber(f) to dst.
 func AppendNumber(dst []byte, f float64) []byte {
+	if f >= 1 && f < 1e14 {
+		// The common case first (counters, indexes, ids): a positive
+		// integer, which no special spelling applies to.
+		if i := int64(f); float64(i) == f {
+			return strconv.AppendInt(dst, i, 10)
+		}
+	}
 	if s, ok := NonFinite(f); ok {
 		return append(dst, s...)
 	}

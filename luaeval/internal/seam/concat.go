@@ -77,10 +77,19 @@ func concat(L *lua.LState, inst uint32) {
 			// the operands are the concatenation's own temporaries, so
 			// converting them in place first, as lvm.c does, could not
 			// be seen.
+			for n < total && f.strOrNumber(last-n) {
+				n++
+			}
+			if v, ok := shortConcat(L, f, last-n+1, last); ok {
+				f.set(last-n+1, v)
+				total -= n - 1
+				last -= n - 1
+				continue
+			}
 			var tmp [32]byte
 			size := 0
-			for n = 0; n < total && f.strOrNumber(last-n); n++ {
-				switch v := f.get(last - n).(type) {
+			for i := last - n + 1; i <= last; i++ {
+				switch v := f.get(i).(type) {
 				case lua.LString:
 					size += len(v)
 				case lua.LNumber:
@@ -127,6 +136,63 @@ func concat(L *lua.LState, inst uint32) {
 		last -= n - 1
 	}
 	f.set(OpA(inst), f.get(b))
+}
+
+// ConcatSource is implemented by a script state's context that keeps a
+// cache of short strings for concatenation's results.
+type ConcatSource interface{ ConcatStrings() *lauxlib.Interner }
+
+// shortConcat is the concatenation of registers first..last (strings and
+// numbers) when the result is short enough to be cached: the same bytes
+// give the same string value again, as Lua interns every string, without
+// an allocation ('k' .. i building the keys a loop wrote before and reads
+// again, KEYS[1] .. ':wait' in every run). The script is charged the
+// result's size as for a string it makes. false: no cache, or a longer
+// (or empty) result, which the caller builds.
+func shortConcat(L *lua.LState, f frame, first, last int) (lua.LValue, bool) {
+	if !fastTables {
+		return nil, false
+	}
+	src, ok := L.Context().(ConcatSource)
+	if !ok {
+		return nil, false
+	}
+	in := src.ConcatStrings()
+	if in == nil {
+		return nil, false
+	}
+	// Room for one number (at most 21 bytes as "%.14g") past the
+	// longest cached string, so appending never leaves the array.
+	var sb [lauxlib.MaxInterned + 24]byte
+	buf := sb[:0]
+	for i := first; i <= last; i++ {
+		switch x := f.get(i).(type) {
+		case lua.LString:
+			if len(buf)+len(x) > lauxlib.MaxInterned {
+				return nil, false
+			}
+			buf = append(buf, x...)
+		case lua.LNumber:
+			buf = lauxlib.AppendNumber(buf, float64(x))
+			if len(buf) > lauxlib.MaxInterned {
+				return nil, false
+			}
+		}
+	}
+	if len(buf) == 0 {
+		return nil, false
+	}
+	lauxlib.Alloc(L, len(buf))
+	slot, hit := lauxlib.Slot(in, buf)
+	if hit {
+		return *slot, true
+	}
+	v, b := newString(len(buf))
+	copy(b, buf)
+	if slot != nil {
+		*slot = v
+	}
+	return v, true
 }
 
 // strOrNumber reports whether register r holds a string or a number.

@@ -80,7 +80,7 @@ const maxSlots = 64
 // for a loop that cannot run as a kernel (remembered as such).
 type kernel struct {
 	addr   uintptr                         // the proto's address, not a reference to it
-	proto  weak.Pointer[lua.FunctionProto] // for a kernel: the proto itself
+	proto  weak.Pointer[lua.FunctionProto] // the proto itself
 	pc     int                             // the FORPREP's index
 	ok     bool
 	start  int // the body's first instruction (FORPREP + 1)
@@ -96,22 +96,20 @@ type kernel struct {
 
 // kernels is a direct-mapped cache of analyses, bounded so that scripts a
 // client loads and flushes cannot grow it; a collision only costs an
-// analysis again. It holds no proto alive: a loop found not to be a
-// kernel is known by its proto's address (another proto at that address
-// later only runs in the interpreter until the entry is replaced), a
-// kernel by a weak pointer to its proto, checked before it runs.
+// analysis again. It holds no proto alive: an entry is known by a weak
+// pointer to its proto, checked before it is used (a loop found not to
+// be a kernel included: another proto at a collected one's address is
+// analysed afresh, not left to the interpreter).
 var kernels [1024]atomic.Pointer[kernel]
 
 func kernelOf(p *lua.FunctionProto, pc int) *kernel {
 	addr := uintptr(unsafe.Pointer(p))
 	h := (addr>>4 ^ uintptr(pc)*0x9e3779b1) % uintptr(len(kernels))
-	if k := kernels[h].Load(); k != nil && k.addr == addr && k.pc == pc && (!k.ok || k.proto.Value() == p) {
+	if k := kernels[h].Load(); k != nil && k.addr == addr && k.pc == pc && k.proto.Value() == p {
 		return k
 	}
 	k := analyse(p, pc)
-	if k.ok {
-		k.proto = weak.Make(p)
-	}
+	k.proto = weak.Make(p)
 	kernels[h].Store(k)
 	return k
 }

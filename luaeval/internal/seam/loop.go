@@ -215,6 +215,15 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			if fastLen(s, cf, inst) {
 				continue
 			}
+		case lua.OP_CONCAT:
+			// The hook's work without the handler's call (concat.go);
+			// a __concat metamethod may have called Lua, as after any
+			// handler.
+			cf.Pc = pc
+			concat(L, inst)
+			cf = s.currentFrame
+			p, lb, pc = frameCode(cf)
+			continue
 		case lua.OP_CALL:
 			cf.Pc = pc
 			if fastCall(L, s, gs, cf, inst) {

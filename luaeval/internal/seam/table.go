@@ -64,6 +64,16 @@ type tabMeta struct {
 	next     []int32 // chain link of each node, -1 for none
 	lastfree int     // ltable.c's lastfree: nodes below it may be free
 	lastNext int     // the node of the key Next returned last (a hint)
+	// used counts the nodes holding a key. Every key with a value in
+	// dict or strdict has a node, so when used is their count no node
+	// holds a dead key (one whose value was set to nil), and a rehash or
+	// a collision need not look values up to tell.
+	used int
+}
+
+// allLive reports whether every key in t's nodes (m) has a value.
+func allLive(t *lTable, m *tabMeta) bool {
+	return fastTables && m.used == len(t.strdict)+len(t.dict)
 }
 
 // metaOf returns t's bookkeeping when t has a hash part in Lua's layout.
@@ -127,6 +137,19 @@ func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 		setNodeVector(L, tableOf(&st.t), nrec)
 		return &st.t
 	}
+	if narr > 0 && narr <= len(smallTable8{}.a) {
+		// The same up to 8 (an array reply such as HGETALL's of a
+		// few fields, a decoded array).
+		st := &smallTable8{}
+		st.t.Metatable = lua.LNil
+		a := st.a[:narr:narr]
+		for i := range a {
+			a[i] = lua.LNil
+		}
+		tableOf(&st.t).array = a
+		setNodeVector(L, tableOf(&st.t), nrec)
+		return &st.t
+	}
 	t := L.CreateTable(0, 0)
 	tb := tableOf(t)
 	if narr > 0 {
@@ -145,6 +168,11 @@ func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 type smallTable struct {
 	t lua.LTable
 	a [4]lua.LValue
+}
+
+type smallTable8 struct {
+	t lua.LTable
+	a [8]lua.LValue
 }
 
 func nilSlots(n int) []lua.LValue {
@@ -434,6 +462,13 @@ func ceilLog2(x int) int {
 // setNodeVector is ltable.c's setnodevector: size free nodes (rounded up
 // to a power of two), or the dummy node for 0.
 func setNodeVector(L *lua.LState, t *lTable, size int) {
+	setNodeVectorIn(L, t, size, 0, nil)
+}
+
+// setNodeVectorIn is setNodeVector with a block of at least room nodes,
+// or in reuse's block (t's hash part, whose keys the caller has copied)
+// when reuse is not nil.
+func setNodeVectorIn(L *lua.LState, t *lTable, size, room int, reuse *tabMeta) {
 	if size == 0 {
 		t.keys, t.k2i = nil, nil
 		return
@@ -448,20 +483,26 @@ func setNodeVector(L *lua.LState, t *lTable, size int) {
 	var ud *lua.LUserData
 	// A small hash part's nodes and bookkeeping in one allocation (a
 	// table grown key by key is rehashed at 1, 2, 4 and 8 nodes), sized
-	// to the part so a small table takes no more memory than before.
-	switch {
-	case size <= 2:
+	// to the part (or to room) so a small table takes little memory; the
+	// slices keep the block's capacity, which resize grows into.
+	switch room = max(room, size); {
+	case reuse != nil:
+		keys, m = t.keys[:size+1], reuse
+		ud = t.keys[len(reuse.next)].(*lua.LUserData)
+		m.next = m.next[:size]
+		m.lastNext, m.used = 0, 0
+	case room <= 2:
 		sn := &nodes2{}
-		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
-		m.next = sn.next[:size:size]
-	case size <= 4:
+		keys, m, ud = sn.keys[:size+1], &sn.m, &sn.ud
+		m.next = sn.next[:size]
+	case room <= 4:
 		sn := &nodes4{}
-		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
-		m.next = sn.next[:size:size]
-	case size <= 8:
+		keys, m, ud = sn.keys[:size+1], &sn.m, &sn.ud
+		m.next = sn.next[:size]
+	case room <= 8:
 		sn := &nodes8{}
-		keys, m, ud = sn.keys[:size+1:size+1], &sn.m, &sn.ud
-		m.next = sn.next[:size:size]
+		keys, m, ud = sn.keys[:size+1], &sn.m, &sn.ud
+		m.next = sn.next[:size]
 	default:
 		sn := &nodesMeta{}
 		keys, m, ud = make([]lua.LValue, size+1), &sn.m, &sn.ud
@@ -570,7 +611,10 @@ func placeKey(L *lua.LState, t *lTable, k lua.LValue) bool {
 // value up.
 func newKeyAt(L *lua.LState, t *lTable, m *tabMeta, k lua.LValue, mp int, live bool) bool {
 	size := len(m.next)
-	if old := t.keys[mp]; old != lua.LNil && (live || t.value(old) != lua.LNil) {
+	old := t.keys[mp]
+	if old == lua.LNil {
+		m.used++
+	} else if live || allLive(t, m) || t.value(old) != lua.LNil {
 		n := getFreePos(t, m)
 		if n < 0 {
 			rehash(L, t, k)
@@ -593,6 +637,7 @@ func newKeyAt(L *lua.LState, t *lTable, m *tabMeta, k lua.LValue, mp int, live b
 			m.next[mp] = int32(n)
 			mp = n
 		}
+		m.used++
 	}
 	// A key whose value is nil loses its node, as in Lua.
 	t.keys[mp] = k
@@ -670,7 +715,13 @@ func resize(L *lua.LState, t *lTable, nasize, nhsize int) {
 	lauxlib.Alloc(L, grow*slotBytes+nodeBytes*nhsize)
 	oldKeys := t.keys
 	oldMeta := metaOf(t)
+	live := oldMeta != nil && allLive(t, oldMeta)
+	oldSize := 0
+	if oldMeta != nil {
+		oldSize = len(oldMeta.next)
+	}
 	oldArray := t.array
+	var kept [4]lua.LValue
 	if nasize > len(t.array) {
 		a := make([]lua.LValue, nasize)
 		copy(a, t.array)
@@ -679,7 +730,18 @@ func resize(L *lua.LState, t *lTable, nasize, nhsize int) {
 		}
 		t.array = a
 	}
-	setNodeVector(L, t, nhsize)
+	switch {
+	case fastTables && oldMeta == nil && t.keys == nil && nhsize <= 2:
+		// A table growing key by key from an empty hash part: its
+		// next two growths (to 2 and 4 nodes) fit in the same block.
+		setNodeVectorIn(L, t, nhsize, 4, nil)
+	case fastTables && oldMeta != nil && oldSize <= len(kept) && nhsize > oldSize && 1<<ceilLog2(nhsize) <= cap(oldMeta.next):
+		// Grown inside its block: the old keys are copied out first.
+		oldKeys = kept[:copy(kept[:], oldKeys[:oldSize])]
+		setNodeVectorIn(L, t, nhsize, 0, oldMeta)
+	default:
+		setNodeVector(L, t, nhsize)
+	}
 	if nasize < len(oldArray) {
 		t.array = append([]lua.LValue(nil), oldArray[:nasize]...)
 		for i := nasize; i < len(oldArray); i++ {
@@ -693,18 +755,19 @@ func resize(L *lua.LState, t *lTable, nasize, nhsize int) {
 	if oldMeta == nil {
 		return
 	}
-	for i := len(oldMeta.next) - 1; i >= 0; i-- {
+	for i := oldSize - 1; i >= 0; i-- {
 		k := oldKeys[i]
 		if k == lua.LNil {
 			continue
 		}
-		v := t.value(k)
-		if v == lua.LNil {
+		if n, ok := arrayIndex(k); ok && uint(n-1) < uint(len(t.array)) {
+			if v := t.value(k); v != lua.LNil {
+				t.array[n-1] = v
+				t.store(k, lua.LNil)
+			}
 			continue
 		}
-		if n, ok := arrayIndex(k); ok && uint(n-1) < uint(len(t.array)) {
-			t.array[n-1] = v
-			t.store(k, lua.LNil)
+		if !live && t.value(k) == lua.LNil {
 			continue
 		}
 		insertNew(L, t, k)

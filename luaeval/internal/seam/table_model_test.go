@@ -101,11 +101,13 @@ func checkTable(tab *lua.LTable, model map[lua.LValue]lua.LValue) string {
 		return ""
 	}
 	size := len(m.next)
+	used := 0
 	for i := range size {
 		key := tb.keys[i]
 		if key == lua.LNil {
 			continue
 		}
+		used++
 		if nodeOf(tb, key) != i {
 			return "the chains do not lead to the node of " + key.String()
 		}
@@ -116,6 +118,9 @@ func checkTable(tab *lua.LTable, model map[lua.LValue]lua.LValue) string {
 			}
 			j = int(m.next[j])
 		}
+	}
+	if used != m.used {
+		return "used counts " + strconv.Itoa(m.used) + " nodes of " + strconv.Itoa(used)
 	}
 	if len(tb.k2i) != 0 {
 		return "k2i holds keys"
@@ -187,4 +192,63 @@ func checkVisits(tab *lua.LTable, model map[lua.LValue]lua.LValue) string {
 		return "next visited " + strconv.Itoa(len(seen)) + " keys of " + strconv.Itoa(len(model))
 	}
 	return ""
+}
+
+// TestTableLayoutFastAgainstSlow applies the same seeded random writes
+// (deletions included, so that nodes hold dead keys) with the fast table
+// paths on and off: the node counts that let a rehash or a collision skip
+// looking values up (tabMeta.used) must leave every table in the layout
+// the lookups leave, so next visits the keys in the same order after
+// every write.
+func TestTableLayoutFastAgainstSlow(t *testing.T) {
+	seed := int64(1)
+	if v := os.Getenv("LUAEVAL_SEED"); v != "" {
+		seed, _ = strconv.ParseInt(v, 10, 64)
+	}
+	t.Logf("seed %d (LUAEVAL_SEED reproduces)", seed)
+	defer SetFastTables(true)
+	r := rand.New(rand.NewSource(seed))
+	L := lua.NewState()
+	defer L.Close()
+	L.SetContext(noLimits{context.Background()})
+	var pool []lua.LValue
+	for i := 1; i <= 60; i++ {
+		pool = append(pool, lua.LNumber(i), lua.LString("k"+strconv.Itoa(i)), lua.LNumber(float64(i)+0.5))
+	}
+	order := func(tab *lua.LTable) string {
+		var b []byte
+		k := lua.LValue(lua.LNil)
+		for {
+			nk, v, ok := Next(tab, k)
+			if !ok {
+				return "invalid key"
+			}
+			if nk == lua.LNil {
+				return string(b)
+			}
+			b = append(b, nk.String()+"="+v.String()+" "...)
+			k = nk
+		}
+	}
+	for round := range 300 {
+		ops := make([][2]lua.LValue, r.Intn(300))
+		for i := range ops {
+			var v lua.LValue = lua.LNumber(i)
+			if r.Intn(3) == 0 {
+				v = lua.LNil
+			}
+			ops[i] = [2]lua.LValue{pool[r.Intn(len(pool))], v}
+		}
+		narr, nrec := r.Intn(6), r.Intn(6)
+		fast, slow := NewTable(L, narr, nrec), NewTable(L, narr, nrec)
+		for i, op := range ops {
+			SetFastTables(true)
+			RawSet(L, fast, op[0], op[1])
+			SetFastTables(false)
+			RawSet(L, slow, op[0], op[1])
+			if f, s := order(fast), order(slow); f != s {
+				t.Fatalf("round %d, write %d (%v = %v):\nfast %s\nslow %s", round, i, op[0], op[1], f, s)
+			}
+		}
+	}
 }

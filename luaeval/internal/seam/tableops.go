@@ -298,6 +298,12 @@ func fastSetTable(s *lState, cf *callFrame, inst uint32) bool {
 		RawSet((*lua.LState)(unsafe.Pointer(s)), t, kv, f.rk(OpC(inst)))
 		return true
 	case lua.LString:
+		if len(k) <= shortKey && fastTables {
+			if m := metaOf(tb); m != nil && noMeta(t) {
+				setShortString(s, tb, m, kv, f.rk(OpC(inst)))
+				return true
+			}
+		}
 		if _, ok := tb.strdict[string(k)]; ok {
 			tb.store(kv, f.rk(OpC(inst)))
 			return true
@@ -309,6 +315,31 @@ func fastSetTable(s *lState, cf *callFrame, inst uint32) bool {
 		return true
 	}
 	return false
+}
+
+// shortKey is the longest string key setShortString looks for along its
+// chain: Lua's hash reads every byte, the map's hash is faster past it.
+const shortKey = 32
+
+// setShortString is t[k] = v for a string key k into a table in Lua's
+// layout (m) without a metatable: k is looked for along the chain from its
+// main position, as luaH_set does, rather than in strdict too (every key
+// with a value has a node, so a key without one is new), and a new key is
+// given its node from the position hashed once.
+func setShortString(s *lState, tb *lTable, m *tabMeta, k, v lua.LValue) {
+	mp := mainPosition(k, len(m.next))
+	for i := mp; i >= 0; i = int(m.next[i]) {
+		if tb.keys[i] == k {
+			tb.store(k, v)
+			return
+		}
+	}
+	L := (*lua.LState)(unsafe.Pointer(s))
+	if !newKeyAt(L, tb, m, k, mp, false) {
+		for !placeKey(L, tb, k) {
+		}
+	}
+	tb.store(k, v)
 }
 
 // fastLen is OP_LEN (the hook's work) on a table or a string.
@@ -331,7 +362,9 @@ func fastLen(s *lState, cf *callFrame, inst uint32) bool {
 
 // fastTables turns off what this file and ltablib do on their own (new
 // keys written without the handler, # without the hook, table.sort's
-// direct calls), so that tests can compare those paths with the slow ones
+// direct calls), the node counts that spare a rehash its value lookups
+// (table.go's allLive) and the cache of short concatenation results
+// (concat.go), so that tests can compare those paths with the slow ones
 // (SetFastTables).
 var fastTables = true
 
