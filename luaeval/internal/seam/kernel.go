@@ -2,6 +2,7 @@ package seam
 
 import (
 	"math"
+	"math/bits"
 	"sync/atomic"
 	"unsafe"
 	"weak"
@@ -57,7 +58,11 @@ const (
 	kLe
 	kJmp
 	kForLoop
-	kExit // leaves the loop for the instruction at the pc in t
+	kExit    // leaves the loop for the instruction at the pc in t
+	kLoadObj // LOADK of a constant that is not a number (t: its index), into the register itself
+	kByte    // CALL of string.byte(R(A+1), R(A+2)) into R(A), one result (t: A)
+	kGetTab  // GETTABLE of a number from a table's array part
+	kSetTab  // SETTABLE of a number
 )
 
 // kop is one instruction: a, b, c are slots (registers first, then
@@ -92,6 +97,10 @@ type kernel struct {
 	a      int       // the FORPREP's A
 	entry  int       // the FORLOOP's operation
 	top    int       // the highest register involved
+	// clob is, for each kByte operation, the slots of the registers above
+	// the call's function, which the call leaves nil.
+	clob  []uint64
+	calls bool // the loop calls string.byte
 }
 
 // kernels is a direct-mapped cache of analyses, bounded so that scripts a
@@ -102,13 +111,16 @@ type kernel struct {
 // kernel by a weak pointer to its proto, checked before it runs.
 var kernels [1024]atomic.Pointer[kernel]
 
-func kernelOf(p *lua.FunctionProto, pc int) *kernel {
+// kernelOf is the analysis of p's loop at pc; byteFn is the script's
+// string.byte (nil for none), whose calls the loop may make (the
+// engine's, one per sandbox like the specialized protos that load it).
+func kernelOf(p *lua.FunctionProto, pc int, byteFn *lua.LFunction) *kernel {
 	addr := uintptr(unsafe.Pointer(p))
 	h := (addr>>4 ^ uintptr(pc)*0x9e3779b1) % uintptr(len(kernels))
 	if k := kernels[h].Load(); k != nil && k.addr == addr && k.pc == pc && (!k.ok || k.proto.Value() == p) {
 		return k
 	}
-	k := analyse(p, pc)
+	k := analyse(p, pc, byteFn)
 	if k.ok {
 		k.proto = weak.Make(p)
 	}
@@ -116,8 +128,17 @@ func kernelOf(p *lua.FunctionProto, pc int) *kernel {
 	return k
 }
 
-// analyse decodes the loop of the FORPREP at p.Code[pc].
-func analyse(p *lua.FunctionProto, pc int) *kernel {
+// analyse decodes the loop of the FORPREP at p.Code[pc]. Besides numbers,
+// a kernel moves a few values that are not: constants loaded into
+// registers (a function, a string), tables indexed by numbers holding
+// numbers, and calls of string.byte (byteFn) with two arguments and one
+// result. Those values stay in their registers, read and written there;
+// each operation on them checks at run time that they are what it
+// computes with (a table, a string, the function, an index in range, a
+// number found), and otherwise leaves the instruction to the interpreter
+// (see run). No operation on numbers may read a register that may hold
+// anything else (numericOnly).
+func analyse(p *lua.FunctionProto, pc int, byteFn *lua.LFunction) *kernel {
 	k := &kernel{addr: uintptr(unsafe.Pointer(p)), pc: pc}
 	code := p.Code
 	prep := code[pc]
@@ -172,9 +193,38 @@ func analyse(p *lua.FunctionProto, pc int) *kernel {
 			o.a, ok1 = reg(a)
 			o.b, ok2 = reg(b)
 		case lua.OP_LOADK:
+			if _, num := p.Constants[OpBx(inst)].(lua.LNumber); !num {
+				o.code = kLoadObj
+				o.a, ok1 = reg(a)
+				o.t = int32(OpBx(inst))
+				break
+			}
 			o.code = kMove
 			o.a, ok1 = reg(a)
 			o.b, ok2 = konst(OpBx(inst))
+		case lua.OP_CALL:
+			// string.byte(s, i) as one value: its function loaded by
+			// the loop itself (a specialized script's constant).
+			if b != 3 || c != 2 || a+3 >= 256 || byteFn == nil || !loadsConst(p, code[k.start:end], a, byteFn) {
+				return k
+			}
+			o.code = kByte
+			o.a, ok1 = reg(a)
+			o.b, ok2 = reg(a + 1)
+			o.c, ok3 = reg(a + 2)
+			o.t = int32(a)
+			k.top = max(k.top, a+3) // the call's result is pushed there
+			k.calls = true
+		case lua.OP_GETTABLE:
+			o.code = kGetTab
+			o.a, ok1 = reg(a)
+			o.b, ok2 = reg(b)
+			o.c, ok3 = rk(c)
+		case lua.OP_SETTABLE:
+			o.code = kSetTab
+			o.a, ok1 = reg(a)
+			o.b, ok2 = rk(b)
+			o.c, ok3 = rk(c)
 		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD, lua.OP_POW:
 			o.code = uint8(kAdd + op - lua.OP_ADD)
 			o.a, ok1 = reg(a)
@@ -256,6 +306,16 @@ func analyse(p *lua.FunctionProto, pc int) *kernel {
 	for _, r := range k.regs {
 		k.top = max(k.top, int(r))
 	}
+	k.clob = make([]uint64, len(ops))
+	for i, o := range ops {
+		if o.code == kByte {
+			for s, r := range k.regs {
+				if int(r) > int(o.t) {
+					k.clob[i] |= 1 << s
+				}
+			}
+		}
+	}
 	for _, o := range ops {
 		w := uint64(o.code) | uint64(o.a)<<8 | uint64(o.b)<<16 | uint64(o.c)<<24 | uint64(uint32(o.t))<<32
 		if o.k {
@@ -268,15 +328,90 @@ func analyse(p *lua.FunctionProto, pc int) *kernel {
 	}
 	k.ops = ops
 	k.entry = n - 1
-	k.live = liveIn(ops, k.entry)
-	k.ok = true
+	k.live = liveIn(ops, k.clob, k.entry)
+	k.ok = numericOnly(ops, k.clob, k.entry, k.live, nr)
 	return k
+}
+
+// loadsConst reports whether one of the loop's instructions loads
+// constant v into register a.
+func loadsConst(p *lua.FunctionProto, loop []uint32, a int, v lua.LValue) bool {
+	for _, in := range loop {
+		if OpCode(in) == lua.OP_LOADK && OpA(in) == a && p.Constants[OpBx(in)] == v {
+			return true
+		}
+	}
+	return false
+}
+
+// numericOnly reports whether every operation on numbers reads slots that
+// hold numbers, whatever path the loop takes: the slots live at entry
+// (which the kernel checks hold numbers) and those a number was written to
+// last. The others may hold a constant loaded, a call's nil or, at entry,
+// anything.
+func numericOnly(ops []kop, clob []uint64, entry int, live uint64, nr int) bool {
+	n := len(ops)
+	bit := func(s uint8) uint64 { return 1 << (s & (maxSlots - 1)) }
+	regs := ^uint64(0)
+	if nr < 64 {
+		regs = uint64(1)<<nr - 1
+	}
+	may := make([]uint64, n) // slots that may not hold a number before op i
+	seen := make([]bool, n)
+	work := []int{entry}
+	may[entry], seen[entry] = ^live&regs, true
+	flow := func(t int, s uint64) {
+		if t < 0 || t >= n || seen[t] && may[t]|s == may[t] {
+			return
+		}
+		may[t] |= s
+		seen[t] = true
+		work = append(work, t)
+	}
+	for len(work) > 0 {
+		i := work[len(work)-1]
+		work = work[:len(work)-1]
+		o, s := ops[i], may[i]
+		var reads uint64
+		switch o.code {
+		case kMove, kUnm:
+			reads = bit(o.b)
+			flow(i+1, s&^bit(o.a))
+		case kAdd, kSub, kMul, kDiv, kMod, kPow:
+			reads = bit(o.b) | bit(o.c)
+			flow(i+1, s&^bit(o.a))
+		case kEq, kLt, kLe:
+			reads = bit(o.b) | bit(o.c)
+			flow(i+2, s)
+			flow(int(o.t), s)
+		case kJmp:
+			flow(int(o.t), s)
+		case kForLoop:
+			reads = bit(o.a) | bit(o.b) | bit(o.c)
+			flow(0, s&^(bit(o.a)|bit(uint8(o.t))))
+		case kLoadObj:
+			flow(i+1, s|bit(o.a))
+		case kByte:
+			reads = bit(o.c)
+			flow(i+1, (s|clob[i])&^bit(o.a))
+		case kGetTab:
+			reads = bit(o.c)
+			flow(i+1, s&^bit(o.a))
+		case kSetTab:
+			reads = bit(o.b) | bit(o.c)
+			flow(i+1, s)
+		}
+		if reads&s != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 // liveIn is the set of slots some path from the loop's entry (its FORLOOP,
 // operation entry) reads before writing: those must hold numbers when
 // the kernel starts. Constants' slots may be in it; they always do.
-func liveIn(ops []kop, entry int) uint64 {
+func liveIn(ops []kop, clob []uint64, entry int) uint64 {
 	n := len(ops)
 	live := make([]uint64, n)
 	at := func(t int32) uint64 {
@@ -306,6 +441,16 @@ func liveIn(ops []kop, entry int) uint64 {
 				// The loop goes on to the body with the index and its copy
 				// written, or ends (the interpreter's FORLOOP).
 				in = bit(o.a) | bit(o.b) | bit(o.c) | at(0)&^(bit(o.a)|bit(uint8(o.t)))
+			case kLoadObj:
+				in = at(int32(i+1)) &^ bit(o.a)
+			case kByte:
+				// The function and the string are read from their
+				// registers, not as numbers.
+				in = bit(o.c) | at(int32(i+1))&^(bit(o.a)|clob[i])
+			case kGetTab:
+				in = bit(o.c) | at(int32(i+1))&^bit(o.a)
+			case kSetTab:
+				in = bit(o.b) | bit(o.c) | at(int32(i+1))
 			}
 			if in != live[i] {
 				live[i], changed = in, true
@@ -341,8 +486,14 @@ func kernelFor(L *lua.LState, s *lState, cf *callFrame, inst uint32, n int) (int
 	if x := init + step; !(step > 0 && x <= limit || step <= 0 && x >= limit) {
 		return n, false
 	}
-	k := kernelOf(cf.Fn.Proto, cf.Pc-1)
-	if !k.ok || lbase+k.top >= len(a) {
+	var byteFn *lua.LFunction
+	if src, ok := L.Context().(ForInSource); ok {
+		if fi := src.ForIn(); fi != nil {
+			byteFn = fi.Byte
+		}
+	}
+	k := kernelOf(cf.Fn.Proto, cf.Pc-1, byteFn)
+	if !k.ok || lbase+k.top >= len(a) || k.calls && !callsInline(L, s) {
 		return n, false
 	}
 	// OP_FORPREP, as gopher-lua's handler does it on numbers (the hook's
@@ -361,16 +512,45 @@ func kernelFor(L *lua.LState, s *lState, cf *callFrame, inst uint32, n int) (int
 	if CountKernels.Load() {
 		KernelRuns.Add(1)
 	}
-	return k.run(L, s, cf, &f, n), true
+	return k.run(L, s, cf, &f, n, byteFn), true
+}
+
+// callsInline reports whether a call of a Go function from the running
+// frame would be fastCallGo's, pushing its frame and popping it with no
+// other effect: the state is not a coroutine, and pushFrame would neither
+// reserve (the limit, a new segment, the value stack's growth) nor need a
+// segment the stack lacks. A kernel's string.byte is then that call's
+// result, computed without the frame; the depth and the stack do not
+// change while the kernel runs.
+func callsInline(L *lua.LState, s *lState) bool {
+	gs := growStackOf(L)
+	if gs == nil || s.Parent != nil {
+		return false
+	}
+	d := gs.depth()
+	if d >= L.Options.CallStackSize || d+callSlack > len(gs.segments)*lua.FramesPerSegment || s.reg.growBy < len(s.reg.array) {
+		return false
+	}
+	return gs.segSp < lua.FramesPerSegment || int(gs.segIdx)+1 < len(gs.segments) && gs.segments[gs.segIdx+1] != nil
 }
 
 // run runs the kernel from its FORLOOP until it leaves the loop, writes
 // back the registers it wrote and sets cf.Pc to the next instruction the
 // interpreter runs.
-func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float64, n int) int {
+//
+// The operations on values that are not numbers (kLoadObj, kByte, kGetTab,
+// kSetTab) read them from their registers: a register whose slot holds a
+// number not yet written back (dirty) holds nothing they can use. When an
+// operation's checks fail, the kernel stops before its instruction, all
+// registers written back, and the interpreter runs it and the rest of the
+// loop (it counts the instruction again: it is uncounted here).
+func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float64, n int, byteFn *lua.LFunction) int {
 	code := k.code
 	const m = maxSlots - 1
 	var dirty uint64
+	reg := s.reg
+	lb := cf.LocalBase
+	consts := cf.Fn.Proto.Constants
 	i := k.entry
 	for {
 		// An exit operation is no instruction: it is not counted.
@@ -426,6 +606,67 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 			dirty |= 1<<a | 1<<t
 			i = 0
 			continue
+		case kLoadObj:
+			// LOADK, into the register itself (setReg).
+			ra := lb + int(k.regs[a])
+			reg.array[ra] = consts[uint32(w>>32)]
+			if ra >= reg.top {
+				reg.top = ra + 1
+			}
+			dirty &^= 1 << a
+			i++
+			continue
+		case kByte:
+			if !k.strByte(reg, lb, f, w, &dirty, k.clob[i], byteFn) {
+				goto stop
+			}
+		case kGetTab:
+			// GETTABLE of an array slot holding a number: no __index.
+			if dirty&(1<<b) != 0 {
+				goto stop
+			}
+			t, ok := reg.array[lb+int(k.regs[b])].(*lua.LTable)
+			x := f[c]
+			j := int(x)
+			if !ok || float64(j) != x {
+				goto stop
+			}
+			tb := tableOf(t)
+			if uint(j-1) >= uint(len(tb.array)) {
+				goto stop
+			}
+			v, ok := tb.array[j-1].(lua.LNumber)
+			if !ok {
+				goto stop
+			}
+			f[a] = float64(v)
+		case kSetTab:
+			// fastSetTable's write of an array slot, the value boxed as
+			// the interpreter boxes it; anything else is fastSetTable's
+			// own, on the registers written back (it may grow the table
+			// and raise the memory limit's error, at this instruction).
+			if dirty&(1<<a) == 0 {
+				if t, ok := reg.array[lb+int(k.regs[a])].(*lua.LTable); ok {
+					x := f[b]
+					j := int(x)
+					tb := tableOf(t)
+					if float64(j) == x && uint(j-1) < uint(len(tb.array)) && inLuaLayout(tb) &&
+						(tb.array[j-1] != lua.LNil || noMeta(t)) {
+						tb.array[j-1] = NumberIn(L, f[c])
+						i++
+						continue
+					}
+				}
+			}
+			k.writeBack(L, s, cf, f, dirty)
+			dirty = 0
+			cf.Pc = k.start + i + 1
+			if !fastSetTable(s, cf, cf.Fn.Proto.Code[k.start+i]) {
+				cf.Pc = k.start + i
+				return n + 1
+			}
+			i++
+			continue
 		default: // kExit
 			n++
 			k.writeBack(L, s, cf, f, dirty)
@@ -448,7 +689,58 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 			}
 		}
 		i = int(int32(w >> 32))
+		continue
+	stop:
+		k.writeBack(L, s, cf, f, dirty)
+		cf.Pc = k.start + i
+		return n + 1
 	}
+}
+
+// strByte is kByte, the op in w: string.byte(R(A+1), R(A+2)) into R(A)
+// as fastCallGo and strlib's strByte compute it when R(A) is the function,
+// R(A+1) a string and R(A+2) a position within it: the byte, the call's
+// frame pushed and popped, and the registers above R(A) left nil as
+// callGo leaves them (those up to the top before the call, and the one
+// the result was pushed to). It reports false, having done nothing, for
+// anything else (no byte, an argument of another type), which the
+// interpreter's call then does.
+func (k *kernel) strByte(reg *registry, lb int, f *[maxSlots]float64, w uint64, dirty *uint64, clob uint64, byteFn *lua.LFunction) bool {
+	const m = maxSlots - 1
+	a, b, c := w>>8&m, w>>16&m, w>>24&m
+	ra := lb + int(uint8(w>>32))
+	arr := reg.array
+	if *dirty&(1<<a|1<<b) != 0 || arr[ra] != lua.LValue(byteFn) {
+		return false
+	}
+	str, ok := arr[ra+1].(lua.LString)
+	x := f[c]
+	j := int(x)
+	if !ok || float64(j) != x {
+		return false
+	}
+	if j < 0 {
+		j += len(str) + 1 // posrelat
+	}
+	if uint(j-1) >= uint(len(str)) {
+		return false
+	}
+	// The top before the call: the registry's, raised by the numbers
+	// not yet written back.
+	top := reg.top
+	for d := *dirty; d != 0; d &= d - 1 {
+		top = max(top, lb+int(k.regs[bits.TrailingZeros64(d)])+1)
+	}
+	if top < ra+3 {
+		return false // an argument past the top: the call sees nil
+	}
+	for r := ra + 1; r < max(top, ra+4); r++ {
+		arr[r] = nil
+	}
+	reg.top = ra + 1
+	*dirty &^= clob
+	f[a] = float64(str[j-1])
+	return true
 }
 
 // killed is pollLoop's poll at the instruction at pc: when the context is
