@@ -9,9 +9,9 @@ import (
 	"github.com/minilock/minilock/luaeval/internal/seam"
 )
 
-// byteGen writes numeric loops whose bodies a kernel runs with calls of
-// string.byte and table reads and writes (seam/kernel.go's kByte, kGetTab,
-// kSetTab) besides arithmetic: positions in and out of the string
+// byteGen writes numeric loops and loops over ipairs whose bodies a kernel
+// runs with calls of string.byte and table reads and writes
+// (seam/kernel.go's kByte, kGetTab, kSetTab, kIpairs) besides arithmetic: positions in and out of the string
 // (negative, zero, fractional, NaN), tables with holes, strings and
 // booleans among the numbers, a metatable with __index and __newindex,
 // keys past the array part (the table grows), NaN and nil keys, a value
@@ -82,8 +82,20 @@ func (g *byteGen) script() string {
 			fmt.Fprintf(&b, "t[%d] = %s\n", k, x)
 		}
 	}
-	fmt.Fprintf(&b, "local c = 0\nfor i = %s, %s do\n  c = c + 1\n", g.pick("1", "1", "0", "-2", "3"), g.pick("10", "20", "5", "40"))
 	scope := append([]string{"i", "c"}, g.vars...)
+	switch g.r.Intn(3) {
+	case 0:
+		// The generic for over ipairs, with the value or without.
+		if g.r.Intn(3) == 0 {
+			b.WriteString("local c = 0\nfor i in ipairs(t) do\n")
+		} else {
+			b.WriteString("local c = 0\nfor i, x in ipairs(t) do\n")
+			scope = append(scope, "x")
+		}
+		b.WriteString("  c = c + 1\n  if c > 60 then break end\n")
+	default:
+		fmt.Fprintf(&b, "local c = 0\nfor i = %s, %s do\n  c = c + 1\n", g.pick("1", "1", "0", "-2", "3"), g.pick("10", "20", "5", "40"))
+	}
 	for k := 1 + g.r.Intn(5); k > 0; k-- {
 		if g.r.Intn(5) == 0 {
 			fmt.Fprintf(&b, "  if %s then\n", g.cond(scope, 0))
@@ -149,7 +161,8 @@ func TestKernelCallsAgainstRedis(t *testing.T) {
 }
 
 // TestKernelShapes: the benchmark's arith and table-array loops (and a
-// hash over a constant string) run as kernels and answer as Redis does.
+// hash over a constant string, ipairs loops) run as kernels and answer as
+// Redis does.
 func TestKernelShapes(t *testing.T) {
 	scripts := []string{
 		"local s = 0 for i = 1, 200 do s = (s + string.byte('abcdefgh', i % 8 + 1) * 3) % 1000 + i / 100 end return math.floor(s)",
@@ -158,6 +171,9 @@ func TestKernelShapes(t *testing.T) {
 		"local t = {} for i = 1, 10 do t[i * 2] = i end return {#t, t[4], t[20]}",
 		"local t = {1, 2, 3} local s = 0 for i = 1, 5 do s = s + t[i] end return s",
 		"local s = 0 for i = 1, 10 do s = s + string.byte('abc', i) end return s",
+		"local t = {} for i = 1, 200 do t[i] = i end local s = 0 for _, v in ipairs(t) do s = s + v end return s",
+		"local t = {1, 2, 3, 'x', 5} local s = 0 for i, v in ipairs(t) do s = s + i + (tonumber(v) or 0) end return s",
+		"local t = {5, 6, 7} local s = 0 for i in ipairs(t) do s = s * 2 + i end return s",
 	}
 	seam.CountKernels.Store(true)
 	defer seam.CountKernels.Store(false)

@@ -63,6 +63,7 @@ const (
 	kByte    // CALL of string.byte(R(A+1), R(A+2)) into R(A), one result (t: A)
 	kGetTab  // GETTABLE of a number from a table's array part
 	kSetTab  // SETTABLE of a number
+	kIpairs  // TFORLOOP (and the JMP after it) over ipairs' iterator (t: A | C<<8)
 )
 
 // kop is one instruction: a, b, c are slots (registers first, then
@@ -101,7 +102,16 @@ type kernel struct {
 	// the call's function, which the call leaves nil.
 	clob  []uint64
 	calls bool // the loop calls string.byte
+	// aux is, for the kIpairs operation, the slots of R(A+3) and R(A+4).
+	aux []uint16
+	// short counts the runs of a generic for's kernel that ended before
+	// a second iteration: past shortRuns the loop is left to the
+	// interpreter, which a body the kernel cannot finish would otherwise
+	// enter and leave at every iteration.
+	short atomic.Int32
 }
+
+const shortRuns = 64
 
 // kernels is a direct-mapped cache of analyses, bounded so that scripts a
 // client loads and flushes cannot grow it; a collision only costs an
@@ -143,11 +153,26 @@ func analyse(p *lua.FunctionProto, pc int, byteFn *lua.LFunction) *kernel {
 	code := p.Code
 	prep := code[pc]
 	k.a = OpA(prep)
-	k.start = pc + 1
-	end := k.start + OpBx(prep) - maxArgSbx // the FORLOOP
-	if end < k.start || end >= len(code) || OpCode(code[end]) != lua.OP_FORLOOP || OpA(code[end]) != k.a {
-		return k
+	var end int
+	if OpCode(prep) == lua.OP_TFORLOOP {
+		// A generic for: the body runs from the JMP's target up to the
+		// TFORLOOP at pc, the kernel's last operation and its entry.
+		if pc+1 >= len(code) || OpCode(code[pc+1]) != lua.OP_JMP {
+			return k
+		}
+		k.start = pc + 2 + OpBx(code[pc+1]) - maxArgSbx
+		end = pc
+		if k.start < 0 || k.start > pc {
+			return k
+		}
+	} else {
+		k.start = pc + 1
+		end = k.start + OpBx(prep) - maxArgSbx // the FORLOOP
+		if end < k.start || end >= len(code) || OpCode(code[end]) != lua.OP_FORLOOP || OpA(code[end]) != k.a {
+			return k
+		}
 	}
+	var aux uint16
 	var slot [256]int16 // register -> slot + 1
 	var cslot [RKBit]int16
 	var kconsts []int
@@ -260,6 +285,24 @@ func analyse(p *lua.FunctionProto, pc int, byteFn *lua.LFunction) *kernel {
 			if target(i, OpBx(inst)-maxArgSbx) != 0 {
 				return k
 			}
+		case lua.OP_TFORLOOP:
+			// for _, v in ipairs(t): the iterator and the table are read
+			// from their registers, the control variable is a number.
+			if i != n-1 || i+k.start != pc || c < 1 || c > 2 || a+8 >= 256 {
+				return k
+			}
+			o.code = kIpairs
+			o.a, ok1 = reg(a)
+			o.b, ok2 = reg(a + 1)
+			o.c, ok3 = reg(a + 2)
+			s3, _ := reg(a + 3)
+			s4 := s3
+			if c == 2 {
+				s4, _ = reg(a + 4)
+			}
+			aux = uint16(s3) | uint16(s4)<<8
+			o.t = int32(a | c<<8)
+			k.top = max(k.top, a+7) // the iterator's call reaches R(A+7)
 		default:
 			return k
 		}
@@ -307,12 +350,21 @@ func analyse(p *lua.FunctionProto, pc int, byteFn *lua.LFunction) *kernel {
 		k.top = max(k.top, int(r))
 	}
 	k.clob = make([]uint64, len(ops))
+	k.aux = make([]uint16, len(ops))
 	for i, o := range ops {
-		if o.code == kByte {
-			for s, r := range k.regs {
-				if int(r) > int(o.t) {
-					k.clob[i] |= 1 << s
-				}
+		// The registers the call leaves nil: above R(A) for string.byte,
+		// from R(A+3+C) for the iterator.
+		from := -1
+		switch o.code {
+		case kByte:
+			from = int(o.t) + 1
+		case kIpairs:
+			from = int(o.t&0xff) + 3 + int(o.t>>8)
+			k.aux[i] = aux
+		}
+		for s, r := range k.regs {
+			if from >= 0 && int(r) >= from {
+				k.clob[i] |= 1 << s
 			}
 		}
 	}
@@ -328,8 +380,8 @@ func analyse(p *lua.FunctionProto, pc int, byteFn *lua.LFunction) *kernel {
 	}
 	k.ops = ops
 	k.entry = n - 1
-	k.live = liveIn(ops, k.clob, k.entry)
-	k.ok = numericOnly(ops, k.clob, k.entry, k.live, nr)
+	k.live = liveIn(ops, k.clob, k.aux, k.entry)
+	k.ok = numericOnly(ops, k.clob, k.aux, k.entry, k.live, nr)
 	return k
 }
 
@@ -349,7 +401,7 @@ func loadsConst(p *lua.FunctionProto, loop []uint32, a int, v lua.LValue) bool {
 // (which the kernel checks hold numbers) and those a number was written to
 // last. The others may hold a constant loaded, a call's nil or, at entry,
 // anything.
-func numericOnly(ops []kop, clob []uint64, entry int, live uint64, nr int) bool {
+func numericOnly(ops []kop, clob []uint64, aux []uint16, entry int, live uint64, nr int) bool {
 	n := len(ops)
 	bit := func(s uint8) uint64 { return 1 << (s & (maxSlots - 1)) }
 	regs := ^uint64(0)
@@ -400,6 +452,9 @@ func numericOnly(ops []kop, clob []uint64, entry int, live uint64, nr int) bool 
 		case kSetTab:
 			reads = bit(o.b) | bit(o.c)
 			flow(i+1, s)
+		case kIpairs:
+			reads = bit(o.c)
+			flow(0, (s|clob[i])&^(bit(o.c)|bit(uint8(aux[i]))|bit(uint8(aux[i]>>8))))
 		}
 		if reads&s != 0 {
 			return false
@@ -411,7 +466,7 @@ func numericOnly(ops []kop, clob []uint64, entry int, live uint64, nr int) bool 
 // liveIn is the set of slots some path from the loop's entry (its FORLOOP,
 // operation entry) reads before writing: those must hold numbers when
 // the kernel starts. Constants' slots may be in it; they always do.
-func liveIn(ops []kop, clob []uint64, entry int) uint64 {
+func liveIn(ops []kop, clob []uint64, aux []uint16, entry int) uint64 {
 	n := len(ops)
 	live := make([]uint64, n)
 	at := func(t int32) uint64 {
@@ -451,6 +506,10 @@ func liveIn(ops []kop, clob []uint64, entry int) uint64 {
 				in = bit(o.c) | at(int32(i+1))&^bit(o.a)
 			case kSetTab:
 				in = bit(o.b) | bit(o.c) | at(int32(i+1))
+			case kIpairs:
+				// The body with the control variable and the results
+				// written, or the end (the interpreter's).
+				in = bit(o.c) | at(0)&^(bit(o.c)|bit(uint8(aux[i]))|bit(uint8(aux[i]>>8))|clob[i])
 			}
 			if in != live[i] {
 				live[i], changed = in, true
@@ -512,7 +571,117 @@ func kernelFor(L *lua.LState, s *lState, cf *callFrame, inst uint32, n int) (int
 	if CountKernels.Load() {
 		KernelRuns.Add(1)
 	}
-	return k.run(L, s, cf, &f, n, byteFn), true
+	return k.run(L, s, cf, &f, n, byteFn, nil), true
+}
+
+// kernelForIn runs OP_TFORLOOP inst (just fetched and counted, cf.Pc past
+// it) and then its loop as a kernel, when the iterator is fi's ipairs one
+// and the step it is about to take is one the kernel takes (ipairsStep:
+// else the kernel would stop at once, and the interpreter's TFORLOOP come
+// back here). It reports false, having done nothing, for the handler.
+func kernelForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, n int, fi *ForIn) (int, bool) {
+	if KernelsOff.Load() || fi == nil {
+		return n, false
+	}
+	a := s.reg.array
+	lbase := cf.LocalBase
+	ra := lbase + OpA(inst)
+	c := OpC(inst)
+	if c < 1 || c > 2 || ra+8 > len(a) || a[ra] != lua.LValue(fi.IpairsAux) {
+		return n, false
+	}
+	// fastForIn's limits on the iterator's call.
+	if gs.depth()+1 >= L.Options.CallStackSize || lauxlib.Of(L).CCalls(L).N+1 >= lauxlib.MaxCCalls {
+		return n, false
+	}
+	t, ok := a[ra+1].(*lua.LTable)
+	ctl, ok2 := a[ra+2].(lua.LNumber)
+	if !ok || !ok2 || !noMeta(t) {
+		return n, false
+	}
+	if j, ok := ipairsNext(t, float64(ctl)); !ok || j <= 0 {
+		return n, false
+	}
+	k := kernelOf(cf.Fn.Proto, cf.Pc-1, fi.Byte)
+	if !k.ok || lbase+k.top >= len(a) || k.short.Load() > shortRuns || k.calls && !callsInline(L, s) {
+		return n, false
+	}
+	var f [maxSlots]float64
+	for i, r := range k.regs {
+		if v, ok := a[lbase+int(r)].(lua.LNumber); ok {
+			f[i] = float64(v)
+		} else if k.live&(1<<i) != 0 {
+			return n, false
+		}
+	}
+	copy(f[len(k.regs):], k.consts)
+	if CountKernels.Load() {
+		KernelRuns.Add(1)
+	}
+	// The TFORLOOP is the kernel's first operation: counted there.
+	return k.run(L, s, cf, &f, n+1, fi.Byte, fi.IpairsAux), true
+}
+
+// ipairsNext is the index of the next value of ipairs over t from control
+// value ctl, when it is a number in t's array part (fastForIn's reading of
+// the control value); 0 when there is none.
+func ipairsNext(t *lua.LTable, ctl float64) (int, bool) {
+	j := int(ctl)
+	if float64(j) != ctl || j < -(1<<52) || j >= 1<<52 {
+		return 0, false
+	}
+	j++
+	tb := tableOf(t)
+	if uint(j-1) >= uint(len(tb.array)) {
+		return 0, true
+	}
+	if _, ok := tb.array[j-1].(lua.LNumber); !ok {
+		return 0, true
+	}
+	return j, true
+}
+
+// ipairsStep is kIpairs, the op in w: fastForIn's step of ipairs over a
+// table without a metatable when the next value is a number in its array
+// part: R(A+2) and R(A+3) the index, R(A+4) the value (C = 2), the
+// registers from R(A+3+C) up to the top before the call (and those the
+// call wrote) nil, the top R(A+3+C). It reports false, having done
+// nothing, for any other step, the loop's end included (the interpreter's).
+func (k *kernel) ipairsStep(reg *registry, lb int, f *[maxSlots]float64, w uint64, dirty *uint64, clob uint64, aux uint16, ipairsAux *lua.LFunction) bool {
+	const m = maxSlots - 1
+	a, b, c := w>>8&m, w>>16&m, w>>24&m
+	ra := lb + int(uint8(w>>32))
+	nret := int(uint8(w >> 40))
+	arr := reg.array
+	if *dirty&(1<<a|1<<b) != 0 || arr[ra] != lua.LValue(ipairsAux) {
+		return false
+	}
+	t, ok := arr[ra+1].(*lua.LTable)
+	if !ok || !noMeta(t) {
+		return false
+	}
+	j, ok := ipairsNext(t, f[c])
+	if !ok || j <= 0 {
+		return false
+	}
+	v := tableOf(t).array[j-1].(lua.LNumber)
+	top := reg.top
+	for d := *dirty; d != 0; d &= d - 1 {
+		top = max(top, lb+int(k.regs[bits.TrailingZeros64(d)])+1)
+	}
+	for r := ra + 3 + nret; r < max(top, ra+8); r++ {
+		arr[r] = nil
+	}
+	reg.top = ra + 3 + nret
+	*dirty &^= clob
+	s3, s4 := aux&m, aux>>8&m
+	f[c], f[s3] = float64(j), float64(j)
+	*dirty |= 1<<c | 1<<s3
+	if nret == 2 {
+		f[s4] = float64(v)
+		*dirty |= 1 << s4
+	}
+	return true
 }
 
 // callsInline reports whether a call of a Go function from the running
@@ -544,13 +713,19 @@ func callsInline(L *lua.LState, s *lState) bool {
 // operation's checks fail, the kernel stops before its instruction, all
 // registers written back, and the interpreter runs it and the rest of the
 // loop (it counts the instruction again: it is uncounted here).
-func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float64, n int, byteFn *lua.LFunction) int {
+func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float64, n int, byteFn, ipairsAux *lua.LFunction) int {
 	code := k.code
 	const m = maxSlots - 1
 	var dirty uint64
 	reg := s.reg
 	lb := cf.LocalBase
 	consts := cf.Fn.Proto.Constants
+	iters := 0 // kIpairs' steps, for short
+	defer func() {
+		if iters < 2 && uint8(code[k.entry]) == kIpairs {
+			k.short.Add(1)
+		}
+	}()
 	i := k.entry
 	for {
 		// An exit operation is no instruction: it is not counted.
@@ -620,6 +795,13 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 			if !k.strByte(reg, lb, f, w, &dirty, k.clob[i], byteFn) {
 				goto stop
 			}
+		case kIpairs:
+			if !k.ipairsStep(reg, lb, f, w, &dirty, k.clob[i], k.aux[i], ipairsAux) {
+				goto stop
+			}
+			iters++
+			i = 0
+			continue
 		case kGetTab:
 			// GETTABLE of an array slot holding a number: no __index.
 			if dirty&(1<<b) != 0 {

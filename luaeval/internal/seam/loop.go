@@ -302,9 +302,13 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 		case lua.OP_TFORLOOP:
 			cf.Pc = pc
-			if src, ok := L.Context().(ForInSource); ok && fastForIn(L, s, gs, cf, inst, src.ForIn()) {
-				pc = cf.Pc
-				continue
+			if src, ok := L.Context().(ForInSource); ok {
+				fi := src.ForIn()
+				var ok bool
+				if n, ok = kernelForIn(L, s, gs, cf, inst, n, fi); ok || fastForIn(L, s, gs, cf, inst, fi) {
+					pc = cf.Pc
+					continue // the generic for's step done, its loop maybe run as a kernel (kernel.go)
+				}
 			}
 		case lua.OP_FORLOOP:
 			// gopher-lua's OP_FORLOOP when the loop goes on (the handler
