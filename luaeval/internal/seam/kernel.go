@@ -622,6 +622,30 @@ func kernelForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst ui
 	return k.run(L, s, cf, &f, n+1, fi.Byte, fi.IpairsAux), true
 }
 
+// topBefore is the registry's top as the interpreter would have it: raised
+// by the numbers not yet written back.
+func (k *kernel) topBefore(reg *registry, lb int, dirty uint64) int {
+	top := reg.top
+	if lb+k.top < top {
+		return top // no register of the kernel's is above it
+	}
+	for d := dirty; d != 0; d &= d - 1 {
+		top = max(top, lb+int(k.regs[bits.TrailingZeros64(d)])+1)
+	}
+	return top
+}
+
+// clearRegs sets the registers in r to nil (callGo's clearing), without
+// writing those already nil: most are, from the previous iteration's call,
+// and a read costs less than a write and its barrier.
+func clearRegs(r []lua.LValue) {
+	for i := range r {
+		if r[i] != nil {
+			r[i] = nil
+		}
+	}
+}
+
 // ipairsNext is the index of the next value of ipairs over t from control
 // value ctl, when it is a number in t's array part (fastForIn's reading of
 // the control value); 0 when there is none.
@@ -665,13 +689,7 @@ func (k *kernel) ipairsStep(reg *registry, lb int, f *[maxSlots]float64, w uint6
 		return false
 	}
 	v := tableOf(t).array[j-1].(lua.LNumber)
-	top := reg.top
-	for d := *dirty; d != 0; d &= d - 1 {
-		top = max(top, lb+int(k.regs[bits.TrailingZeros64(d)])+1)
-	}
-	for r := ra + 3 + nret; r < max(top, ra+8); r++ {
-		arr[r] = nil
-	}
+	clearRegs(arr[ra+3+nret : max(k.topBefore(reg, lb, *dirty), ra+8)])
 	reg.top = ra + 3 + nret
 	*dirty &^= clob
 	s3, s4 := aux&m, aux>>8&m
@@ -907,18 +925,11 @@ func (k *kernel) strByte(reg *registry, lb int, f *[maxSlots]float64, w uint64, 
 	if uint(j-1) >= uint(len(str)) {
 		return false
 	}
-	// The top before the call: the registry's, raised by the numbers
-	// not yet written back.
-	top := reg.top
-	for d := *dirty; d != 0; d &= d - 1 {
-		top = max(top, lb+int(k.regs[bits.TrailingZeros64(d)])+1)
-	}
+	top := k.topBefore(reg, lb, *dirty)
 	if top < ra+3 {
 		return false // an argument past the top: the call sees nil
 	}
-	for r := ra + 1; r < max(top, ra+4); r++ {
-		arr[r] = nil
-	}
+	clearRegs(arr[ra+1 : max(top, ra+4)])
 	reg.top = ra + 1
 	*dirty &^= clob
 	f[a] = float64(str[j-1])
