@@ -27,6 +27,18 @@ import (
 // interpreter goes on as if it had run the loop itself: the last
 // FORLOOP, the one that ends the loop, is left to it.
 //
+// A kernel also takes the few other operations such loops are made of in
+// scripts: loading a constant that is not a number (a library function,
+// a string), string.byte(s, i) of such a string, t[i] reads of numbers
+// from a table's array part and t[i] = x writes, and the generic for over
+// ipairs (entered at its TFORLOOP). Those work on the registers
+// themselves and check, each time, what the interpreter's fast paths
+// check; when a check fails the kernel stops before that instruction,
+// with every register written back, and the interpreter runs it and the
+// rest of the loop. A write that grows a table is fastSetTable's, called
+// on the registers written back (it may raise the memory limit's error,
+// from that instruction).
+//
 // The kernel counts Lua instructions as pollLoop does (a comparison and
 // the jump after it are two) and polls the context at the same counts, so
 // SCRIPT KILL, FUNCTION KILL, the memory watchdog and Config.WhileBusy see
