@@ -36,7 +36,7 @@ func (g *byteGen) index(scope []string) string {
 
 func (g *byteGen) callStmt(b *strings.Builder, scope []string, indent string) {
 	v := g.vars[g.r.Intn(len(g.vars))]
-	switch g.r.Intn(8) {
+	switch g.r.Intn(9) {
 	case 0, 1, 2:
 		fmt.Fprintf(b, "%s%s = %s + string.byte(%s, %s) * %s\n", indent, v, g.operand(scope), g.pick("'abcdefgh'", "'xyz'", "'\\0\\255'", "''", "'Zz9'"), g.index(scope), g.constant())
 	case 3:
@@ -45,6 +45,13 @@ func (g *byteGen) callStmt(b *strings.Builder, scope []string, indent string) {
 		fmt.Fprintf(b, "%st[%s] = %s\n", indent, g.index(scope), g.expr(scope, 1))
 	case 5:
 		fmt.Fprintf(b, "%st[%s] = t[%s] + %s\n", indent, g.index(scope), g.index(scope), g.operand(scope))
+	case 7:
+		// A string in a local: moved to the call's argument, assigned.
+		if g.r.Intn(4) == 0 {
+			fmt.Fprintf(b, "%sstr = %s\n", indent, g.pick("'hello'", "'q'", "''", "'42'"))
+		} else {
+			fmt.Fprintf(b, "%s%s = %s + string.byte(str, %s)\n", indent, v, g.operand(scope), g.index(scope))
+		}
 	case 6:
 		// Not kernels': a call whose function is a local, two results.
 		fmt.Fprintf(b, "%s%s = %s\n", indent, v, g.pick("sb('abc', i % 3 + 1)", "select(2, string.byte('abc', 1, 2)) + i", "#t + i"))
@@ -62,6 +69,7 @@ func (g *byteGen) script() string {
 		fmt.Fprintf(&b, "local %s = %s\n", v, g.pick("0", "1", "2.5", "-7", "1e15"))
 	}
 	b.WriteString("local sb = string.byte\n")
+	fmt.Fprintf(&b, "local str = %s\n", g.pick("'abcdefgh'", "'xyz'", "'12'", "ARGV[1]", "12", "nil"))
 	n := g.r.Intn(12)
 	switch g.r.Intn(10) {
 	case 0:
@@ -135,10 +143,10 @@ func TestKernelCallsAgainstInterpreter(t *testing.T) {
 	ran, bad := 0, 0
 	for _, s := range scripts {
 		seam.KernelsOff.Store(true)
-		want := evalReply(e, newFakeHost(), 2, s, "0")
+		want := evalReply(e, newFakeHost(), 2, s, "0", "hello")
 		seam.KernelsOff.Store(false)
 		n := seam.KernelRuns.Load()
-		got := evalReply(e, newFakeHost(), 2, s, "0")
+		got := evalReply(e, newFakeHost(), 2, s, "0", "hello")
 		if seam.KernelRuns.Load() > n {
 			ran++
 		}
@@ -174,6 +182,7 @@ func TestKernelShapes(t *testing.T) {
 		"local t = {} for i = 1, 200 do t[i] = i end local s = 0 for _, v in ipairs(t) do s = s + v end return s",
 		"local t = {1, 2, 3, 'x', 5} local s = 0 for i, v in ipairs(t) do s = s + i + (tonumber(v) or 0) end return s",
 		"local t = {5, 6, 7} local s = 0 for i in ipairs(t) do s = s * 2 + i end return s",
+		"local s, h = 'hello world', 7 for i = 1, #s do h = (h * 31 + string.byte(s, i)) % 1000003 end return h",
 	}
 	seam.CountKernels.Store(true)
 	defer seam.CountKernels.Store(false)

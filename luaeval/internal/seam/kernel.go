@@ -76,6 +76,7 @@ const (
 	kGetTab  // GETTABLE of a number from a table's array part
 	kSetTab  // SETTABLE of a number
 	kIpairs  // TFORLOOP (and the JMP after it) over ipairs' iterator (t: A | C<<8)
+	kMoveObj // MOVE of a register that may hold something else than a number
 )
 
 // kop is one instruction: a, b, c are slots (registers first, then
@@ -380,6 +381,23 @@ func analyse(p *lua.FunctionProto, pc int, byteFn *lua.LFunction) *kernel {
 			}
 		}
 	}
+	for _, c := range kconsts {
+		k.consts = append(k.consts, float64(p.Constants[c].(lua.LNumber)))
+	}
+	k.ops = ops
+	k.entry = n - 1
+	// A MOVE of a register that may hold something else (a string local
+	// passed to string.byte) copies the register itself (kMoveObj): each
+	// one found makes fewer registers live as numbers at entry, which may
+	// find more.
+	for {
+		k.live = liveIn(ops, k.clob, k.aux, k.entry)
+		var moved bool
+		k.ok, moved = numericOnly(ops, k.clob, k.aux, k.entry, k.live, nr)
+		if !moved {
+			break
+		}
+	}
 	for _, o := range ops {
 		w := uint64(o.code) | uint64(o.a)<<8 | uint64(o.b)<<16 | uint64(o.c)<<24 | uint64(uint32(o.t))<<32
 		if o.k {
@@ -387,13 +405,6 @@ func analyse(p *lua.FunctionProto, pc int, byteFn *lua.LFunction) *kernel {
 		}
 		k.code = append(k.code, w)
 	}
-	for _, c := range kconsts {
-		k.consts = append(k.consts, float64(p.Constants[c].(lua.LNumber)))
-	}
-	k.ops = ops
-	k.entry = n - 1
-	k.live = liveIn(ops, k.clob, k.aux, k.entry)
-	k.ok = numericOnly(ops, k.clob, k.aux, k.entry, k.live, nr)
 	return k
 }
 
@@ -412,8 +423,9 @@ func loadsConst(p *lua.FunctionProto, loop []uint32, a int, v lua.LValue) bool {
 // hold numbers, whatever path the loop takes: the slots live at entry
 // (which the kernel checks hold numbers) and those a number was written to
 // last. The others may hold a constant loaded, a call's nil or, at entry,
-// anything.
-func numericOnly(ops []kop, clob []uint64, aux []uint16, entry int, live uint64, nr int) bool {
+// anything. A kMove that may read one of those becomes a kMoveObj (moved
+// reports it, and the analysis is done again).
+func numericOnly(ops []kop, clob []uint64, aux []uint16, entry int, live uint64, nr int) (ok, moved bool) {
 	n := len(ops)
 	bit := func(s uint8) uint64 { return 1 << (s & (maxSlots - 1)) }
 	regs := ^uint64(0)
@@ -438,7 +450,19 @@ func numericOnly(ops []kop, clob []uint64, aux []uint16, entry int, live uint64,
 		o, s := ops[i], may[i]
 		var reads uint64
 		switch o.code {
-		case kMove, kUnm:
+		case kMove:
+			if s&bit(o.b) != 0 {
+				ops[i].code = kMoveObj
+				return false, true
+			}
+			flow(i+1, s&^bit(o.a))
+		case kMoveObj:
+			out := s &^ bit(o.a)
+			if s&bit(o.b) != 0 {
+				out |= bit(o.a)
+			}
+			flow(i+1, out)
+		case kUnm:
 			reads = bit(o.b)
 			flow(i+1, s&^bit(o.a))
 		case kAdd, kSub, kMul, kDiv, kMod, kPow:
@@ -469,10 +493,10 @@ func numericOnly(ops []kop, clob []uint64, aux []uint16, entry int, live uint64,
 			flow(0, (s|clob[i])&^(bit(o.c)|bit(uint8(aux[i]))|bit(uint8(aux[i]>>8))))
 		}
 		if reads&s != 0 {
-			return false
+			return false, false
 		}
 	}
-	return true
+	return true, false
 }
 
 // liveIn is the set of slots some path from the loop's entry (its FORLOOP,
@@ -496,6 +520,12 @@ func liveIn(ops []kop, clob []uint64, aux []uint16, entry int) uint64 {
 			switch o.code {
 			case kMove, kUnm:
 				in = bit(o.b) | at(int32(i+1))&^bit(o.a)
+			case kMoveObj:
+				// The source is needed as a number where the copy is.
+				in = at(int32(i+1)) &^ bit(o.a)
+				if at(int32(i+1))&bit(o.a) != 0 {
+					in |= bit(o.b)
+				}
 			case kAdd, kSub, kMul, kDiv, kMod, kPow:
 				in = bit(o.b) | bit(o.c) | at(int32(i+1))&^bit(o.a)
 			case kEq, kLt, kLe:
@@ -810,6 +840,22 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 			f[a], f[t] = x, x
 			dirty |= 1<<a | 1<<t
 			i = 0
+			continue
+		case kMoveObj:
+			// A number not yet written back is moved as one; else the
+			// register itself is copied (with its number, if it is one).
+			if dirty&(1<<b) != 0 {
+				f[a] = f[b]
+				break
+			}
+			ra := lb + int(k.regs[a])
+			reg.array[ra] = reg.array[lb+int(k.regs[b])]
+			if ra >= reg.top {
+				reg.top = ra + 1
+			}
+			f[a] = f[b]
+			dirty &^= 1 << a
+			i++
 			continue
 		case kLoadObj:
 			// LOADK, into the register itself (setReg).
