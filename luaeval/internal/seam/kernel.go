@@ -518,10 +518,11 @@ func liveIn(ops []kop, clob []uint64, aux []uint16, entry int) uint64 {
 			o := ops[i]
 			var in uint64
 			switch o.code {
-			case kMove, kUnm:
+			case kUnm:
 				in = bit(o.b) | at(int32(i+1))&^bit(o.a)
-			case kMoveObj:
-				// The source is needed as a number where the copy is.
+			case kMove, kMoveObj:
+				// The source is needed as a number where the copy is: a
+				// move of anything else becomes a kMoveObj (numericOnly).
 				in = at(int32(i+1)) &^ bit(o.a)
 				if at(int32(i+1))&bit(o.a) != 0 {
 					in |= bit(o.b)
