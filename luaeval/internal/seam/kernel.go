@@ -661,7 +661,13 @@ func kernelForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst ui
 	if CountKernels.Load() {
 		KernelRuns.Add(1)
 	}
-	// The TFORLOOP is the kernel's first operation: counted there.
+	// The TFORLOOP is the kernel's first operation: counted there. How
+	// far the control variable went says whether the run was short.
+	defer func() {
+		if c, ok := s.reg.array[ra+2].(lua.LNumber); !ok || float64(c) < float64(ctl)+2 {
+			k.short.Add(1)
+		}
+	}()
 	return k.run(L, s, cf, &f, n+1, fi.Byte, fi.IpairsAux), true
 }
 
@@ -781,12 +787,6 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 	reg := s.reg
 	lb := cf.LocalBase
 	consts := cf.Fn.Proto.Constants
-	iters := 0 // kIpairs' steps, for short
-	defer func() {
-		if iters < 2 && uint8(code[k.entry]) == kIpairs {
-			k.short.Add(1)
-		}
-	}()
 	i := k.entry
 	for {
 		// An exit operation is no instruction: it is not counted.
@@ -876,7 +876,6 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 			if !k.ipairsStep(reg, lb, f, w, &dirty, k.clob[i], k.aux[i], ipairsAux) {
 				goto stop
 			}
-			iters++
 			i = 0
 			continue
 		case kGetTab:
