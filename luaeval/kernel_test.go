@@ -243,9 +243,12 @@ func TestKernelNaNOperands(t *testing.T) {
 // milliseconds of SCRIPT KILL (EVAL) and FUNCTION KILL (FCALL), and lets
 // Config.WhileBusy serve while it runs.
 func TestKernelKill(t *testing.T) {
-	const body = "local a, b = 0, 1 for i = 1, 1e9 do if i % 3 == 0 then a = a + i * 2 else a = a - 1 end b = (b * 7 + i) % 1009 end return a + b"
-	for _, fcall := range []bool{false, true} {
-		t.Run(fmt.Sprint("fcall=", fcall), func(t *testing.T) {
+	bodies := []string{"local a, b = 0, 1 for i = 1, 1e9 do if i % 3 == 0 then a = a + i * 2 else a = a - 1 end b = (b * 7 + i) % 1009 end return a + b",
+		// string.byte and a table's slots, in the kernel too.
+		"local t, s = {0, 0}, 0 for i = 1, 1e9 do s = (s + string.byte('abc', i % 3 + 1) + t[2]) % 1009 t[1] = s end return s"}
+	for i, fcall := range []bool{false, true, false, true} {
+		body := bodies[i/2]
+		t.Run(fmt.Sprint("body=", i/2, ",fcall=", fcall), func(t *testing.T) {
 			served := make(chan struct{}, 1)
 			e := newTestEngine(t, Config{BusyThreshold: 20 * time.Millisecond, WhileBusy: func() {
 				select {

@@ -174,7 +174,10 @@ func newSandbox(e *Engine) *sandbox {
 
 	// The Lua 5.1 library ports (luaeval/internal/l*), each installed
 	// read-only.
-	sb.lib("string", orig.RawGetString("string").(*lua.LTable), func(t *lua.LTable) { strlib.Open(L, t) })
+	sb.lib("string", orig.RawGetString("string").(*lua.LTable), func(t *lua.LTable) {
+		strlib.Open(L, t)
+		sb.forIn.Byte, _ = t.RawGetString("byte").(*lua.LFunction)
+	})
 	sb.lib("table", orig.RawGetString("table").(*lua.LTable), sb.tableLib51)
 	sb.lib("math", orig.RawGetString("math").(*lua.LTable), func(t *lua.LTable) { lmathlib.Open(L, t, &e.rng) })
 	sb.lib("coroutine", orig.RawGetString("coroutine").(*lua.LTable), sb.coroutineLib)

@@ -30,7 +30,7 @@ func sumProto(call bool) *lua.FunctionProto {
 // TestKernelAnalysis: the loop's operations and what must hold numbers
 // when it starts; a call makes it no kernel.
 func TestKernelAnalysis(t *testing.T) {
-	k := analyse(sumProto(false), 4)
+	k := analyse(sumProto(false), 4, nil)
 	if !k.ok || len(k.ops) != 2 || k.ops[0].code != kAdd || k.ops[1].code != kForLoop {
 		t.Fatalf("kernel %+v", k)
 	}
@@ -45,7 +45,7 @@ func TestKernelAnalysis(t *testing.T) {
 	if k.live&(1<<len(k.regs)-1) != want {
 		t.Fatalf("live %b, want %b (registers %v)", k.live, want, k.regs)
 	}
-	if k := analyse(sumProto(true), 4); k.ok {
+	if k := analyse(sumProto(true), 4, nil); k.ok {
 		t.Fatal("a loop with a call is a kernel")
 	}
 }
@@ -54,12 +54,12 @@ func TestKernelAnalysis(t *testing.T) {
 // does not keep a proto alive (scripts flushed are collected).
 func TestKernelCacheHoldsNoProto(t *testing.T) {
 	p := sumProto(false)
-	k := kernelOf(p, 4)
-	if !k.ok || kernelOf(p, 4) != k {
+	k := kernelOf(p, 4, nil)
+	if !k.ok || kernelOf(p, 4, nil) != k {
 		t.Fatal("the kernel is not cached")
 	}
 	q := sumProto(true)
-	if kernelOf(q, 4).ok || kernelOf(q, 4) != kernelOf(q, 4) {
+	if kernelOf(q, 4, nil).ok || kernelOf(q, 4, nil) != kernelOf(q, 4, nil) {
 		t.Fatal("no kernel is not cached")
 	}
 	collected := make(chan struct{}, 2)

@@ -318,9 +318,13 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 		case lua.OP_TFORLOOP:
 			cf.Pc = pc
-			if src, ok := L.Context().(ForInSource); ok && fastForIn(L, s, gs, cf, inst, src.ForIn()) {
-				pc = cf.Pc
-				continue
+			if src, ok := L.Context().(ForInSource); ok {
+				fi := src.ForIn()
+				var ok bool
+				if n, ok = kernelForIn(L, s, gs, cf, inst, n, fi); ok || fastForIn(L, s, gs, cf, inst, fi) {
+					pc = cf.Pc
+					continue // the generic for's step done, its loop maybe run as a kernel (kernel.go)
+				}
 			}
 		case lua.OP_FORLOOP:
 			// gopher-lua's OP_FORLOOP when the loop goes on (the handler
@@ -734,10 +738,12 @@ func fastReturn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uin
 // ForIn names the iterators the generic for runs without calling them:
 // the engine's ipairs iterator and next (Lua 5.1's, over this package's
 // tables), and Real, the table a read-only proxy stands for (the identity
-// for any other table), which both read through.
+// for any other table), which both read through. Byte is the engine's
+// string.byte, which a numeric loop's kernel calls itself (kernel.go).
 type ForIn struct {
 	IpairsAux, Next *lua.LFunction
 	Real            func(*lua.LTable) *lua.LTable
+	Byte            *lua.LFunction
 }
 
 // ForInSource is implemented by a script state's context that has ForIn.
@@ -775,11 +781,11 @@ func fastForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 			return false
 		}
 		i++
-		if v := GetInt(fi.Real(t), i); v != lua.LNil {
+		if v := GetInt(realOf(fi, t), i); v != lua.LNil {
 			res, ret = [2]lua.LValue{NumberIn(L, float64(i)), v}, 2
 		}
 	case fi.Next:
-		k, v, ok := Next(fi.Real(t), a[ra+2])
+		k, v, ok := Next(realOf(fi, t), a[ra+2])
 		if !ok {
 			return false
 		}
@@ -823,6 +829,15 @@ func fastForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 	}
 	cf.Pc++
 	return true
+}
+
+// realOf is fi.Real(t) without its lookup for a table without a
+// metatable: a read-only proxy always has one (its __index).
+func realOf(fi *ForIn, t *lua.LTable) *lua.LTable {
+	if noMeta(t) {
+		return t
+	}
+	return fi.Real(t)
 }
 
 // findUpvalue is gopher-lua's LState.findUpvalue: the open upvalue of
