@@ -26,7 +26,7 @@ import (
 // called here and its results copied back (callGFunction) when the state
 // is not a coroutine (whose yields go back to its resumer, which
 // gopher-lua's handler does). Anything else goes to the handler.
-func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32) bool {
+func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32) (*callFrame, *lua.FunctionProto, int, int) {
 	reg := s.reg
 	// The call-stack hook's reserve comes first, before anything else of
 	// the call (its "stack overflow" before "attempt to call"); its own
@@ -41,32 +41,37 @@ func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 	ra := cf.LocalBase + OpA(inst)
 	fn, ok := a[ra].(*lua.LFunction)
 	if !ok {
-		return false
+		return nil, nil, 0, 0
 	}
 	if fn.IsG {
-		return fastCallGo(L, s, gs, cf, fn, inst)
+		if !fastCallGo(L, s, gs, cf, fn, inst) {
+			return nil, nil, 0, 0
+		}
+		cf = s.currentFrame
+		p, lb, pc := frameCode(cf)
+		return cf, p, lb, pc
 	}
 	proto := fn.Proto
 	if proto.IsVarArg != 0 {
-		return false
+		return nil, nil, 0, 0
 	}
 	nargs := OpB(inst) - 1
 	if nargs < 0 {
 		if nargs = reg.top - (ra + 1); nargs < 0 {
-			return false
+			return nil, nil, 0, 0
 		}
 	}
 	np, used := int(proto.NumParameters), int(proto.NumUsedRegisters)
 	lbase := ra + 1
 	hi := max(np, nargs, used)
 	if lbase+hi > len(a) {
-		return false
+		return nil, nil, 0, 0
 	}
 	if sp >= lua.FramesPerSegment {
 		// The next frame is the first of the next segment: only one the
 		// stack already holds (gopher-lua's Push takes a new one).
 		if idx+1 >= len(gs.segments) || gs.segments[idx+1] == nil {
-			return false
+			return nil, nil, 0, 0
 		}
 		idx, sp = idx+1, 0
 	}
@@ -86,36 +91,42 @@ func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 	// initCallFrame: the missing parameters, the arguments past the
 	// parameters and the other registers are nil (Lua's compiler leaves
 	// out a LOADNIL at a function's start), one range.
-	fillNil(a[lbase+min(nargs, np) : lbase+hi])
+	fillNil(a, lbase+min(nargs, np), lbase+hi)
 	reg.top = lbase + used
 	s.currentFrame = nf
-	return true
+	return nf, proto, lbase, 0
 }
 
-// fillNil sets every value of r to Lua's nil, four at a time: a
-// register loop's index and bounds tests were a fifth of a call's
-// instructions. (Not an array assignment: that is a call of
-// typedmemmove or memclrHasPointers.)
-func fillNil(r []lua.LValue) {
+// fillNil sets registers lo to hi of a to Lua's nil. A range of up to
+// eight, the usual one, is written as eight registers from lo in
+// straight-line code when the array has them: the registers past hi are
+// above the top the call sets, which nothing reads (a loop's exit, whose
+// count changes from one call to the next, was a branch mispredicted on
+// most calls).
+func fillNil(a []lua.LValue, lo, hi int) {
 	nilv := lua.LNil
-	for len(r) >= 4 {
+	if hi-lo <= 8 && lo+8 <= len(a) {
+		r := a[lo : lo+8 : lo+8]
 		r[0], r[1], r[2], r[3] = nilv, nilv, nilv, nilv
-		r = r[4:]
+		r[4], r[5], r[6], r[7] = nilv, nilv, nilv, nilv
+		return
 	}
-	for i := range r {
-		r[i] = nilv
+	for i := lo; i < hi; i++ {
+		a[i] = nilv
 	}
 }
 
-// clearRegs sets every value of r to Go's nil (registers above the top),
-// four at a time as fillNil.
-func clearRegs(r []lua.LValue) {
-	for len(r) >= 4 {
+// clearRegs sets registers lo to hi of a, above the top, to Go's nil (as
+// gopher-lua clears them, for the collector), eight from lo as fillNil.
+func clearRegs(a []lua.LValue, lo, hi int) {
+	if hi-lo <= 8 && lo+8 <= len(a) {
+		r := a[lo : lo+8 : lo+8]
 		r[0], r[1], r[2], r[3] = nil, nil, nil, nil
-		r = r[4:]
+		r[4], r[5], r[6], r[7] = nil, nil, nil, nil
+		return
 	}
-	for i := range r {
-		r[i] = nil
+	for i := lo; i < hi; i++ {
+		a[i] = nil
 	}
 }
 
@@ -125,32 +136,30 @@ func clearRegs(r []lua.LValue) {
 // upvalues closed first, as it does); the emptied segment stays on the
 // stack for callLua to use again. It reports false, having changed
 // nothing, for the handler to do the return.
-func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) bool {
+func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int) {
 	if cf == baseframe {
-		return false
+		return nil, nil, 0, 0
 	}
 	// autoGrowingCallFrameStack.Pop: an emptied segment is left as the
 	// end of the one before it.
 	idx, sp := int(gs.segIdx), int(gs.segSp)
 	if sp == 0 {
 		if idx == 0 {
-			return false
+			return nil, nil, 0, 0
 		}
 		idx, sp = idx-1, lua.FramesPerSegment
 	}
 	sp-- // the popped frame, cf
-	// The caller is the frame below cf on the stack.
-	var parent *callFrame
-	switch {
-	case sp > 0:
-		parent = &(*segment)(gs.segments[idx])[sp-1]
-	case idx > 0:
-		parent = &(*segment)(gs.segments[idx-1])[lua.FramesPerSegment-1]
-	default:
-		return false
+	// The caller is the frame below cf on the stack, the one that was on
+	// top when cf was pushed (a tail call keeps it): cf.Parent, checked by
+	// its index (the first frame of a coroutine has none).
+	parent := cf.Parent
+	if parent == nil || parent.Idx != cf.Idx-1 {
+		return nil, nil, 0, 0
 	}
-	if parent.Fn.IsG {
-		return false
+	pfn := parent.Fn
+	if pfn.IsG {
+		return nil, nil, 0, 0
 	}
 	reg := s.reg
 	a := reg.array
@@ -165,7 +174,7 @@ func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 	}
 	regv := cf.ReturnBase
 	if regv+n > len(a) {
-		return false
+		return nil, nil, 0, 0
 	}
 	if s.uvcache != nil {
 		// The handler closes the frame's open upvalues first.
@@ -186,13 +195,11 @@ func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 		a[regv+i] = lua.LNil
 	}
 	reg.top = regv + n
-	// A loop, not clear: the range is a few registers, and clear's
+	// Not clear: the range is a few registers, and clear's
 	// memclrHasPointers with its bulk write barrier cost more.
-	if regv+n < top {
-		clearRegs(a[regv+n : top])
-	}
+	clearRegs(a, regv+n, top)
 	s.currentFrame = parent
-	return true
+	return parent, pfn.Proto, parent.LocalBase, parent.Pc
 }
 
 // condJump is the JMP after a comparison or a test that does not skip
