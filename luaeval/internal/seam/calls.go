@@ -27,16 +27,17 @@ import (
 // is not a coroutine (whose yields go back to its resumer, which
 // gopher-lua's handler does). Anything else goes to the handler.
 func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32) (*callFrame, *lua.FunctionProto, int, int) {
-	reg := s.reg
 	// The call-stack hook's reserve comes first, before anything else of
 	// the call (its "stack overflow" before "attempt to call"); its own
 	// test of whether it has anything to do (the limit, the slack's
-	// frames, the value stack's doubling) made here, on the depth at hand.
-	idx, sp := int(gs.segIdx), int(gs.segSp)
-	if d := idx*lua.FramesPerSegment + sp; d >= L.Options.CallStackSize ||
-		d+callSlack > len(gs.segments)*lua.FramesPerSegment || reg.growBy < len(reg.array) {
+	// frames, the value stack's doubling) made here. What the call needs
+	// is read after it: nothing is kept across it.
+	if d := gs.depth(); d >= L.Options.CallStackSize ||
+		d+callSlack > len(gs.segments)*lua.FramesPerSegment || s.reg.growBy < len(s.reg.array) {
 		reserve(L, gs)
 	}
+	reg := s.reg
+	idx, sp := int(gs.segIdx), int(gs.segSp)
 	a := reg.array
 	ra := cf.LocalBase + OpA(inst)
 	fn, ok := a[ra].(*lua.LFunction)
@@ -97,34 +98,18 @@ func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 	return nf, proto, lbase, 0
 }
 
-// fillNil sets registers lo to hi of a to Lua's nil. A range of up to
-// eight, the usual one, is written as eight registers from lo in
-// straight-line code when the array has them: the registers past hi are
-// above the top the call sets, which nothing reads (a loop's exit, whose
-// count changes from one call to the next, was a branch mispredicted on
-// most calls).
+// fillNil sets registers lo to hi of a to Lua's nil.
 func fillNil(a []lua.LValue, lo, hi int) {
 	nilv := lua.LNil
-	if hi-lo <= 8 && lo+8 <= len(a) {
-		r := a[lo : lo+8 : lo+8]
-		r[0], r[1], r[2], r[3] = nilv, nilv, nilv, nilv
-		r[4], r[5], r[6], r[7] = nilv, nilv, nilv, nilv
-		return
-	}
 	for i := lo; i < hi; i++ {
 		a[i] = nilv
 	}
 }
 
 // clearRegs sets registers lo to hi of a, above the top, to Go's nil (as
-// gopher-lua clears them, for the collector), eight from lo as fillNil.
+// gopher-lua clears them, for the collector). Only those: each store of a
+// pointer is a write barrier while the collector marks.
 func clearRegs(a []lua.LValue, lo, hi int) {
-	if hi-lo <= 8 && lo+8 <= len(a) {
-		r := a[lo : lo+8 : lo+8]
-		r[0], r[1], r[2], r[3] = nil, nil, nil, nil
-		r[4], r[5], r[6], r[7] = nil, nil, nil, nil
-		return
-	}
 	for i := lo; i < hi; i++ {
 		a[i] = nil
 	}
@@ -139,6 +124,13 @@ func clearRegs(a []lua.LValue, lo, hi int) {
 func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int) {
 	if cf == baseframe {
 		return nil, nil, 0, 0
+	}
+	if s.uvcache != nil {
+		// The handler closes the frame's open upvalues first; done here
+		// before anything else, it is done once whether this returns or
+		// the handler does (which then finds none open), and nothing is
+		// kept across the call.
+		closeUpvalues(L, cf.LocalBase)
 	}
 	// autoGrowingCallFrameStack.Pop: an emptied segment is left as the
 	// end of the one before it.
@@ -175,10 +167,6 @@ func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 	regv := cf.ReturnBase
 	if regv+n > len(a) {
 		return nil, nil, 0, 0
-	}
-	if s.uvcache != nil {
-		// The handler closes the frame's open upvalues first.
-		closeUpvalues(L, cf.LocalBase)
 	}
 	gs.segIdx, gs.segSp = uint16(idx), uint8(sp)
 	// copyReturnValues: n results from RA, those past B-1 (or past the
