@@ -7,15 +7,18 @@ import (
 // Calls and returns between Lua functions in pollLoop.
 //
 // fib(13) is 753 calls and as many returns around ten instructions each:
-// the call and the return were two fifths of its time. callLua and
+// the call and the return were two fifths of its time. fastCall and
 // returnLua are OP_CALL and OP_RETURN for the case a script spends its
 // time in (a Lua function without varargs called from a Lua function, and
-// its return to it), each one function with its checks folded: the call
-// stack's limits tested on the depth at hand (reserve's own test, reserve
-// called only when it has something to do), the frame written in place,
-// the callee's registers cleared in one range. Everything else (varargs, a
-// new segment to take, registers to grow, a return to a Go function or out
-// of the loop) goes to the handler as before.
+// its return to it), each one function: the call-stack hook's reserve (or
+// the return's upvalue closing) first, so that no value is kept across a
+// call; the frame written in place; the caller found by its frame's Parent
+// rather than by the stack's segment arithmetic; the callee's registers
+// cleared over exactly their range; the new frame's prototype, base and pc
+// handed to the loop in registers, not read back through
+// s.currentFrame. Everything else (varargs, a new segment to take,
+// registers to grow, a return to a Go function or out of the loop) goes to
+// the handler as before.
 
 // fastCall is OP_CALL of a function value, as gopher-lua's handler and
 // the call-stack hook (reserve) do it, when the callee's registers are
@@ -25,7 +28,10 @@ import (
 // Lua function without varargs then runs in this loop; a Go function is
 // called here and its results copied back (callGFunction) when the state
 // is not a coroutine (whose yields go back to its resumer, which
-// gopher-lua's handler does). Anything else goes to the handler.
+// gopher-lua's handler does). Anything else goes to the handler. It
+// returns the frame to run next, its prototype, base and pc; or a nil
+// frame, having done nothing but reserve (which the handler's hook does
+// first too), for the handler to make the call.
 func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32) (*callFrame, *lua.FunctionProto, int, int) {
 	// The call-stack hook's reserve comes first, before anything else of
 	// the call (its "stack overflow" before "attempt to call"); its own
@@ -119,8 +125,9 @@ func clearRegs(a []lua.LValue, lo, hi int) {
 // called it, inside this loop (cf is not the loop's base frame):
 // gopher-lua's handler without its interface calls (the frame's open
 // upvalues closed first, as it does); the emptied segment stays on the
-// stack for callLua to use again. It reports false, having changed
-// nothing, for the handler to do the return.
+// stack for fastCall to use again. It returns the caller's frame,
+// prototype, base and pc; or a nil frame, having changed nothing but the
+// upvalues the handler closes first too, for the handler to do the return.
 func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int) {
 	if cf == baseframe {
 		return nil, nil, 0, 0
