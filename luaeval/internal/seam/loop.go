@@ -165,11 +165,14 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		case lua.OP_TEST:
 			if lua.LVAsBool(reg.array[lb+OpA(inst)]) == (OpC(inst) == 0) {
 				pc++
+			} else {
+				pc, n = condJump(p.Code, pc, n)
 			}
 			continue
 		case lua.OP_TESTSET:
 			if v := reg.array[lb+OpB(inst)]; lua.LVAsBool(v) != (OpC(inst) == 0) {
 				setReg(reg, lb+OpA(inst), v)
+				pc, n = condJump(p.Code, pc, n)
 			} else {
 				pc++
 			}
@@ -226,9 +229,8 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			continue
 		case lua.OP_CALL:
 			cf.Pc = pc
-			if fastCall(L, s, gs, cf, inst) {
-				cf = s.currentFrame
-				p, lb, pc = frameCode(cf)
+			if nf, np, nlb, npc := fastCall(L, s, gs, cf, inst); nf != nil {
+				cf, p, lb, pc = nf, np, nlb, npc
 				continue
 			}
 		case lua.OP_TAILCALL:
@@ -240,9 +242,8 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 		case lua.OP_RETURN:
 			cf.Pc = pc
-			if fastReturn(L, s, gs, cf, inst, baseframe) {
-				cf = s.currentFrame
-				p, lb, pc = frameCode(cf)
+			if nf, np, nlb, npc := returnLua(L, s, gs, cf, inst, baseframe); nf != nil {
+				cf, p, lb, pc = nf, np, nlb, npc
 				continue
 			}
 		case lua.OP_CLOSURE:
@@ -313,6 +314,8 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				// the result differs from A.
 				if r != (OpA(inst) != 0) {
 					pc++
+				} else {
+					pc, n = condJump(p.Code, pc, n)
 				}
 				continue
 			}
@@ -419,9 +422,10 @@ func frameCode(cf *callFrame) (*lua.FunctionProto, int, int) {
 // are allocated when it is entered, so i is within the array).
 func setReg(reg *registry, i int, v lua.LValue) {
 	reg.array[i] = v
-	if i >= reg.top {
-		reg.top = i + 1
-	}
+	// max, not a branch: whether a write raises the top changes from
+	// one instruction to the next (valgrind's branch model mispredicts
+	// it on a third of fib's register writes; 8% of fib's time).
+	reg.top = max(reg.top, i+1)
 }
 
 // rkValue is RK(x) of the frame whose constants are k and registers
@@ -507,59 +511,6 @@ func rawEquals(b, c lua.LValue) (r, ok bool) {
 
 // maxArgSbx is the bias of an instruction's sBx field.
 const maxArgSbx = 0x3ffff >> 1
-
-// fastCall is OP_CALL of a function value, as gopher-lua's handler and
-// the call-stack hook (reserve) do it, when the callee's registers are
-// already allocated: the frame is pushed straight onto the growing call
-// stack (a segment the stack had before is used again, where gopher-lua
-// takes one from a sync.Pool), without the handler's interface calls. A
-// Lua function without varargs then runs in this loop; a Go function is
-// called here and its results copied back (callGFunction) when the state
-// is not a coroutine (whose yields go back to its resumer, which
-// gopher-lua's handler does). Anything else goes to the handler.
-func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32) bool {
-	reg := s.reg
-	ra := cf.LocalBase + OpA(inst)
-	fn, ok := reg.array[ra].(*lua.LFunction)
-	if !ok {
-		return false
-	}
-	if fn.IsG {
-		return fastCallGo(L, s, gs, cf, fn, inst)
-	}
-	proto := fn.Proto
-	if proto.IsVarArg != 0 {
-		return false
-	}
-	nargs := OpB(inst) - 1
-	if nargs < 0 {
-		nargs = reg.top - (ra + 1)
-	}
-	np := int(proto.NumParameters)
-	used := int(proto.NumUsedRegisters)
-	lbase := ra + 1
-	if lbase+max(np, nargs, used) > len(reg.array) {
-		return false
-	}
-	nf := pushFrame(L, gs, cf, fn, ra, nargs, OpC(inst)-1)
-	if nf == nil {
-		return false
-	}
-	// initCallFrame: missing parameters and the other registers are nil.
-	a := reg.array
-	if nargs < np {
-		for i := nargs; i < np; i++ {
-			a[lbase+i] = lua.LNil
-		}
-		nargs = np
-	}
-	for i := np; i < max(nargs, used); i++ {
-		a[lbase+i] = lua.LNil
-	}
-	reg.top = lbase + used
-	s.currentFrame = nf
-	return true
-}
 
 // fastCallGo is fastCall of Go function fn.
 func fastCallGo(L *lua.LState, s *lState, gs *growStack, cf *callFrame, fn *lua.LFunction, inst uint32) bool {
@@ -661,78 +612,6 @@ func callGo(L *lua.LState, s *lState, gs *growStack, f *callFrame) {
 	}
 	gs.segSp--
 	s.currentFrame = gs.last()
-}
-
-// fastReturn is OP_RETURN from a Lua function to the Lua function that
-// called it, inside this loop (not the loop's base frame): gopher-lua's
-// handler without its interface calls (the frame's open upvalues closed
-// first, as it does); the emptied segment stays on the stack for fastCall
-// to use again.
-func fastReturn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) bool {
-	if cf == baseframe {
-		return false
-	}
-	idx, sp := gs.segIdx, gs.segSp
-	if sp == 0 {
-		if idx == 0 {
-			return false
-		}
-		idx, sp = idx-1, lua.FramesPerSegment
-	}
-	sp-- // the popped frame, cf
-	var parent *callFrame
-	switch {
-	case sp > 0:
-		parent = &(*segment)(gs.segments[idx])[sp-1]
-	case idx > 0:
-		parent = &(*segment)(gs.segments[idx-1])[lua.FramesPerSegment-1]
-	default:
-		return false
-	}
-	if parent.Fn.IsG {
-		return false
-	}
-	reg := s.reg
-	ra := cf.LocalBase + OpA(inst)
-	b := OpB(inst)
-	n := cf.NRet
-	if n == lua.MultRet {
-		if n = b - 1; b == 0 {
-			n = reg.top - ra
-		}
-	}
-	regv := cf.ReturnBase
-	if regv+n > len(reg.array) {
-		return false
-	}
-	if s.uvcache != nil {
-		// The handler closes the frame's open upvalues first.
-		closeUpvalues(L, cf.LocalBase)
-	}
-	gs.segIdx, gs.segSp = idx, sp
-	// copyReturnValues: n results from RA, those past B-1 (or past the
-	// top) nil, and the registers above them cleared.
-	a := reg.array
-	m := n // the results there are: B-1 of them (all up to the top for B = 0), none past the top
-	if b != 0 {
-		m = min(m, b-1)
-	}
-	m = max(min(m, reg.top-ra), 0)
-	for i := 0; i < m; i++ {
-		a[regv+i] = a[ra+i] // regv < ra: each source is read before it is written
-	}
-	for i := m; i < n; i++ {
-		a[regv+i] = lua.LNil
-	}
-	oldtop := reg.top
-	reg.top = regv + n
-	// A loop, not clear: the range is a few registers, and clear's
-	// memclrHasPointers with its bulk write barrier cost more.
-	for i := reg.top; i < oldtop; i++ {
-		a[i] = nil
-	}
-	s.currentFrame = parent
-	return true
 }
 
 // ForIn names the iterators the generic for runs without calling them:
