@@ -682,10 +682,10 @@ func (k *kernel) topBefore(reg *registry, lb int, dirty uint64) int {
 	return top
 }
 
-// clearRegs sets the registers in r to nil (callGo's clearing), without
+// clearNonNil sets the registers in r to nil (callGo's clearing), without
 // writing those already nil: most are, from the previous iteration's call,
 // and a read costs less than a write and its barrier.
-func clearRegs(r []lua.LValue) {
+func clearNonNil(r []lua.LValue) {
 	for i := range r {
 		if r[i] != nil {
 			r[i] = nil
@@ -736,7 +736,7 @@ func (k *kernel) ipairsStep(reg *registry, lb int, f *[maxSlots]float64, w uint6
 		return false
 	}
 	v := tableOf(t).array[j-1].(lua.LNumber)
-	clearRegs(arr[ra+3+nret : max(k.topBefore(reg, lb, *dirty), ra+8)])
+	clearNonNil(arr[ra+3+nret : max(k.topBefore(reg, lb, *dirty), ra+8)])
 	reg.top = ra + 3 + nret
 	*dirty &^= clob
 	s3, s4 := aux&m, aux>>8&m
@@ -985,7 +985,7 @@ func (k *kernel) strByte(reg *registry, lb int, f *[maxSlots]float64, w uint64, 
 	if top < ra+3 {
 		return false // an argument past the top: the call sees nil
 	}
-	clearRegs(arr[ra+1 : max(top, ra+4)])
+	clearNonNil(arr[ra+1 : max(top, ra+4)])
 	reg.top = ra + 1
 	*dirty &^= clob
 	f[a] = float64(str[j-1])
