@@ -319,6 +319,9 @@ func Start(cfg Config) (*Server, error) {
 		s.Close()
 		return nil, perr
 	}
+	// The sampler reads the keyspace (used_memory): it starts once that
+	// exists, not in ops.init (a data race the race detector caught).
+	go s.sampleLoop()
 	for _, ln := range s.lns {
 		s.serve(ln)
 	}

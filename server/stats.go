@@ -90,7 +90,6 @@ func (o *opsState) init(s *Server) {
 	s.evictTenacity = 10 // maxmemory-eviction-tenacity's default
 	o.peak.Store(o.startupMem)
 	o.replID = newRunID()
-	go s.sampleLoop()
 }
 
 // resetStats is CONFIG RESETSTAT's part here.
