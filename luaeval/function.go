@@ -720,21 +720,10 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 		e.ctl.end()
 		e.ctl.isFunc.Store(false)
 	}()
-	L.Push(sb.runner)
-	L.Push(f.fn)
-	L.Push(kt)
-	L.Push(at)
-	perr := L.PCall(3, 1, nil)
-	if perr != nil {
-		var obj lua.LValue = lua.LString(perr.Error())
-		if ae, ok := perr.(*lua.ApiError); ok {
-			obj = ae.Object
-		}
-		L.SetTop(0)
-		return runError(f.Name, obj)
+	v, failure := sb.call(f.fn, kt, at)
+	if failure != nil {
+		return runError(f.Name, failure)
 	}
-	v := L.Get(-1)
-	L.SetTop(0)
 	start := len(w.B)
 	if !luaToReply(w, v, e.run.resp, 2, start+e.cfg.MaxReplyBytes) {
 		w.B = append([]byte(nil), w.B[:start]...)
