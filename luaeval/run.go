@@ -48,7 +48,7 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 	e.run = runState{sha: s.sha, host: h, readOnly: readOnly || s.noWrites, resp: 2, active: true}
 
 	if !begun {
-		e.ctl.begin()
+		e.ctl.begin(false)
 	}
 	defer func() {
 		if r := recover(); r != nil {
