@@ -119,12 +119,30 @@ func (c *control) tickFor() time.Duration {
 	return tick
 }
 
-// begin marks the start of a run (owner goroutine).
-func (c *control) begin() {
+// begin marks the start of a run (owner goroutine), a function's (FCALL)
+// when fn.
+//
+// A store that would not change its value is skipped: a load costs
+// nothing on the owner, a sequentially consistent store a locked
+// instruction, and skipping one is the store done at the load (whatever
+// another goroutine stores later is ordered after it either way). Only
+// state and gen, which announce the run, are always written, after the
+// others. isFunc keeps its value between runs (each run sets its own
+// kind before it starts): it is read only while a run is in progress.
+func (c *control) begin(fn bool) {
 	c.dropThreads()
-	c.reason.Store(0)
-	c.growth.Store(0)
-	c.sampled.Store(false)
+	if c.reason.Load() != 0 {
+		c.reason.Store(0)
+	}
+	if c.growth.Load() != 0 {
+		c.growth.Store(0)
+	}
+	if c.sampled.Load() {
+		c.sampled.Store(false)
+	}
+	if c.isFunc.Load() != fn {
+		c.isFunc.Store(fn)
+	}
 	c.state.Store(stRunning)
 	c.gen.Add(1)
 	if c.parked.Load() && c.parked.CompareAndSwap(true, false) {

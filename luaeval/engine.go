@@ -231,7 +231,7 @@ func (e *Engine) Eval(w *resp.Writer, args [][]byte, readOnly bool, h Host) erro
 	}
 	// A new script: compiling it is part of running it (BUSY, SCRIPT KILL
 	// and the memory watchdog apply from here), so the run starts now.
-	e.ctl.begin()
+	e.ctl.begin(false)
 	s, err := e.compile(args[0], sha)
 	if err != nil {
 		e.ctl.end()
@@ -325,7 +325,7 @@ func (e *Engine) Load(body []byte) (string, error) {
 	sha := sha1Hex(body)
 	if e.cache.get(sha[:]) == nil {
 		// Compiling counts as running a script (see Eval).
-		e.ctl.begin()
+		e.ctl.begin(false)
 		_, err := e.compile(body, sha)
 		e.ctl.end()
 		if err != nil {

@@ -137,16 +137,7 @@ func (sb *sandbox) runScript(L *lua.LState) int {
 	seam.KeepUpvalues(L, true) // the script's pcalls close what they unwind
 	defer func() {
 		if r := recover(); r != nil {
-			seam.CloseUpvalues(L, 0) // the whole run is unwound
-			var obj lua.LValue
-			if ae, ok := r.(*lua.ApiError); ok {
-				obj = ae.Object
-			} else {
-				obj = lua.LString(fmt.Sprint(r)) // as PCall reports a Go panic
-			}
-			sb.noteOverflow(L, obj)
-			obj = handlerDepth(L, obj)
-			panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: sb.describeError(L, obj, 0), StackTrace: "(recorded by runScript)"})
+			panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: sb.scriptFailure(L, r), StackTrace: "(recorded by runScript)"})
 		}
 	}()
 	// Redis calls the script with lua_pcall: it runs one C boundary deep.
@@ -155,6 +146,78 @@ func (sb *sandbox) runScript(L *lua.LState) int {
 	// A function (FCALL) is called with its KEYS and ARGV tables.
 	L.Call(L.GetTop()-1, 1)
 	return 1
+}
+
+// scriptFailure is the error a run ends with when r was raised in the
+// script: described while the failing frames can still be inspected.
+func (sb *sandbox) scriptFailure(L *lua.LState, r any) lua.LValue {
+	seam.CloseUpvalues(L, 0) // the whole run is unwound
+	var obj lua.LValue
+	if ae, ok := r.(*lua.ApiError); ok {
+		obj = ae.Object
+	} else {
+		obj = lua.LString(fmt.Sprint(r)) // as PCall reports a Go panic
+	}
+	sb.noteOverflow(L, obj)
+	obj = handlerDepth(L, obj)
+	return sb.describeError(L, obj, 0)
+}
+
+// call runs the script fn with args and returns its one result, or nil
+// and the error it failed with (a scriptError's userdata). It is PCall of
+// the runner, which runs the script with runScript, without the two
+// nested calls: the runner's frame is pushed and not called
+// (seam.EnterGo), and runScript's work and PCall's recovery are done here,
+// in the same order, so the call stack, the C-call count, every error and
+// its position are what they are under PCall. A state whose call stack
+// cannot take that frame (the hooks off) calls the runner under PCall.
+func (sb *sandbox) call(fn *lua.LFunction, args ...lua.LValue) (v, failure lua.LValue) {
+	L := sb.L
+	L.Push(sb.runner)
+	entered := enterRunner && seam.EnterGo(L, sb.runner)
+	L.Push(fn)
+	for _, a := range args {
+		L.Push(a)
+	}
+	if !entered {
+		perr := L.PCall(len(args)+1, 1, nil)
+		defer L.SetTop(0)
+		if perr != nil {
+			if ae, ok := perr.(*lua.ApiError); ok {
+				return nil, ae.Object
+			}
+			return nil, lua.LString(perr.Error())
+		}
+		return L.Get(-1), nil
+	}
+	oldPanic := L.Panic
+	// PCall's: an error raised carries no stack trace (one of 20000
+	// frames costs O(frames^2)).
+	L.Panic = panicWithoutTraceback
+	defer func() {
+		if r := recover(); r != nil {
+			lauxlib.LeaveC(L) // runScript's deferred LeaveC runs first
+			v, failure = nil, sb.scriptFailure(L, r)
+		}
+		L.Panic = oldPanic
+		seam.LeaveGo(L)
+		L.SetTop(0)
+	}()
+	seam.KeepUpvalues(L, true) // the script's pcalls close what they unwind
+	lauxlib.EnterC(L)
+	L.Call(len(args), 1)
+	lauxlib.LeaveC(L)
+	return L.Get(-1), nil
+}
+
+// enterRunner is off only in tests that compare sandbox.call with PCall of
+// the runner (TestEnteredRunnerMatchesPCall).
+var enterRunner = true
+
+// panicWithoutTraceback is gopher-lua's own (state.go), which PCall sets
+// as a state's Panic for the call.
+func panicWithoutTraceback(L *lua.LState) {
+	panic(&lua.ApiError{Type: lua.ApiErrorRun, Object: L.Get(-1)})
 }
 
 // handlerDepth is what calling Redis's error handler makes of obj, an error

@@ -436,7 +436,7 @@ func (e *Engine) createLibrary(code []byte, replace bool, s *libSet) (*Library, 
 func (e *Engine) runLibrary(name string, code, body []byte) (lib *Library, err error) {
 	sb := e.funcSandbox()
 	L := sb.L
-	e.ctl.begin()
+	e.ctl.begin(false)
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -707,8 +707,7 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 	rf := e.fn.runningRecord()
 	*rf = RunningFunction{Name: f.Name, Argv: argv, Start: monoNow()}
 	e.fn.running.Store(rf)
-	e.ctl.isFunc.Store(true)
-	e.ctl.begin()
+	e.ctl.begin(true)
 	defer func() {
 		if r := recover(); r != nil {
 			e.rebuildFunctions(anyString(r))
@@ -718,23 +717,11 @@ func (e *Engine) FCall(w *resp.Writer, argv [][]byte, readOnly bool, h Host) (er
 		e.fn.endRunning()
 		e.releaseMemory() // before the end, as exec does
 		e.ctl.end()
-		e.ctl.isFunc.Store(false)
 	}()
-	L.Push(sb.runner)
-	L.Push(f.fn)
-	L.Push(kt)
-	L.Push(at)
-	perr := L.PCall(3, 1, nil)
-	if perr != nil {
-		var obj lua.LValue = lua.LString(perr.Error())
-		if ae, ok := perr.(*lua.ApiError); ok {
-			obj = ae.Object
-		}
-		L.SetTop(0)
-		return runError(f.Name, obj)
+	v, failure := sb.call(f.fn, kt, at)
+	if failure != nil {
+		return runError(f.Name, failure)
 	}
-	v := L.Get(-1)
-	L.SetTop(0)
 	start := len(w.B)
 	if !luaToReply(w, v, e.run.resp, 2, start+e.cfg.MaxReplyBytes) {
 		w.B = append([]byte(nil), w.B[:start]...)

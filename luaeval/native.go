@@ -96,7 +96,7 @@ func (e *Engine) nativeCall(s *script, name, key []byte) (resp.Item, error) {
 // run in Lua instead.
 func (e *Engine) execNative(w *resp.Writer, s *script, keys, argv [][]byte, readOnly bool, h Host) (handled bool, err error) {
 	e.run = runState{sha: s.sha, host: h, readOnly: readOnly || s.noWrites, resp: 2, active: true}
-	e.ctl.begin()
+	e.ctl.begin(false)
 	defer func() {
 		e.trimCallBuffers()
 		e.run = runState{}

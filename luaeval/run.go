@@ -48,7 +48,7 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 	e.run = runState{sha: s.sha, host: h, readOnly: readOnly || s.noWrites, resp: 2, active: true}
 
 	if !begun {
-		e.ctl.begin()
+		e.ctl.begin(false)
 	}
 	defer func() {
 		if r := recover(); r != nil {
@@ -65,19 +65,10 @@ func (e *Engine) exec(w *resp.Writer, s *script, keys, argv [][]byte, readOnly b
 		e.ctl.end()
 	}()
 
-	L.Push(sb.runner)
-	L.Push(s.fn)
-	perr := L.PCall(1, 1, nil)
-	if perr != nil {
-		var obj lua.LValue = lua.LString(perr.Error())
-		if ae, ok := perr.(*lua.ApiError); ok {
-			obj = ae.Object
-		}
-		L.SetTop(0)
-		return runError(string(s.sha[:]), obj)
+	v, failure := sb.call(s.fn)
+	if failure != nil {
+		return runError(string(s.sha[:]), failure)
 	}
-	v := L.Get(-1)
-	L.SetTop(0)
 	start := len(w.B)
 	if !luaToReply(w, v, e.run.resp, 2, start+e.cfg.MaxReplyBytes) {
 		// A copy of what came before, so the partial reply's array can go.
