@@ -29,8 +29,8 @@ func (e *Engine) replyToLua(L *lua.LState, b []byte) (v lua.LValue, isErr bool) 
 }
 
 // quickReply converts the replies scripts get most, an integer (DEL,
-// EXISTS, PEXPIRE, INCR's ids, LLEN ...) and a short bulk string (GET,
-// RPOP), without the general parser; ok is false for anything else,
+// EXISTS, PEXPIRE, INCR's ids, LLEN ...), a short bulk string (GET,
+// RPOP) and RESP2's null bulk string (GET of a missing key), without the general parser; ok is false for anything else,
 // integers written in any but their canonical form included.
 func (e *Engine) quickReply(L *lua.LState, b []byte) (lua.LValue, bool) {
 	if len(b) < 4 || b[len(b)-2] != '\r' || b[len(b)-1] != '\n' {
@@ -50,6 +50,11 @@ func (e *Engine) quickReply(L *lua.LState, b []byte) (lua.LValue, bool) {
 		}
 		return lauxlib.Number(L, n), true
 	case '$':
+		if len(b) == 5 && b[1] == '-' && b[2] == '1' {
+			// GET of a missing key: RESP2's null is false, and a
+			// RESP3 script's host writes "_" (parseReply).
+			return lua.LFalse, true
+		}
 		n, end, ok := smallDecimal(b, 1)
 		if !ok || end+2+n+2 != len(b) || b[end] != '\r' || b[end+1] != '\n' {
 			return nil, false

@@ -65,3 +65,35 @@ func TestQuickReplyIntAgainstParser(t *testing.T) {
 		t.Fatalf("quickReply took only %d replies", took)
 	}
 }
+
+// quickReply against the general parser on short seeded generated
+// replies of every kind it takes (integers, bulk strings, RESP2's null
+// bulk string) and of others beside, in both protocols: whenever it takes
+// a reply it gives the parser's value.
+func TestQuickReplyAgainstParser(t *testing.T) {
+	r := rand.New(rand.NewSource(seed(t)))
+	e := newTestEngine(t, Config{})
+	L := e.sandbox().L
+	pieces := []string{":", "$", "$", "*", "_", "-", "-1", "1", "0", "12", "\r", "\n", "\r\n", "\r\n", "\r\n", "ab", "x", "$-1\r\n", "$1\r\nx\r\n", "$2\r\n", ":5\r\n", "_\r\n", "*-1\r\n"}
+	took := map[byte]int{}
+	for i := range 200000 {
+		e.run.resp = 2 + r.Intn(2)
+		var b []byte
+		for range 1 + r.Intn(5) {
+			b = append(b, pieces[r.Intn(len(pieces))]...)
+		}
+		v, ok := e.quickReply(L, b)
+		if !ok {
+			continue
+		}
+		took[b[0]]++
+		pv, rest, pok := e.parseReply(L, b, 0)
+		if !pok || len(rest) != 0 || v.String() != pv.String() || v.Type() != pv.Type() {
+			t.Fatalf("case %d (RESP%d): %q: quickReply %v, the parser %v (ok %v, rest %q)", i, e.run.resp, b, v, pv, pok, rest)
+		}
+	}
+	if took[':'] < 1000 || took['$'] < 1000 {
+		t.Fatalf("quickReply took too few replies: %v", took)
+	}
+	e.run.resp = 2
+}
