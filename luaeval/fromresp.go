@@ -14,7 +14,7 @@ import (
 // value (script_lua.c:redisProtocolToLuaType). isErr reports a top-level
 // error reply, which redis.call raises.
 func (e *Engine) replyToLua(L *lua.LState, b []byte) (v lua.LValue, isErr bool) {
-	if v, ok := e.quickReply(b); ok {
+	if v, ok := e.quickReply(L, b); ok {
 		return v, false
 	}
 	v, rest, ok := e.parseReply(L, b, 0)
@@ -28,21 +28,33 @@ func (e *Engine) replyToLua(L *lua.LState, b []byte) (v lua.LValue, isErr bool) 
 	return v, false
 }
 
-// quickReply converts the replies lock scripts get most, a small
-// non-negative integer (DEL, EXISTS, PEXPIRE ...) and a short bulk string
-// (GET), without the general parser; ok is false for anything else.
-func (e *Engine) quickReply(b []byte) (lua.LValue, bool) {
+// quickReply converts the replies scripts get most, an integer (DEL,
+// EXISTS, PEXPIRE, INCR's ids, LLEN ...), a short bulk string (GET,
+// RPOP) and RESP2's null bulk string (GET of a missing key), without the general parser; ok is false for anything else,
+// integers written in any but their canonical form included.
+func (e *Engine) quickReply(L *lua.LState, b []byte) (lua.LValue, bool) {
 	if len(b) < 4 || b[len(b)-2] != '\r' || b[len(b)-1] != '\n' {
 		return nil, false
 	}
 	switch b[0] {
 	case ':':
-		n, end, ok := smallDecimal(b, 1)
-		if !ok || end != len(b)-2 || n >= len(smallInts) {
+		n, neg, ok := canonicalInt(b[1 : len(b)-2])
+		if !ok {
 			return nil, false
 		}
-		return smallInts[n], true
+		if !neg && n < int64(len(smallInts)) {
+			return smallInts[n], true
+		}
+		if neg {
+			n = -n
+		}
+		return lauxlib.Number(L, n), true
 	case '$':
+		if len(b) == 5 && b[1] == '-' && b[2] == '1' {
+			// GET of a missing key: RESP2's null is false, and a
+			// RESP3 script's host writes "_" (parseReply).
+			return lua.LFalse, true
+		}
 		n, end, ok := smallDecimal(b, 1)
 		if !ok || end+2+n+2 != len(b) || b[end] != '\r' || b[end+1] != '\n' {
 			return nil, false
@@ -50,6 +62,25 @@ func (e *Engine) quickReply(b []byte) (lua.LValue, bool) {
 		return e.internedBulk(b[end+2 : end+2+n]), true
 	}
 	return nil, false
+}
+
+// canonicalInt reads d as an integer the way strconv.AppendInt writes one
+// (an optional '-', no leading zero, no "-0"), of at most 18 digits so
+// that it cannot overflow; ok is false for anything else.
+func canonicalInt(d []byte) (n int64, neg, ok bool) {
+	if len(d) > 0 && d[0] == '-' {
+		neg, d = true, d[1:]
+	}
+	if len(d) == 0 || len(d) > 18 || d[0] == '0' && (len(d) > 1 || neg) {
+		return 0, false, false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return 0, false, false
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, neg, true
 }
 
 // bulkAt converts a bulk string with a short length at the start of b

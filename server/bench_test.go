@@ -13,6 +13,7 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/tidwall/redcon"
 
+	"github.com/minilock/minilock/bench/luashapes"
 	"github.com/minilock/minilock/server/internal/edge"
 )
 
@@ -513,4 +514,19 @@ func BenchmarkACL_SET_default(b *testing.B) {
 
 func BenchmarkACL_SET_restricted(b *testing.B) {
 	benchACL(b, benchRestricted, [][]string{benchSET}, "+OK\r\n")
+}
+
+// The job queue shape of bench/luashapes (cjson.decode, INCR, HSET,
+// LPUSH, LLEN, RPOP, HGETALL, DEL, cjson.encode) through dispatch: what
+// its eight redis.call cost in the server (command lookup, checks,
+// timing and stats, the reply written and converted back into Lua)
+// beside the script's own work. One queue key, as the shape's benchmark.
+func BenchmarkDispatch_EVALSHA_queue(b *testing.B) {
+	i := slices.IndexFunc(luashapes.Shapes, func(s luashapes.Shape) bool { return s.Name == "queue" })
+	q := luashapes.Shapes[i]
+	benchDispatch(b, dispatchCase{
+		script: q.Body,
+		cmds:   [][]string{append([]string{"evalsha", "$SHA", "1", q.Keys[0]}, q.Args...)},
+		want:   "$" + strconv.Itoa(len(q.Want)) + "\r\n" + q.Want + "\r\n",
+	})
 }

@@ -77,14 +77,18 @@ func (h *scriptHost) Call(args [][]byte, readOnly bool, w *resp.Writer) bool {
 	return cmd.flags&fWrite != 0
 }
 
-// cmdCache remembers the last few command names scripts called, exactly as
-// they spelled them ("get", "DEL" ...), so a script's redis.call finds its
-// command without lower-casing and hashing the name each time. Owner
-// goroutine only.
+// cmdCache remembers the command names scripts called, exactly as they
+// spelled them ("get", "DEL" ...), so a script's redis.call finds its
+// command without lower-casing and hashing the name into the command
+// table each time. It is direct-mapped by a hash of the spelling: a script
+// calling more distinct commands than a few (a job queue's calls eight)
+// still hits, where a small round-robin list was evicted on every call.
+// Owner goroutine only.
 type cmdCache struct {
-	entries [4]cmdCacheEntry
-	next    int
+	entries [cmdCacheSlots]cmdCacheEntry
 }
+
+const cmdCacheSlots = 64 // a power of two
 
 type cmdCacheEntry struct {
 	name string
@@ -93,15 +97,17 @@ type cmdCacheEntry struct {
 
 // find is find(commands, name) through the cache.
 func (cc *cmdCache) find(name []byte) *command {
-	for i := range cc.entries {
-		if e := &cc.entries[i]; e.cmd != nil && e.name == string(name) {
-			return e.cmd
-		}
+	h := uint(len(name))
+	for _, c := range name {
+		h = h*31 + uint(c)
+	}
+	e := &cc.entries[h&(cmdCacheSlots-1)]
+	if e.cmd != nil && e.name == string(name) {
+		return e.cmd
 	}
 	cmd := find(commands, name)
 	if cmd != nil {
-		cc.entries[cc.next] = cmdCacheEntry{string(name), cmd}
-		cc.next = (cc.next + 1) % len(cc.entries)
+		*e = cmdCacheEntry{string(name), cmd}
 	}
 	return cmd
 }
