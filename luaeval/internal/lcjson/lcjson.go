@@ -53,7 +53,9 @@ var Null = &lua.LUserData{Metatable: lua.LNil}
 // Host is what the library needs of the sandbox it is installed in.
 type Host interface {
 	// Real returns the table t stands for when t is a read-only proxy,
-	// else t itself: the encoder walks what the script can read.
+	// else t itself: the encoder walks what the script can read. A proxy
+	// always has its metatable (setmetatable refuses proxies), so a table
+	// without one is not asked about.
 	Real(t *lua.LTable) *lua.LTable
 	// MaxStringBytes is the longest string a script may build.
 	MaxStringBytes() int
@@ -284,7 +286,10 @@ func (j *jsonEncoder) value(v lua.LValue, depth, slots int) {
 		if depth > j.cfg.encodeMaxDepth || slots+3 > lauxlib.MaxCStack {
 			lauxlib.Error(j.L, "Cannot serialise, excessive nesting ("+strconv.Itoa(depth)+")")
 		}
-		t := j.host.Real(x)
+		t := x
+		if t.Metatable != lua.LNil {
+			t = j.host.Real(x)
+		}
 		if n := j.arrayLength(t); n > 0 {
 			j.b = append(j.b, '[')
 			for i := 1; i <= n; i++ {

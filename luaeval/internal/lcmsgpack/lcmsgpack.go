@@ -37,7 +37,9 @@ const mpMaxNesting = 16 // LUACMSGPACK_MAX_NESTING
 // Host is what the library needs of the sandbox it is installed in.
 type Host interface {
 	// Real returns the table t stands for when t is a read-only proxy,
-	// else t itself: pack walks what the script can read.
+	// else t itself: pack walks what the script can read. A proxy always
+	// has its metatable (setmetatable refuses proxies), so a table
+	// without one is not asked about.
 	Real(t *lua.LTable) *lua.LTable
 	// MaxStringBytes is the longest string a script may build.
 	MaxStringBytes() int
@@ -140,7 +142,10 @@ func (m *mpEncoder) encode(v lua.LValue, level, depth int) {
 			m.b = append(m.b, 0xc0)
 			return
 		}
-		m.table(m.host.Real(x), level, depth)
+		if x.Metatable != lua.LNil {
+			x = m.host.Real(x)
+		}
+		m.table(x, level, depth)
 	default: // nil, functions, userdata (cjson.null), threads
 		m.grow(1)
 		m.b = append(m.b, 0xc0)
