@@ -43,7 +43,8 @@ func HashTable(L *lua.LState, o *lauxlib.TableOrder, keys, vals []lua.LValue) (t
 	ud.Value, ud.Metatable = m, lua.LNil
 	tkeys[size] = ud
 	tb := tableOf(t)
-	tb.keys = tkeys // k2i stays nil: see noK2I
+	tb.keys = tkeys
+	tb.k2i = make(map[lua.LValue]int) // see setNodeVector
 	sd := make(map[string]lua.LValue, n)
 	for i, k := range keys {
 		sd[string(k.(lua.LString))] = vals[i]
@@ -113,22 +114,13 @@ func newCombined(narr, nrec int) *lua.LTable {
 		}
 		ud.Value, ud.Metatable = m, lua.LNil
 		keys[size] = ud
-		tableOf(t).keys = keys // k2i stays nil: see noK2I
+		tb := tableOf(t)
+		tb.keys = keys
+		tb.k2i = make(map[lua.LValue]int)
 		return t
 	}
 	return nil
 }
-
-// noK2I: the tables made here (a script's constructors, the decoders'
-// objects) have no k2i map, one allocation less for each. gopher-lua's
-// setters would write a key into that nil map (and panic), but they never
-// reach these tables: every table write of a script goes through the
-// hooked instructions and the ported libraries (RawSet, RawSetInt,
-// RawSetString), and minilock's Go code writes with gopher-lua's setters
-// only into tables it made itself with L.CreateTable, or into tables that
-// a rehash here gave a k2i (setNodeVectorIn makes one: the globals).
-// TestNoK2ITablesThroughEveryWriter writes such tables every way a script
-// can.
 
 // hashTable2, hashTable4 and hashTable8 are a table and its hash part of
 // up to 2, 4 and 8 nodes in one allocation.
