@@ -323,3 +323,20 @@ func TestMadeTablesThroughEveryWriter(t *testing.T) {
 	}
 	diffTimed(t, scripts)
 }
+
+// The cjson and cmsgpack modules (and a cjson.new() module, written to)
+// are walked in Redis's order: filled in lua_cjson.c's and
+// lua_cmsgpack.c's order as lua_setfield fills a new table.
+func TestLibraryTablesOrderAgainstRedis(t *testing.T) {
+	walk := func(m string) string {
+		return "local r = {} for k in pairs(" + m + ") do r[#r + 1] = k end return r"
+	}
+	diffTimed(t, []string{
+		walk("cjson"),
+		walk("cmsgpack"),
+		walk("cjson.new()"),
+		"local m = cjson.new() m.x = 1 m.encode = nil m[1] = 2 local r = {} for k in pairs(m) do r[#r + 1] = tostring(k) end return r",
+		"return cmsgpack.pack(cjson, cmsgpack, cjson.new())",
+		"return {pcall(cjson.encode, cmsgpack)}",
+	})
+}
