@@ -63,7 +63,10 @@ local ok, e = pcall(nest, 10) return tostring(e)`,
 // and table.remove, some on a table with a metatable), may sort it (with or
 // without a comparator, some comparators inconsistent or failing), and
 // returns its border, its pairs in next's order and any error's text.
-func genTableOpsScript(r *rand.Rand) string {
+func genTableOpsScript(r *rand.Rand) string { return genTableOpsScriptFrom(r, "{}") }
+
+// genTableOpsScriptFrom is genTableOpsScript on the table start makes.
+func genTableOpsScriptFrom(r *rand.Rand, start string) string {
 	keys := []string{"0", "-1", "0.5", "1.5", "-0", "2^31", "2^53", "1e100", "true", "'a'", "'b'", "'k1'", "'10'", "''"}
 	for i := 1; i <= 24; i++ {
 		keys = append(keys, strconv.Itoa(i), fmt.Sprintf("'s%d'", i))
@@ -85,7 +88,7 @@ func genTableOpsScript(r *rand.Rand) string {
 		}
 	}
 	var b strings.Builder
-	b.WriteString("local t = {} ")
+	b.WriteString("local t = " + start + " ")
 	if r.Intn(6) == 0 {
 		// A metatable: writes of new keys must meet __newindex.
 		b.WriteString("local log = {} setmetatable(t, {__newindex = function(t, k, v) log[#log + 1] = tostring(k) rawset(t, k, v) end, __index = function(t, k) return nil end}) ")
@@ -270,4 +273,70 @@ func TestLongStringKeysAgainstRedis(t *testing.T) {
 		scripts = append(scripts, b.String())
 	}
 	diffTimed(t, scripts)
+}
+
+// The tables the seam makes at once (a constructor's small hash part,
+// cjson's and cmsgpack's objects: seam.HashTable) and one grown key by key,
+// written every way a script can write a table (new keys, nil, rawset,
+// table.insert/remove, __newindex, inside a coroutine, rehashes) and then
+// walked: pairs order, borders and errors byte for byte as redis-server's.
+func TestMadeTablesThroughEveryWriter(t *testing.T) {
+	r := rand.New(rand.NewSource(seed(t) + 2))
+	names := []string{"a", "b", "k1", "10", "", "id", "name", "x1", "x2", "x3"}
+	for i := 1; i <= 24; i++ {
+		names = append(names, fmt.Sprintf("s%d", i))
+	}
+	fields := func() []string {
+		p := r.Perm(len(names))[:1+r.Intn(8)]
+		f := make([]string, len(p))
+		for i, j := range p {
+			f[i] = names[j]
+		}
+		return f
+	}
+	start := func() string {
+		f := fields()
+		var lua, json []string
+		for i, k := range f {
+			lua = append(lua, fmt.Sprintf("[%q] = %d", k, i))
+			json = append(json, fmt.Sprintf(`\"%s\":%d`, k, i))
+		}
+		switch r.Intn(4) {
+		case 3: // grown key by key from no hash part
+			return "{}"
+		case 0: // OP_NEWTABLE with a hash part of up to 8 nodes
+			return "{" + strings.Join(lua, ", ") + "}"
+		case 1:
+			return `cjson.decode("{` + strings.Join(json, ",") + `}")`
+		default:
+			return "cmsgpack.unpack(cmsgpack.pack({" + strings.Join(lua, ", ") + "}))"
+		}
+	}
+	scripts := []string{
+		`local t = cjson.decode('{"a":1,"b":2}') rawset(t, 'c', 3) rawset(t, 1, 'x') local r = {} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return r`,
+		`local t = cmsgpack.unpack(cmsgpack.pack({a = 1, b = 2})) local co = coroutine.wrap(function() t.c = 3 t.a = nil coroutine.yield() t[1] = 'x' table.insert(t, 'y') end) co() co() local r = {} for k, v in pairs(t) do r[#r + 1] = tostring(k) .. '=' .. tostring(v) end return r`,
+		`local t = {p = 1, q = 2} local log = {} setmetatable(t, {__newindex = function(t, k, v) log[#log + 1] = k rawset(t, k, v) end}) t.z = 1 t.p = 5 for i = 1, 20 do t['n' .. i] = i end return {cjson.encode(log), #t, t.z, t.p, t.n20}`,
+		`local t = cjson.decode('{"a":1}') for i = 1, 100 do t['k' .. i] = i end for i = 1, 100, 3 do t['k' .. i] = nil end local n = 0 for k in pairs(t) do n = n + 1 end return {n, next(t) ~= nil and 1 or 0, cjson.encode({t.k2, t.k4, t.a})}`,
+	}
+	for range 600 {
+		scripts = append(scripts, genTableOpsScriptFrom(r, start()))
+	}
+	diffTimed(t, scripts)
+}
+
+// The cjson and cmsgpack modules (and a cjson.new() module, written to)
+// are walked in Redis's order: filled in lua_cjson.c's and
+// lua_cmsgpack.c's order as lua_setfield fills a new table.
+func TestLibraryTablesOrderAgainstRedis(t *testing.T) {
+	walk := func(m string) string {
+		return "local r = {} for k in pairs(" + m + ") do r[#r + 1] = k end return r"
+	}
+	diffTimed(t, []string{
+		walk("cjson"),
+		walk("cmsgpack"),
+		walk("cjson.new()"),
+		"local m = cjson.new() m.x = 1 m.encode = nil m[1] = 2 local r = {} for k in pairs(m) do r[#r + 1] = tostring(k) end return r",
+		"return cmsgpack.pack(cjson, cmsgpack, cjson.new())",
+		"return {pcall(cjson.encode, cmsgpack)}",
+	})
 }

@@ -53,7 +53,9 @@ var Null = &lua.LUserData{Metatable: lua.LNil}
 // Host is what the library needs of the sandbox it is installed in.
 type Host interface {
 	// Real returns the table t stands for when t is a read-only proxy,
-	// else t itself: the encoder walks what the script can read.
+	// else t itself: the encoder walks what the script can read. A proxy
+	// always has its metatable (setmetatable refuses proxies), so a table
+	// without one is not asked about.
 	Real(t *lua.LTable) *lua.LTable
 	// MaxStringBytes is the longest string a script may build.
 	MaxStringBytes() int
@@ -84,38 +86,44 @@ const maxKeptScratch = 1 << 16
 // configuration stays as scripts set it until Reset.
 func Open(L *lua.LState, t *lua.LTable, h Host) *Lib {
 	lib := &Lib{host: h, cfg: defaultConfig}
-	t.RawSetString("_NAME", lua.LString("cjson"))
-	t.RawSetString("_VERSION", lua.LString("2.1.0"))
-	t.RawSetString("null", Null)
 	c := &lib.cfg
-	for k, f := range map[string]lua.LGFunction{
-		"encode": lib.encode,
-		"decode": lib.decode,
-		"encode_sparse_array": func(L *lua.LState) int {
+	// lua_cjson_new's order (its luaL_Reg array, then null, _NAME and
+	// _VERSION), each set as lua_setfield sets it into a new table, so
+	// pairs and cmsgpack.pack walk the module as Redis's Lua does.
+	for _, f := range []struct {
+		k string
+		v lua.LValue
+	}{
+		{"encode", L.NewFunction(lib.encode)},
+		{"decode", L.NewFunction(lib.decode)},
+		{"encode_sparse_array", L.NewFunction(func(L *lua.LState) int {
 			argInit(L, 3)
 			lib.dirty = true
 			enumOption(L, 1, &c.sparseConvert, boolOptions)
 			intOption(L, 2, &c.sparseRatio, 0, math.MaxInt32)
 			intOption(L, 3, &c.sparseSafe, 0, math.MaxInt32)
 			return 3
-		},
-		"encode_max_depth":        lib.intConfig(&c.encodeMaxDepth, 1, math.MaxInt32),
-		"decode_max_depth":        lib.intConfig(&c.decodeMaxDepth, 1, math.MaxInt32),
-		"encode_number_precision": lib.intConfig(&c.precision, 1, 14),
-		"encode_keep_buffer":      lib.enumConfig(&c.keepBuffer, boolOptions),
-		"encode_invalid_numbers":  lib.enumConfig(&c.encodeInvalidNum, []string{"off", "on", "null"}),
-		"decode_invalid_numbers":  lib.enumConfig(&c.decodeInvalidNum, boolOptions),
+		})},
+		{"encode_max_depth", L.NewFunction(lib.intConfig(&c.encodeMaxDepth, 1, math.MaxInt32))},
+		{"decode_max_depth", L.NewFunction(lib.intConfig(&c.decodeMaxDepth, 1, math.MaxInt32))},
+		{"encode_number_precision", L.NewFunction(lib.intConfig(&c.precision, 1, 14))},
+		{"encode_keep_buffer", L.NewFunction(lib.enumConfig(&c.keepBuffer, boolOptions))},
+		{"encode_invalid_numbers", L.NewFunction(lib.enumConfig(&c.encodeInvalidNum, []string{"off", "on", "null"}))},
+		{"decode_invalid_numbers", L.NewFunction(lib.enumConfig(&c.decodeInvalidNum, boolOptions))},
 		// lua_cjson_new: another module, writable, with a configuration of
 		// its own from the defaults.
-		"new": func(L *lua.LState) int {
+		{"new", L.NewFunction(func(L *lua.LState) int {
 			lauxlib.Alloc(L, moduleBytes)
 			m := L.CreateTable(0, 16)
 			Open(L, m, h)
 			L.Push(m)
 			return 1
-		},
+		})},
+		{"null", Null},
+		{"_NAME", lua.LString("cjson")},
+		{"_VERSION", lua.LString("2.1.0")},
 	} {
-		t.RawSetString(k, L.NewFunction(f))
+		seam.RawSetString(L, t, f.k, f.v)
 	}
 	return lib
 }
@@ -284,7 +292,10 @@ func (j *jsonEncoder) value(v lua.LValue, depth, slots int) {
 		if depth > j.cfg.encodeMaxDepth || slots+3 > lauxlib.MaxCStack {
 			lauxlib.Error(j.L, "Cannot serialise, excessive nesting ("+strconv.Itoa(depth)+")")
 		}
-		t := j.host.Real(x)
+		t := x
+		if t.Metatable != lua.LNil {
+			t = j.host.Real(x)
+		}
 		if n := j.arrayLength(t); n > 0 {
 			j.b = append(j.b, '[')
 			for i := 1; i <= n; i++ {

@@ -37,7 +37,9 @@ const mpMaxNesting = 16 // LUACMSGPACK_MAX_NESTING
 // Host is what the library needs of the sandbox it is installed in.
 type Host interface {
 	// Real returns the table t stands for when t is a read-only proxy,
-	// else t itself: pack walks what the script can read.
+	// else t itself: pack walks what the script can read. A proxy always
+	// has its metatable (setmetatable refuses proxies), so a table
+	// without one is not asked about.
 	Real(t *lua.LTable) *lua.LTable
 	// MaxStringBytes is the longest string a script may build.
 	MaxStringBytes() int
@@ -46,17 +48,23 @@ type Host interface {
 // Open fills t, a new table in L, with the cmsgpack module.
 func Open(L *lua.LState, t *lua.LTable, h Host) {
 	st := &mpScratch{}
-	t.RawSetString("_NAME", lua.LString("cmsgpack"))
-	t.RawSetString("_VERSION", lua.LString("lua-cmsgpack 0.4.0"))
-	t.RawSetString("_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo"))
-	t.RawSetString("_DESCRIPTION", lua.LString("MessagePack C implementation for Lua"))
-	for k, f := range map[string]lua.LGFunction{
-		"pack":         func(L *lua.LState) int { return mpPack(L, h, st) },
-		"unpack":       func(L *lua.LState) int { return mpUnpack(L, st) },
-		"unpack_one":   func(L *lua.LState) int { return mpUnpackOne(L, st) },
-		"unpack_limit": func(L *lua.LState) int { return mpUnpackLimit(L, st) },
+	// luaopen_create's order (its cmds array, then the metadata), each
+	// set as lua_setfield sets it into a new table, so pairs and pack walk
+	// the module as Redis's Lua does.
+	for _, f := range []struct {
+		k string
+		v lua.LValue
+	}{
+		{"pack", L.NewFunction(func(L *lua.LState) int { return mpPack(L, h, st) })},
+		{"unpack", L.NewFunction(func(L *lua.LState) int { return mpUnpack(L, st) })},
+		{"unpack_one", L.NewFunction(func(L *lua.LState) int { return mpUnpackOne(L, st) })},
+		{"unpack_limit", L.NewFunction(func(L *lua.LState) int { return mpUnpackLimit(L, st) })},
+		{"_NAME", lua.LString("cmsgpack")},
+		{"_VERSION", lua.LString("lua-cmsgpack 0.4.0")},
+		{"_COPYRIGHT", lua.LString("Copyright (C) 2012, Salvatore Sanfilippo")},
+		{"_DESCRIPTION", lua.LString("MessagePack C implementation for Lua")},
 	} {
-		t.RawSetString(k, L.NewFunction(f))
+		seam.RawSetString(L, t, f.k, f.v)
 	}
 }
 
@@ -140,7 +148,10 @@ func (m *mpEncoder) encode(v lua.LValue, level, depth int) {
 			m.b = append(m.b, 0xc0)
 			return
 		}
-		m.table(m.host.Real(x), level, depth)
+		if x.Metatable != lua.LNil {
+			x = m.host.Real(x)
+		}
+		m.table(x, level, depth)
 	default: // nil, functions, userdata (cjson.null), threads
 		m.grow(1)
 		m.b = append(m.b, 0xc0)

@@ -139,9 +139,29 @@ func TestTableWrittenByGopherLua(t *testing.T) {
 	defer L.Close()
 	L.SetContext(noLimits{context.Background()})
 	for round := range 200 {
+		// From no hash part, from a constructor's small one made at once
+		// (newCombined) and from a decoder's object (HashTable): every
+		// table in Lua's layout keeps the k2i gopher-lua's setters write.
 		tab := NewTable(L, 0, 0)
 		model := map[lua.LValue]lua.LValue{}
-		for i := range r.Intn(40) {
+		switch round % 3 {
+		case 1:
+			tab = NewTable(L, 0, 1+r.Intn(8))
+		case 2:
+			var keys, vals []lua.LValue
+			for i := range 1 + r.Intn(8) {
+				keys = append(keys, lua.LString("h"+strconv.Itoa(i)))
+				vals = append(vals, lua.LNumber(i))
+				model[keys[i]] = vals[i]
+			}
+			var o lauxlib.TableOrder
+			tab, _ = HashTable(L, &o, keys, vals)
+		}
+		writes := r.Intn(40)
+		if round%3 != 0 && round%2 == 0 {
+			writes = 0 // gopher-lua's setters first, before any rehash here
+		}
+		for i := range writes {
 			k := lua.LValue(lua.LString("k" + strconv.Itoa(r.Intn(30))))
 			if r.Intn(3) == 0 {
 				k = lua.LNumber(r.Intn(30) + 1)
