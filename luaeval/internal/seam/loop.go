@@ -111,6 +111,11 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		handlerLoop(L, s, baseframe)
 		return
 	}
+	// nmem holds the poll count across the calls of the table, global
+	// and concatenation cases, which then read everything of the loop's
+	// again from the frame (reload): a memory word, not a value the
+	// register allocator would keep across them (see coldStep).
+	nmem := new(int)
 	p, lb, pc := frameCode(cf)
 	for {
 		if n--; n == 0 {
@@ -255,6 +260,49 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				return
 			}
 			continue
+		case lua.OP_GETGLOBAL:
+			// gopher-lua's getFieldString over the function's environment.
+			cf.Pc, *nmem = pc, n
+			v, ok := rawIndex(L, cf.Fn.Env, p.Constants[OpBx(inst)])
+			cf, p, lb, pc, n, inst = reload(s, nmem)
+			if ok {
+				setReg(reg, lb+OpA(inst), v)
+				continue
+			}
+			if cf, p, lb, pc, n = handle(L, s, cf, inst, pc, n, baseframe); cf == nil {
+				return
+			}
+			continue
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+			cf.Pc, *nmem = pc, n
+			ok := fastGetTable(s, cf, inst)
+			cf, p, lb, pc, n, inst = reload(s, nmem)
+			if ok {
+				continue
+			}
+			if cf, p, lb, pc, n = getTableSlow(L, s, cf, inst, pc, n, baseframe); cf == nil {
+				return
+			}
+			continue
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+			cf.Pc, *nmem = pc, n
+			ok := fastSetTable(s, cf, inst)
+			cf, p, lb, pc, n, inst = reload(s, nmem)
+			if ok {
+				continue
+			}
+			if cf, p, lb, pc, n = handle(L, s, cf, inst, pc, n, baseframe); cf == nil {
+				return
+			}
+			continue
+		case lua.OP_CONCAT:
+			// The hook's work without the handler's call (concat.go);
+			// a __concat metamethod may have called Lua, as after any
+			// handler.
+			cf.Pc, *nmem = pc, n
+			concat(L, inst)
+			cf, p, lb, pc, n, inst = reload(s, nmem)
+			continue
 		case lua.OP_CLOSURE:
 			if cf, p, lb, pc, n = fastClosure(L, s, cf, inst, pc, n, baseframe); cf == nil {
 				return
@@ -287,12 +335,6 @@ func coldStep(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 	case lua.OP_SETUPVAL:
 		cf.Fn.Upvalues[OpB(inst)].SetValue(reg.array[lb+OpA(inst)])
 		return cf, p, lb, pc, n
-	case lua.OP_GETGLOBAL:
-		// gopher-lua's getFieldString over the function's environment.
-		if v, ok := rawIndex(L, cf.Fn.Env, p.Constants[OpBx(inst)]); ok {
-			setReg(reg, lb+OpA(inst), v)
-			return cf, p, lb, pc, n
-		}
 	case lua.OP_UNM:
 		if x, ok := reg.array[lb+OpB(inst)].(lua.LNumber); ok {
 			v, ok := smallNumber(-float64(x))
@@ -302,18 +344,6 @@ func coldStep(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 			setReg(reg, lb+OpA(inst), v)
 			return cf, p, lb, pc, n
 		}
-	case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
-		cf.Pc = pc
-		if fastGetTable(s, cf, inst) {
-			return cf, p, lb, pc, n
-		}
-		if int(inst>>26) == lua.OP_GETTABLEKS {
-			// lib.name: a library is a proxy (see rawIndex).
-			if v, ok := rawIndex(L, reg.array[lb+OpB(inst)], rkValue(reg, p.Constants, lb, OpC(inst))); ok {
-				setReg(reg, lb+OpA(inst), v)
-				return cf, p, lb, pc, n
-			}
-		}
 	case lua.OP_SELF:
 		// R(A+1) := R(B); R(A) := R(B)[RK(C)] (ccalls.go's hook).
 		obj := reg.array[lb+OpB(inst)]
@@ -322,28 +352,10 @@ func coldStep(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 			setReg(reg, lb+OpA(inst), v)
 			return cf, p, lb, pc, n
 		}
-	case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
-		cf.Pc = pc
-		if fastSetTable(s, cf, inst) {
-			return cf, p, lb, pc, n
-		}
 	case lua.OP_LEN:
 		if fastLen(s, cf, inst) {
 			return cf, p, lb, pc, n
 		}
-	case lua.OP_CONCAT:
-		// The hook's work without the handler's call (concat.go);
-		// a __concat metamethod may have called Lua, as after any
-		// handler.
-		cf.Pc = pc
-		concat(L, inst)
-		cf = s.currentFrame
-		p, lb, pc = frameCode(cf)
-		return cf, p, lb, pc, n
-	// Arithmetic, comparisons and the numeric for on numbers, the
-	// bulk of a script that computes, are done here as their hooks
-	// (arith.go, ccalls.go) and gopher-lua's OP_FORLOOP do them; any
-	// other operand goes to the handler.
 	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD:
 		bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
 		// Two static small integers: the result in integers, when it
@@ -456,6 +468,30 @@ func coldStep(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 		}
 	}
 	return handle(L, s, cf, inst, pc, n, baseframe)
+}
+
+// getTableSlow is OP_GETTABLE and OP_GETTABLEKS when fastGetTable has
+// not done it: lib.name (a library is a proxy, see rawIndex), or the
+// handler. It returns as coldStep does.
+func getTableSlow(L *lua.LState, s *lState, cf *callFrame, inst uint32, pc, n int, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int, int) {
+	if int(inst>>26) == lua.OP_GETTABLEKS {
+		reg, p, lb := s.reg, cf.Fn.Proto, cf.LocalBase
+		if v, ok := rawIndex(L, reg.array[lb+OpB(inst)], rkValue(reg, p.Constants, lb, OpC(inst))); ok {
+			setReg(reg, lb+OpA(inst), v)
+			return cf, p, lb, pc, n
+		}
+	}
+	return handle(L, s, cf, inst, pc, n, baseframe)
+}
+
+// reload is what pollLoop keeps of the running frame, read again from
+// the state after a call: the frame, its prototype, base and pc (which
+// the loop wrote to it before the call), the poll count from nmem and the
+// instruction before the pc (the one being run).
+func reload(s *lState, nmem *int) (*callFrame, *lua.FunctionProto, int, int, int, uint32) {
+	cf := s.currentFrame
+	p := cf.Fn.Proto
+	return cf, p, cf.LocalBase, cf.Pc, *nmem, p.Code[cf.Pc-1]
 }
 
 // handle runs instruction inst of frame cf by its handler, for pollLoop,
