@@ -32,7 +32,8 @@ import (
 // returns the frame to run next, its prototype, base and pc; or a nil
 // frame, having done nothing but reserve (which the handler's hook does
 // first too), for the handler to make the call.
-func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32) (*callFrame, *lua.FunctionProto, int, int) {
+func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, pc, n int, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int, int) {
+	cf.Pc = pc
 	// The call-stack hook's reserve comes first, before anything else of
 	// the call (its "stack overflow" before "attempt to call"); its own
 	// test of whether it has anything to do (the limit, the slack's
@@ -48,37 +49,37 @@ func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 	ra := cf.LocalBase + OpA(inst)
 	fn, ok := a[ra].(*lua.LFunction)
 	if !ok {
-		return nil, nil, 0, 0
+		return handle(L, s, cf, inst, pc, n, baseframe)
 	}
 	if fn.IsG {
 		if !fastCallGo(L, s, gs, cf, fn, inst) {
-			return nil, nil, 0, 0
+			return handle(L, s, cf, inst, pc, n, baseframe)
 		}
 		cf = s.currentFrame
 		p, lb, pc := frameCode(cf)
-		return cf, p, lb, pc
+		return cf, p, lb, pc, n
 	}
 	proto := fn.Proto
 	if proto.IsVarArg != 0 {
-		return nil, nil, 0, 0
+		return handle(L, s, cf, inst, pc, n, baseframe)
 	}
 	nargs := OpB(inst) - 1
 	if nargs < 0 {
 		if nargs = reg.top - (ra + 1); nargs < 0 {
-			return nil, nil, 0, 0
+			return handle(L, s, cf, inst, pc, n, baseframe)
 		}
 	}
 	np, used := int(proto.NumParameters), int(proto.NumUsedRegisters)
 	lbase := ra + 1
 	hi := max(np, nargs, used)
 	if lbase+hi > len(a) {
-		return nil, nil, 0, 0
+		return handle(L, s, cf, inst, pc, n, baseframe)
 	}
 	if sp >= lua.FramesPerSegment {
 		// The next frame is the first of the next segment: only one the
 		// stack already holds (gopher-lua's Push takes a new one).
 		if idx+1 >= len(gs.segments) || gs.segments[idx+1] == nil {
-			return nil, nil, 0, 0
+			return handle(L, s, cf, inst, pc, n, baseframe)
 		}
 		idx, sp = idx+1, 0
 	}
@@ -101,7 +102,7 @@ func fastCall(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint3
 	fillNil(a, lbase+min(nargs, np), lbase+hi)
 	reg.top = lbase + used
 	s.currentFrame = nf
-	return nf, proto, lbase, 0
+	return nf, proto, lbase, 0, n
 }
 
 // fillNil sets registers lo to hi of a to Lua's nil.
@@ -128,9 +129,10 @@ func clearRegs(a []lua.LValue, lo, hi int) {
 // stack for fastCall to use again. It returns the caller's frame,
 // prototype, base and pc; or a nil frame, having changed nothing but the
 // upvalues the handler closes first too, for the handler to do the return.
-func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int) {
+func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, pc, n int, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int, int) {
+	cf.Pc = pc
 	if cf == baseframe {
-		return nil, nil, 0, 0
+		return handle(L, s, cf, inst, pc, n, baseframe)
 	}
 	if s.uvcache != nil {
 		// The handler closes the frame's open upvalues first; done here
@@ -144,7 +146,7 @@ func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 	idx, sp := int(gs.segIdx), int(gs.segSp)
 	if sp == 0 {
 		if idx == 0 {
-			return nil, nil, 0, 0
+			return handle(L, s, cf, inst, pc, n, baseframe)
 		}
 		idx, sp = idx-1, lua.FramesPerSegment
 	}
@@ -154,31 +156,31 @@ func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 	// its index (the first frame of a coroutine has none).
 	parent := cf.Parent
 	if parent == nil || parent.Idx != cf.Idx-1 {
-		return nil, nil, 0, 0
+		return handle(L, s, cf, inst, pc, n, baseframe)
 	}
 	pfn := parent.Fn
 	if pfn.IsG {
-		return nil, nil, 0, 0
+		return handle(L, s, cf, inst, pc, n, baseframe)
 	}
 	reg := s.reg
 	a := reg.array
 	ra := cf.LocalBase + OpA(inst)
 	b := OpB(inst)
-	n := cf.NRet
+	nr := cf.NRet
 	top := reg.top
-	if n == lua.MultRet {
-		if n = b - 1; b == 0 {
-			n = top - ra
+	if nr == lua.MultRet {
+		if nr = b - 1; b == 0 {
+			nr = top - ra
 		}
 	}
 	regv := cf.ReturnBase
-	if regv+n > len(a) {
-		return nil, nil, 0, 0
+	if regv+nr > len(a) {
+		return handle(L, s, cf, inst, pc, n, baseframe)
 	}
 	gs.segIdx, gs.segSp = uint16(idx), uint8(sp)
-	// copyReturnValues: n results from RA, those past B-1 (or past the
+	// copyReturnValues: nr results from RA, those past B-1 (or past the
 	// top) nil, and the registers above them cleared.
-	m := n // the results there are: B-1 of them (all up to the top for B = 0), none past the top
+	m := nr // the results there are: B-1 of them (all up to the top for B = 0), none past the top
 	if b != 0 {
 		m = min(m, b-1)
 	}
@@ -186,15 +188,15 @@ func returnLua(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint
 	for i := 0; i < m; i++ {
 		a[regv+i] = a[ra+i] // regv < ra: each source is read before it is written
 	}
-	for i := m; i < n; i++ {
+	for i := m; i < nr; i++ {
 		a[regv+i] = lua.LNil
 	}
-	reg.top = regv + n
+	reg.top = regv + nr
 	// Not clear: the range is a few registers, and clear's
 	// memclrHasPointers with its bulk write barrier cost more.
-	clearRegs(a, regv+n, top)
+	clearRegs(a, regv+nr, top)
 	s.currentFrame = parent
-	return parent, pfn.Proto, parent.LocalBase, parent.Pc
+	return parent, pfn.Proto, parent.LocalBase, parent.Pc, n
 }
 
 // condJump is the JMP after a comparison or a test that does not skip

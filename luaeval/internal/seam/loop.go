@@ -111,24 +111,27 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 		handlerLoop(L, s, baseframe)
 		return
 	}
+	// nmem holds the poll count across the calls of the table, global
+	// and concatenation cases, which then read everything of the loop's
+	// again from the frame (reload): a memory word, not a value the
+	// register allocator would keep across them (see coldStep).
+	nmem := new(int)
 	p, lb, pc := frameCode(cf)
 	for {
+		if n--; n == 0 {
+			// The kill poll, before the instruction is fetched: nothing
+			// of the loop's is kept across it (see coldStep).
+			cf.Pc = pc
+			n = pollKill(L, cf)
+			cf = s.currentFrame
+			p, lb, pc = frameCode(cf)
+		}
 		inst := p.Code[pc]
 		pc++
-		if n--; n == 0 {
-			n = PollEvery
-			if ctx := L.Context(); ctx != nil {
-				select {
-				case <-ctx.Done():
-					cf.Pc = pc
-					L.RaiseError("%s", ctx.Err().Error())
-					return
-				default:
-				}
-			}
-		}
-		// Each case either finishes the instruction and continues, or
-		// falls out of the switch to the handler.
+		// The cases here call no function (but the write barrier, which
+		// keeps every register): each finishes its instruction and
+		// continues, or breaks to coldStep, which does the instruction
+		// again from the start.
 		switch int(inst >> 26) {
 		case lua.OP_MOVE:
 			setReg(reg, lb+OpA(inst), reg.array[lb+OpB(inst)])
@@ -151,26 +154,24 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			setReg(reg, lb+OpA(inst), cf.Fn.Upvalues[OpB(inst)].Value())
 			continue
 		case lua.OP_SETUPVAL:
-			cf.Fn.Upvalues[OpB(inst)].SetValue(reg.array[lb+OpA(inst)])
-			continue
-		case lua.OP_GETGLOBAL:
-			// gopher-lua's getFieldString over the function's environment.
-			if v, ok := rawIndex(L, cf.Fn.Env, p.Constants[OpBx(inst)]); ok {
-				setReg(reg, lb+OpA(inst), v)
+			// Upvalue.SetValue of a closed upvalue (coldStep does an open
+			// one's, which may grow the registers).
+			if u := upvalueOf(cf.Fn.Upvalues[OpB(inst)]); u.closed || u.reg == nil {
+				u.value = reg.array[lb+OpA(inst)]
 				continue
 			}
 		case lua.OP_JMP:
 			pc += OpBx(inst) - maxArgSbx
 			continue
 		case lua.OP_TEST:
-			if lua.LVAsBool(reg.array[lb+OpA(inst)]) == (OpC(inst) == 0) {
+			if truthy(reg.array[lb+OpA(inst)]) == (OpC(inst) == 0) {
 				pc++
 			} else {
 				pc, n = condJump(p.Code, pc, n)
 			}
 			continue
 		case lua.OP_TESTSET:
-			if v := reg.array[lb+OpB(inst)]; lua.LVAsBool(v) != (OpC(inst) == 0) {
+			if v := reg.array[lb+OpB(inst)]; truthy(v) != (OpC(inst) == 0) {
 				setReg(reg, lb+OpA(inst), v)
 				pc, n = condJump(p.Code, pc, n)
 			} else {
@@ -178,88 +179,12 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 			continue
 		case lua.OP_NOT:
-			setReg(reg, lb+OpA(inst), lua.LBool(!lua.LVAsBool(reg.array[lb+OpB(inst)])))
+			setReg(reg, lb+OpA(inst), lua.LBool(!truthy(reg.array[lb+OpB(inst)])))
 			continue
-		case lua.OP_UNM:
-			if x, ok := reg.array[lb+OpB(inst)].(lua.LNumber); ok {
-				v, ok := smallNumber(-float64(x))
-				if !ok {
-					v = boxIn(L, -float64(x))
-				}
-				setReg(reg, lb+OpA(inst), v)
-				continue
-			}
-		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
-			cf.Pc = pc
-			if fastGetTable(s, cf, inst) {
-				continue
-			}
-			if int(inst>>26) == lua.OP_GETTABLEKS {
-				// lib.name: a library is a proxy (see rawIndex).
-				if v, ok := rawIndex(L, reg.array[lb+OpB(inst)], rkValue(reg, p.Constants, lb, OpC(inst))); ok {
-					setReg(reg, lb+OpA(inst), v)
-					continue
-				}
-			}
-		case lua.OP_SELF:
-			// R(A+1) := R(B); R(A) := R(B)[RK(C)] (ccalls.go's hook).
-			obj := reg.array[lb+OpB(inst)]
-			if v, ok := rawIndex(L, obj, rkValue(reg, p.Constants, lb, OpC(inst))); ok {
-				setReg(reg, lb+OpA(inst)+1, obj)
-				setReg(reg, lb+OpA(inst), v)
-				continue
-			}
-		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
-			cf.Pc = pc
-			if fastSetTable(s, cf, inst) {
-				continue
-			}
-		case lua.OP_LEN:
-			if fastLen(s, cf, inst) {
-				continue
-			}
-		case lua.OP_CONCAT:
-			// The hook's work without the handler's call (concat.go);
-			// a __concat metamethod may have called Lua, as after any
-			// handler.
-			cf.Pc = pc
-			concat(L, inst)
-			cf = s.currentFrame
-			p, lb, pc = frameCode(cf)
-			continue
-		case lua.OP_CALL:
-			cf.Pc = pc
-			if nf, np, nlb, npc := fastCall(L, s, gs, cf, inst); nf != nil {
-				cf, p, lb, pc = nf, np, nlb, npc
-				continue
-			}
-		case lua.OP_TAILCALL:
-			cf.Pc = pc
-			if fastTailCallGo(L, s, gs, cf, p.Code, pc, inst) {
-				cf = s.currentFrame // at the OP_RETURN after the call (tailcall.go)
-				p, lb, pc = frameCode(cf)
-				continue
-			}
-		case lua.OP_RETURN:
-			cf.Pc = pc
-			if nf, np, nlb, npc := returnLua(L, s, gs, cf, inst, baseframe); nf != nil {
-				cf, p, lb, pc = nf, np, nlb, npc
-				continue
-			}
-		case lua.OP_CLOSURE:
-			cf.Pc = pc
-			if fastClosure(s, cf, inst) {
-				pc = cf.Pc
-				continue
-			}
-		// Arithmetic, comparisons and the numeric for on numbers, the
-		// bulk of a script that computes, are done here as their hooks
-		// (arith.go, ccalls.go) and gopher-lua's OP_FORLOOP do them; any
-		// other operand goes to the handler.
-		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD:
+		case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_MOD:
+			// Two static small integers whose result is one too (coldStep
+			// does the rest, as the hooks do).
 			bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
-			// Two static small integers: the result in integers, when it
-			// is one too (no float conversions, no box).
 			if i, ok := smallIndex(bv); ok {
 				if j, ok := smallIndex(cv); ok {
 					x, y := i+smallMin, j+smallMin
@@ -278,26 +203,13 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 					}
 				}
 			}
+		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
+			bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
 			x, ok1 := bv.(lua.LNumber)
 			y, ok2 := cv.(lua.LNumber)
 			if ok1 && ok2 {
-				// arith, as the hook: the same code for the same NaNs.
-				r := arith(int(inst>>26), float64(x), float64(y))
-				v, ok := smallNumber(r)
-				if !ok {
-					v = boxIn(L, r)
-				}
-				setReg(reg, lb+OpA(inst), v)
-				continue
-			}
-		case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
-			bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
-			var r, ok bool
-			x, ok1 := bv.(lua.LNumber)
-			y, ok2 := cv.(lua.LNumber)
-			switch op := int(inst >> 26); {
-			case ok1 && ok2:
-				switch op {
+				var r bool
+				switch int(inst >> 26) {
 				case lua.OP_EQ:
 					r = x == y
 				case lua.OP_LT:
@@ -305,11 +217,6 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				default:
 					r = x <= y
 				}
-				ok = true
-			case op == lua.OP_EQ:
-				r, ok = rawEquals(bv, cv)
-			}
-			if ok {
 				// lvm.c: the next instruction (a jump) is skipped when
 				// the result differs from A.
 				if r != (OpA(inst) != 0) {
@@ -319,20 +226,9 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 				}
 				continue
 			}
-		case lua.OP_TFORLOOP:
-			cf.Pc = pc
-			if src, ok := L.Context().(ForInSource); ok {
-				fi := src.ForIn()
-				var ok bool
-				if n, ok = kernelForIn(L, s, gs, cf, inst, n, fi); ok || fastForIn(L, s, gs, cf, inst, fi) {
-					pc = cf.Pc
-					continue // the generic for's step done, its loop maybe run as a kernel (kernel.go)
-				}
-			}
 		case lua.OP_FORLOOP:
-			// gopher-lua's OP_FORLOOP when the loop goes on (the handler
-			// ends it): R(A) += R(A+2); if R(A) <?= R(A+1) then { pc +=
-			// sBx; R(A+3) = R(A) }.
+			// gopher-lua's OP_FORLOOP when the loop goes on with a static
+			// number (coldStep does the rest).
 			ra := lb + OpA(inst)
 			a := reg.array
 			if ra+3 >= len(a) {
@@ -350,7 +246,7 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 			v, ok := smallNumber(float64(init))
 			if !ok {
-				v = boxIn(L, float64(init))
+				break
 			}
 			a[ra] = v
 			a[ra+3] = v
@@ -359,21 +255,271 @@ func pollLoop(L *lua.LState, baseframe *callFrame) {
 			}
 			pc += OpBx(inst) - maxArgSbx
 			continue
-		case lua.OP_FORPREP:
-			cf.Pc = pc
-			var ok bool
-			if n, ok = kernelFor(L, s, cf, inst, n); ok {
-				pc = cf.Pc
-				continue // FORPREP done, its loop maybe run as a kernel (kernel.go)
+		case lua.OP_CALL:
+			if cf, p, lb, pc, n = fastCall(L, s, gs, cf, inst, pc, n, baseframe); cf == nil {
+				return
 			}
+			continue
+		case lua.OP_GETGLOBAL:
+			// gopher-lua's getFieldString over the function's environment.
+			cf.Pc, *nmem = pc, n
+			v, ok := rawIndex(L, cf.Fn.Env, p.Constants[OpBx(inst)])
+			cf, p, lb, pc, n, inst = reload(s, nmem)
+			if ok {
+				setReg(reg, lb+OpA(inst), v)
+				continue
+			}
+			if cf, p, lb, pc, n = handle(L, s, cf, inst, pc, n, baseframe); cf == nil {
+				return
+			}
+			continue
+		case lua.OP_GETTABLE, lua.OP_GETTABLEKS:
+			cf.Pc, *nmem = pc, n
+			ok := fastGetTable(s, cf, inst)
+			cf, p, lb, pc, n, inst = reload(s, nmem)
+			if ok {
+				continue
+			}
+			if cf, p, lb, pc, n = getTableSlow(L, s, cf, inst, pc, n, baseframe); cf == nil {
+				return
+			}
+			continue
+		case lua.OP_SETTABLE, lua.OP_SETTABLEKS:
+			cf.Pc, *nmem = pc, n
+			ok := fastSetTable(s, cf, inst)
+			cf, p, lb, pc, n, inst = reload(s, nmem)
+			if ok {
+				continue
+			}
+			if cf, p, lb, pc, n = handle(L, s, cf, inst, pc, n, baseframe); cf == nil {
+				return
+			}
+			continue
+		case lua.OP_CONCAT:
+			// The hook's work without the handler's call (concat.go);
+			// a __concat metamethod may have called Lua, as after any
+			// handler.
+			cf.Pc, *nmem = pc, n
+			concat(L, inst)
+			cf, p, lb, pc, n, inst = reload(s, nmem)
+			continue
+		case lua.OP_CLOSURE:
+			if cf, p, lb, pc, n = fastClosure(L, s, cf, inst, pc, n, baseframe); cf == nil {
+				return
+			}
+			continue
+		case lua.OP_RETURN:
+			if cf, p, lb, pc, n = returnLua(L, s, gs, cf, inst, pc, n, baseframe); cf == nil {
+				return
+			}
+			continue
 		}
-		cf.Pc = pc
-		if jumpTable[inst>>26](L, inst, unsafe.Pointer(baseframe)) == 1 {
+		if cf, p, lb, pc, n = coldStep(L, s, gs, cf, inst, pc, n, baseframe); cf == nil {
 			return
 		}
-		cf = s.currentFrame
-		p, lb, pc = frameCode(cf)
 	}
+}
+
+// coldStep runs instruction inst of frame cf (pc already past it) for
+// pollLoop: the instructions pollLoop does not finish itself without a
+// call. Everything of the loop's that an instruction may change comes in
+// and goes out as arguments and results, so that pollLoop keeps nothing
+// across a call: Go's calls keep no register, and a value kept across
+// one is stored to the stack where it is made (at the loop's head, for
+// every instruction). It returns the frame to run, its prototype, base
+// and pc, and the poll count; a nil frame when the loop is to return.
+func coldStep(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst uint32, pc, n int, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int, int) {
+	reg := s.reg
+	p, lb := cf.Fn.Proto, cf.LocalBase
+	switch int(inst >> 26) {
+	case lua.OP_SETUPVAL:
+		cf.Fn.Upvalues[OpB(inst)].SetValue(reg.array[lb+OpA(inst)])
+		return cf, p, lb, pc, n
+	case lua.OP_UNM:
+		if x, ok := reg.array[lb+OpB(inst)].(lua.LNumber); ok {
+			v, ok := smallNumber(-float64(x))
+			if !ok {
+				v = boxIn(L, -float64(x))
+			}
+			setReg(reg, lb+OpA(inst), v)
+			return cf, p, lb, pc, n
+		}
+	case lua.OP_SELF:
+		// R(A+1) := R(B); R(A) := R(B)[RK(C)] (ccalls.go's hook).
+		obj := reg.array[lb+OpB(inst)]
+		if v, ok := rawIndex(L, obj, rkValue(reg, p.Constants, lb, OpC(inst))); ok {
+			setReg(reg, lb+OpA(inst)+1, obj)
+			setReg(reg, lb+OpA(inst), v)
+			return cf, p, lb, pc, n
+		}
+	case lua.OP_LEN:
+		if fastLen(s, cf, inst) {
+			return cf, p, lb, pc, n
+		}
+	case lua.OP_ADD, lua.OP_SUB, lua.OP_MUL, lua.OP_DIV, lua.OP_MOD:
+		bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
+		// Two static small integers: the result in integers, when it
+		// is one too (no float conversions, no box).
+		if i, ok := smallIndex(bv); ok {
+			if j, ok := smallIndex(cv); ok {
+				x, y := i+smallMin, j+smallMin
+				var r int
+				switch op := int(inst >> 26); op {
+				case lua.OP_ADD:
+					r = x + y
+				case lua.OP_SUB:
+					r = x - y
+				default:
+					r, ok = smallArith(op, x, y)
+				}
+				if ok && uint(r-smallMin) < smallMax-smallMin {
+					setReg(reg, lb+OpA(inst), smallAt(r))
+					return cf, p, lb, pc, n
+				}
+			}
+		}
+		x, ok1 := bv.(lua.LNumber)
+		y, ok2 := cv.(lua.LNumber)
+		if ok1 && ok2 {
+			// arith, as the hook: the same code for the same NaNs.
+			r := arith(int(inst>>26), float64(x), float64(y))
+			v, ok := smallNumber(r)
+			if !ok {
+				v = boxIn(L, r)
+			}
+			setReg(reg, lb+OpA(inst), v)
+			return cf, p, lb, pc, n
+		}
+	case lua.OP_EQ, lua.OP_LT, lua.OP_LE:
+		bv, cv := rkValue(reg, p.Constants, lb, OpB(inst)), rkValue(reg, p.Constants, lb, OpC(inst))
+		var r, ok bool
+		x, ok1 := bv.(lua.LNumber)
+		y, ok2 := cv.(lua.LNumber)
+		switch op := int(inst >> 26); {
+		case ok1 && ok2:
+			switch op {
+			case lua.OP_EQ:
+				r = x == y
+			case lua.OP_LT:
+				r = x < y
+			default:
+				r = x <= y
+			}
+			ok = true
+		case op == lua.OP_EQ:
+			r, ok = rawEquals(bv, cv)
+		}
+		if ok {
+			// lvm.c: the next instruction (a jump) is skipped when
+			// the result differs from A.
+			if r != (OpA(inst) != 0) {
+				pc++
+			} else {
+				pc, n = condJump(p.Code, pc, n)
+			}
+			return cf, p, lb, pc, n
+		}
+	case lua.OP_TFORLOOP:
+		cf.Pc = pc
+		if src, ok := L.Context().(ForInSource); ok {
+			fi := src.ForIn()
+			var ok bool
+			if n, ok = kernelForIn(L, s, gs, cf, inst, n, fi); ok || fastForIn(L, s, gs, cf, inst, fi) {
+				pc = cf.Pc
+				return cf, p, lb, pc, n // the generic for's step done, its loop maybe run as a kernel (kernel.go)
+			}
+		}
+	case lua.OP_FORLOOP:
+		// gopher-lua's OP_FORLOOP when the loop goes on (the handler
+		// ends it): R(A) += R(A+2); if R(A) <?= R(A+1) then { pc +=
+		// sBx; R(A+3) = R(A) }.
+		ra := lb + OpA(inst)
+		a := reg.array
+		if ra+3 >= len(a) {
+			break
+		}
+		init, ok1 := a[ra].(lua.LNumber)
+		limit, ok2 := a[ra+1].(lua.LNumber)
+		step, ok3 := a[ra+2].(lua.LNumber)
+		if !ok1 || !ok2 || !ok3 {
+			break
+		}
+		init += step
+		if !(step > 0 && init <= limit || step <= 0 && init >= limit) {
+			break
+		}
+		v, ok := smallNumber(float64(init))
+		if !ok {
+			v = boxIn(L, float64(init))
+		}
+		a[ra] = v
+		a[ra+3] = v
+		if ra+3 >= reg.top {
+			reg.top = ra + 4
+		}
+		pc += OpBx(inst) - maxArgSbx
+		return cf, p, lb, pc, n
+	case lua.OP_FORPREP:
+		cf.Pc = pc
+		var ok bool
+		if n, ok = kernelFor(L, s, cf, inst, n); ok {
+			pc = cf.Pc
+			return cf, p, lb, pc, n // FORPREP done, its loop maybe run as a kernel (kernel.go)
+		}
+	}
+	return handle(L, s, cf, inst, pc, n, baseframe)
+}
+
+// getTableSlow is OP_GETTABLE and OP_GETTABLEKS when fastGetTable has
+// not done it: lib.name (a library is a proxy, see rawIndex), or the
+// handler. It returns as coldStep does.
+func getTableSlow(L *lua.LState, s *lState, cf *callFrame, inst uint32, pc, n int, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int, int) {
+	if int(inst>>26) == lua.OP_GETTABLEKS {
+		reg, p, lb := s.reg, cf.Fn.Proto, cf.LocalBase
+		if v, ok := rawIndex(L, reg.array[lb+OpB(inst)], rkValue(reg, p.Constants, lb, OpC(inst))); ok {
+			setReg(reg, lb+OpA(inst), v)
+			return cf, p, lb, pc, n
+		}
+	}
+	return handle(L, s, cf, inst, pc, n, baseframe)
+}
+
+// reload is what pollLoop keeps of the running frame, read again from
+// the state after a call: the frame, its prototype, base and pc (which
+// the loop wrote to it before the call), the poll count from nmem and the
+// instruction before the pc (the one being run).
+func reload(s *lState, nmem *int) (*callFrame, *lua.FunctionProto, int, int, int, uint32) {
+	cf := s.currentFrame
+	p := cf.Fn.Proto
+	return cf, p, cf.LocalBase, cf.Pc, *nmem, p.Code[cf.Pc-1]
+}
+
+// handle runs instruction inst of frame cf by its handler, for pollLoop,
+// returning as coldStep does.
+func handle(L *lua.LState, s *lState, cf *callFrame, inst uint32, pc, n int, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int, int) {
+	cf.Pc = pc
+	if jumpTable[inst>>26](L, inst, unsafe.Pointer(baseframe)) == 1 {
+		return nil, nil, 0, 0, 0
+	}
+	cf = s.currentFrame
+	p, lb, pc := frameCode(cf)
+	return cf, p, lb, pc, n
+}
+
+// pollKill is the kill poll: with the context done, the error raised at
+// the instruction after frame cf's pc (the one the loop was about to
+// fetch, as it was when the poll came after the fetch). It returns the
+// next count.
+func pollKill(L *lua.LState, cf *callFrame) int {
+	if ctx := L.Context(); ctx != nil {
+		select {
+		case <-ctx.Done():
+			cf.Pc++
+			L.RaiseError("%s", ctx.Err().Error())
+		default:
+		}
+	}
+	return PollEvery
 }
 
 // handlerLoop is pollLoop with every instruction run by its handler.
@@ -774,13 +920,16 @@ func closeUpvalues(L *lua.LState, idx int)
 // MOVE names a register of this frame, whose open upvalue is found or
 // made; a GETUPVAL one of this function's upvalues). The closure, its
 // upvalue slice and the first upvalue it opens are one allocation
-// (newClosure) for up to four upvalues.
-func fastClosure(s *lState, cf *callFrame, inst uint32) bool {
+// (newClosure) for up to four upvalues. It returns as coldStep does,
+// having left to the handler a closure whose upvalue instructions are
+// missing.
+func fastClosure(L *lua.LState, s *lState, cf *callFrame, inst uint32, pc, n int, baseframe *callFrame) (*callFrame, *lua.FunctionProto, int, int, int) {
+	cf.Pc = pc
 	p := cf.Fn.Proto
 	proto := p.FunctionPrototypes[OpBx(inst)]
 	nup := int(proto.NumUpvalues)
 	if cf.Pc+nup > len(p.Code) {
-		return false
+		return handle(L, s, cf, inst, pc, n, baseframe)
 	}
 	opens := false
 	for _, up := range p.Code[cf.Pc : cf.Pc+nup] {
@@ -805,7 +954,7 @@ func fastClosure(s *lState, cf *callFrame, inst uint32) bool {
 			fn.Upvalues[i] = cf.Fn.Upvalues[OpB(up)]
 		}
 	}
-	return true
+	return cf, p, cf.LocalBase, cf.Pc, n
 }
 
 // newClosure is gopher-lua's newLFunctionL (a Lua function with nup
@@ -850,4 +999,20 @@ func newClosure(proto *lua.FunctionProto, env *lua.LTable, nup int, opens bool) 
 		return &c.f, nil
 	}
 	return &lua.LFunction{Env: env, Proto: proto, Upvalues: make([]*lua.Upvalue, nup)}, nil
+}
+
+// luaNil is the one nil value gopher-lua makes (lua.LNil).
+var luaNil = lua.LNil.(*lua.LNilType)
+
+// truthy is lua.LVAsBool(v) (v is neither LNil nor LFalse) without its
+// interface comparisons, which call the runtime (ifaceeq) for a boolean:
+// a call in pollLoop's tests would make it keep its locals on the stack.
+func truthy(v lua.LValue) bool {
+	switch x := v.(type) {
+	case lua.LBool:
+		return bool(x)
+	case *lua.LNilType:
+		return x != luaNil
+	}
+	return true
 }
