@@ -718,35 +718,35 @@ func ipairsNext(t *lua.LTable, ctl float64) (int, bool) {
 // registers from R(A+3+C) up to the top before the call (and those the
 // call wrote) nil, the top R(A+3+C). It reports false, having done
 // nothing, for any other step, the loop's end included (the interpreter's).
-func (k *kernel) ipairsStep(reg *registry, lb int, f *[maxSlots]float64, w uint64, dirty *uint64, clob uint64, aux uint16, ipairsAux *lua.LFunction) bool {
+func (k *kernel) ipairsStep(reg *registry, lb int, f *[maxSlots]float64, w uint64, dirty uint64, clob uint64, aux uint16, ipairsAux *lua.LFunction) (uint64, bool) {
 	const m = maxSlots - 1
 	a, b, c := w>>8&m, w>>16&m, w>>24&m
 	ra := lb + int(uint8(w>>32))
 	nret := int(uint8(w >> 40))
 	arr := reg.array
-	if *dirty&(1<<a|1<<b) != 0 || arr[ra] != lua.LValue(ipairsAux) {
-		return false
+	if dirty&(1<<a|1<<b) != 0 || arr[ra] != lua.LValue(ipairsAux) {
+		return dirty, false
 	}
 	t, ok := arr[ra+1].(*lua.LTable)
 	if !ok || !noMeta(t) {
-		return false
+		return dirty, false
 	}
 	j, ok := ipairsNext(t, f[c])
 	if !ok || j <= 0 {
-		return false
+		return dirty, false
 	}
 	v := tableOf(t).array[j-1].(lua.LNumber)
-	clearNonNil(arr[ra+3+nret : max(k.topBefore(reg, lb, *dirty), ra+8)])
+	clearNonNil(arr[ra+3+nret : max(k.topBefore(reg, lb, dirty), ra+8)])
 	reg.top = ra + 3 + nret
-	*dirty &^= clob
+	dirty &^= clob
 	s3, s4 := aux&m, aux>>8&m
 	f[c], f[s3] = float64(j), float64(j)
-	*dirty |= 1<<c | 1<<s3
+	dirty |= 1<<c | 1<<s3
 	if nret == 2 {
 		f[s4] = float64(v)
-		*dirty |= 1 << s4
+		dirty |= 1 << s4
 	}
-	return true
+	return dirty, true
 }
 
 // callsInline reports whether a call of a Go function from the running
@@ -867,11 +867,13 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 			i++
 			continue
 		case kByte:
-			if !k.strByte(reg, lb, f, w, &dirty, k.clob[i], byteFn) {
+			var ok bool
+			if dirty, ok = k.strByte(reg, lb, f, w, dirty, k.clob[i], byteFn); !ok {
 				goto stop
 			}
 		case kIpairs:
-			if !k.ipairsStep(reg, lb, f, w, &dirty, k.clob[i], k.aux[i], ipairsAux) {
+			var ok bool
+			if dirty, ok = k.ipairsStep(reg, lb, f, w, dirty, k.clob[i], k.aux[i], ipairsAux); !ok {
 				goto stop
 			}
 			i = 0
@@ -961,35 +963,35 @@ func (k *kernel) run(L *lua.LState, s *lState, cf *callFrame, f *[maxSlots]float
 // the result was pushed to). It reports false, having done nothing, for
 // anything else (no byte, an argument of another type), which the
 // interpreter's call then does.
-func (k *kernel) strByte(reg *registry, lb int, f *[maxSlots]float64, w uint64, dirty *uint64, clob uint64, byteFn *lua.LFunction) bool {
+func (k *kernel) strByte(reg *registry, lb int, f *[maxSlots]float64, w uint64, dirty uint64, clob uint64, byteFn *lua.LFunction) (uint64, bool) {
 	const m = maxSlots - 1
 	a, b, c := w>>8&m, w>>16&m, w>>24&m
 	ra := lb + int(uint8(w>>32))
 	arr := reg.array
-	if *dirty&(1<<a|1<<b) != 0 || arr[ra] != lua.LValue(byteFn) {
-		return false
+	if dirty&(1<<a|1<<b) != 0 || arr[ra] != lua.LValue(byteFn) {
+		return dirty, false
 	}
 	str, ok := arr[ra+1].(lua.LString)
 	x := f[c]
 	j := int(x)
 	if !ok || float64(j) != x {
-		return false
+		return dirty, false
 	}
 	if j < 0 {
 		j += len(str) + 1 // posrelat
 	}
 	if uint(j-1) >= uint(len(str)) {
-		return false
+		return dirty, false
 	}
-	top := k.topBefore(reg, lb, *dirty)
+	top := k.topBefore(reg, lb, dirty)
 	if top < ra+3 {
-		return false // an argument past the top: the call sees nil
+		return dirty, false // an argument past the top: the call sees nil
 	}
 	clearNonNil(arr[ra+1 : max(top, ra+4)])
 	reg.top = ra + 1
-	*dirty &^= clob
+	dirty &^= clob
 	f[a] = float64(str[j-1])
-	return true
+	return dirty, true
 }
 
 // killed is pollLoop's poll at the instruction at pc: when the context is
