@@ -628,7 +628,7 @@ func kernelForIn(L *lua.LState, s *lState, gs *growStack, cf *callFrame, inst ui
 	lbase := cf.LocalBase
 	ra := lbase + OpA(inst)
 	c := OpC(inst)
-	if c < 1 || c > 2 || ra+8 > len(a) || a[ra] != lua.LValue(fi.IpairsAux) {
+	if c < 1 || c > 2 || ra+8 > len(a) || !isFunc(a[ra], fi.IpairsAux) {
 		return n, false
 	}
 	// fastForIn's limits on the iterator's call.
@@ -712,6 +712,14 @@ func ipairsNext(t *lua.LTable, ctl float64) (int, bool) {
 	return j, true
 }
 
+// isFunc reports whether v is the function fn: a type assertion and a
+// pointer compare, where comparing two interfaces calls runtime.ifaceeq
+// (a tenth of table-array's profile).
+func isFunc(v lua.LValue, fn *lua.LFunction) bool {
+	f, ok := v.(*lua.LFunction)
+	return ok && f == fn
+}
+
 // ipairsStep is kIpairs, the op in w: fastForIn's step of ipairs over a
 // table without a metatable when the next value is a number in its array
 // part: R(A+2) and R(A+3) the index, R(A+4) the value (C = 2), the
@@ -724,7 +732,7 @@ func (k *kernel) ipairsStep(reg *registry, lb int, f *[maxSlots]float64, w uint6
 	ra := lb + int(uint8(w>>32))
 	nret := int(uint8(w >> 40))
 	arr := reg.array
-	if dirty&(1<<a|1<<b) != 0 || arr[ra] != lua.LValue(ipairsAux) {
+	if dirty&(1<<a|1<<b) != 0 || !isFunc(arr[ra], ipairsAux) {
 		return dirty, false
 	}
 	t, ok := arr[ra+1].(*lua.LTable)
@@ -968,7 +976,7 @@ func (k *kernel) strByte(reg *registry, lb int, f *[maxSlots]float64, w uint64, 
 	a, b, c := w>>8&m, w>>16&m, w>>24&m
 	ra := lb + int(uint8(w>>32))
 	arr := reg.array
-	if dirty&(1<<a|1<<b) != 0 || arr[ra] != lua.LValue(byteFn) {
+	if dirty&(1<<a|1<<b) != 0 || !isFunc(arr[ra], byteFn) {
 		return dirty, false
 	}
 	str, ok := arr[ra+1].(lua.LString)
