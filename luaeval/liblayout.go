@@ -70,9 +70,9 @@ var (
 	// eval.c:scriptingInit's additions.
 	redisLayout = &libLayout{0, []string{
 		"call", "pcall", "log", "LOG_DEBUG", "LOG_VERBOSE", "LOG_NOTICE", "LOG_WARNING",
-		"setresp", "sha1hex", "error_reply", "status_reply",
+		"REDIS_VERSION_NUM", "REDIS_VERSION", "setresp", "sha1hex", "error_reply", "status_reply",
 		"set_repl", "REPL_NONE", "REPL_AOF", "REPL_SLAVE", "REPL_REPLICA", "REPL_ALL",
-		"acl_check_cmd", "REDIS_VERSION_NUM", "REDIS_VERSION",
+		"acl_check_cmd",
 		"breakpoint", "debug", "replicate_commands",
 	}}
 )
