@@ -193,6 +193,15 @@ func newSandbox(e *Engine) *sandbox {
 	L.SetMetatable(lua.LString(""), strMT)
 	sb.strMeta = sb.proxy(strMT)
 
+	// The globals as Redis's Lua lays them out (globalsLayout), so pairs
+	// over _G walks them in Redis's order.
+	g := globalsLayout.build(L, sb.gReal)
+	g.Metatable = sb.gReal.Metatable
+	delete(sb.real, sb.gProxy)
+	sb.gReal = g
+	sb.real[sb.gProxy] = g
+	sb.gProxy.Metatable.(*lua.LTable).RawSetString("__index", g)
+
 	seam.SetContext(L, runCtx{&e.ctl, sb})
 	return sb
 }
