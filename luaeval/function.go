@@ -185,8 +185,8 @@ func (e *Engine) funcSandbox() *sandbox {
 	}
 	sb := newSandbox(e)
 	// KEYS and ARGV are EVAL's globals only (script_lua.c:luaCallFunction).
-	sb.gReal.RawSetString("KEYS", lua.LNil)
-	sb.gReal.RawSetString("ARGV", lua.LNil)
+	seam.RawSetString(sb.L, sb.gReal, "KEYS", lua.LNil)
+	seam.RawSetString(sb.L, sb.gReal, "ARGV", lua.LNil)
 	L := sb.L
 	// What a library's code sees while it loads: redis with
 	// register_function, log and the version, nothing else; anything

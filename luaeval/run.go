@@ -101,7 +101,7 @@ func (sb *sandbox) fillArgs(t **lua.LTable, name string, elems [][]byte) {
 		seam.RawSetInt(sb.L, nt, i+1, lua.LString(b))
 	}
 	*t = nt
-	sb.gReal.RawSetString(name, nt)
+	seam.RawSetString(sb.L, sb.gReal, name, nt)
 	sb.gen = sandboxGen.Add(1)
 }
 

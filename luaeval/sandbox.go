@@ -177,21 +177,30 @@ func newSandbox(e *Engine) *sandbox {
 	sb.lib("string", orig.RawGetString("string").(*lua.LTable), func(t *lua.LTable) {
 		strlib.Open(L, t)
 		sb.forIn.Byte, _ = t.RawGetString("byte").(*lua.LFunction)
-	})
-	sb.lib("table", orig.RawGetString("table").(*lua.LTable), sb.tableLib51)
-	sb.lib("math", orig.RawGetString("math").(*lua.LTable), func(t *lua.LTable) { lmathlib.Open(L, t, &e.rng) })
-	sb.lib("coroutine", orig.RawGetString("coroutine").(*lua.LTable), sb.coroutineLib)
-	sb.lib("cjson", L.CreateTable(0, 16), func(t *lua.LTable) { sb.cjson = lcjson.Open(L, t, libHost{sb}) })
-	sb.lib("bit", L.CreateTable(0, 12), func(t *lua.LTable) { sb.set(t, lbit.Funcs()) })
-	sb.lib("struct", L.CreateTable(0, 3), func(t *lua.LTable) { sb.set(t, lstruct.Funcs()) })
-	sb.lib("cmsgpack", L.CreateTable(0, 8), func(t *lua.LTable) { lcmsgpack.Open(L, t, libHost{sb}) })
-	sb.lib("redis", L.CreateTable(0, 32), func(t *lua.LTable) { e.redisLib(sb, t) })
+	}, stringLayout)
+	sb.lib("table", orig.RawGetString("table").(*lua.LTable), sb.tableLib51, tableLayout)
+	sb.lib("math", orig.RawGetString("math").(*lua.LTable), func(t *lua.LTable) { lmathlib.Open(L, t, &e.rng) }, mathLayout)
+	sb.lib("coroutine", orig.RawGetString("coroutine").(*lua.LTable), sb.coroutineLib, coroutineLayout)
+	sb.lib("cjson", L.CreateTable(0, 16), func(t *lua.LTable) { sb.cjson = lcjson.Open(L, t, libHost{sb}) }, nil)
+	sb.lib("bit", L.CreateTable(0, 12), func(t *lua.LTable) { sb.set(t, lbit.Funcs()) }, bitLayout)
+	sb.lib("struct", L.CreateTable(0, 3), func(t *lua.LTable) { sb.set(t, lstruct.Funcs()) }, structLayout)
+	sb.lib("cmsgpack", L.CreateTable(0, 8), func(t *lua.LTable) { lcmsgpack.Open(L, t, libHost{sb}) }, nil)
+	sb.lib("redis", L.CreateTable(0, 32), func(t *lua.LTable) { e.redisLib(sb, t) }, redisLayout)
 
 	// The string metatable: {__index = string}, read-only like Redis's.
 	strMT := L.CreateTable(0, 1)
 	strMT.RawSetString("__index", sb.gReal.RawGetString("string"))
 	L.SetMetatable(lua.LString(""), strMT)
 	sb.strMeta = sb.proxy(strMT)
+
+	// The globals as Redis's Lua lays them out (globalsLayout), so pairs
+	// over _G walks them in Redis's order.
+	g := globalsLayout.build(L, sb.gReal)
+	g.Metatable = sb.gReal.Metatable
+	delete(sb.real, sb.gProxy)
+	sb.gReal = g
+	sb.real[sb.gProxy] = g
+	sb.gProxy.Metatable.(*lua.LTable).RawSetString("__index", g)
 
 	seam.SetContext(L, runCtx{&e.ctl, sb})
 	return sb
@@ -219,14 +228,19 @@ func (sb *sandbox) proxy(t *lua.LTable) *lua.LTable {
 }
 
 // lib fills t with fill (which may replace gopher-lua's functions) and
-// installs it as the read-only global name.
-func (sb *sandbox) lib(name string, t *lua.LTable, fill func(*lua.LTable)) {
+// installs it as the read-only global name. With a layout, the table
+// installed is a new one filled from t as Redis's Lua fills the library
+// (see libLayout), so pairs walks it in Redis's order.
+func (sb *sandbox) lib(name string, t *lua.LTable, fill func(*lua.LTable), layout *libLayout) {
 	if t.Metatable != lua.LNil {
 		t.Metatable = lua.LNil
 	}
 	t.RawSetString("__index", lua.LNil) // gopher-lua's string table carries one
 	if fill != nil {
 		fill(t)
+	}
+	if layout != nil {
+		t = layout.build(sb.L, t)
 	}
 	sb.gReal.RawSetString(name, sb.proxy(t))
 }

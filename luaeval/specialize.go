@@ -56,7 +56,7 @@ func (sb *sandbox) specialize(p *lua.FunctionProto) *lua.FunctionProto {
 // globalName is the global a specialized LOADK constant stands for, for
 // error messages ("attempt to call global 'string'").
 func (sb *sandbox) globalName(v lua.LValue) (string, bool) {
-	for k, gv := sb.gReal.Next(lua.LNil); k != lua.LNil; k, gv = sb.gReal.Next(k) {
+	for k, gv, _ := seam.Next(sb.gReal, lua.LNil); k != lua.LNil; k, gv, _ = seam.Next(sb.gReal, k) {
 		if gv == v {
 			if s, ok := k.(lua.LString); ok {
 				return string(s), true

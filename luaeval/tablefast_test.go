@@ -324,9 +324,11 @@ func TestMadeTablesThroughEveryWriter(t *testing.T) {
 	diffTimed(t, scripts)
 }
 
-// The cjson and cmsgpack modules (and a cjson.new() module, written to)
-// are walked in Redis's order: filled in lua_cjson.c's and
-// lua_cmsgpack.c's order as lua_setfield fills a new table.
+// The library tables (and a cjson.new() module, written to) are walked in
+// Redis's order: filled in their C sources' order (lua_cjson.c,
+// lua_cmsgpack.c, the luaL_Reg arrays of Lua 5.1's libraries, lua_bit.c,
+// lua_struct.c, script_lua.c's redis table, and the globals' history in
+// Redis 7.0) as lua_setfield fills them.
 func TestLibraryTablesOrderAgainstRedis(t *testing.T) {
 	walk := func(m string) string {
 		return "local r = {} for k in pairs(" + m + ") do r[#r + 1] = k end return r"
@@ -335,6 +337,24 @@ func TestLibraryTablesOrderAgainstRedis(t *testing.T) {
 		walk("cjson"),
 		walk("cmsgpack"),
 		walk("cjson.new()"),
+		walk("string"),
+		walk("table"),
+		walk("math"),
+		walk("coroutine"),
+		walk("bit"),
+		walk("struct"),
+		walk("redis"),
+		walk("getmetatable('').__index"),
+		// The globals: luaopen_base, the libraries, redis, the error
+		// handler, KEYS and ARGV, with the dead nodes of the names the
+		// allow list refused and of debug.
+		walk("_G"),
+		"local r = {} for k, v in pairs(_G) do r[#r + 1] = k .. '=' .. type(v) end return r",
+		// A copy of each, written to after: its order follows the walk's.
+		"local r = {} for _, m in ipairs({string, table, math, coroutine, bit, struct, redis, _G}) do " +
+			"local c = {} for k, v in pairs(m) do c[k] = v end c.x = 1 c.sub = nil c.pi = nil c.call = nil c[1] = 2 c.y = 3 " +
+			"for k in pairs(c) do r[#r + 1] = tostring(k) end end return r",
+		"return cmsgpack.pack(math, bit, struct)",
 		"local m = cjson.new() m.x = 1 m.encode = nil m[1] = 2 local r = {} for k in pairs(m) do r[#r + 1] = tostring(k) end return r",
 		"return cmsgpack.pack(cjson, cmsgpack, cjson.new())",
 		"return {pcall(cjson.encode, cmsgpack)}",
