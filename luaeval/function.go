@@ -187,6 +187,16 @@ func (e *Engine) funcSandbox() *sandbox {
 	// KEYS and ARGV are EVAL's globals only (script_lua.c:luaCallFunction).
 	seam.RawSetString(sb.L, sb.gReal, "KEYS", lua.LNil)
 	seam.RawSetString(sb.L, sb.gReal, "ARGV", lua.LNil)
+	// So are the error handler global and redis.breakpoint, redis.debug
+	// and redis.replicate_commands (eval.c:scriptingInit's additions;
+	// function_lua.c keeps its handler in the registry): in a function
+	// they are nil, and the handler a nonexistent global.
+	seam.RawSetString(sb.L, sb.gReal, "__redis__err__handler", lua.LNil)
+	if rp, ok := sb.gReal.RawGetString("redis").(*lua.LTable); ok {
+		for _, k := range []string{"breakpoint", "debug", "replicate_commands"} {
+			seam.RawSetString(sb.L, sb.realTable(rp), k, lua.LNil)
+		}
+	}
 	L := sb.L
 	// What a library's code sees while it loads: redis with
 	// register_function, log and the version, nothing else; anything

@@ -45,3 +45,26 @@ func TestWrappedCoroutineErrorsAgainstRedis(t *testing.T) {
 	}
 	diffTimed(t, scripts)
 }
+
+// TestFunctionStateGlobalsAgainstRedis: a function's Lua state has no
+// __redis__err__handler global and no redis.breakpoint, redis.debug or
+// redis.replicate_commands (EVAL's additions, eval.c); they were there.
+func TestFunctionStateGlobalsAgainstRedis(t *testing.T) {
+	rc := dialRedis(t)
+	e := newTestEngine(t, Config{})
+	h := newFakeHost()
+	lib := "#!lua name=globals\n" +
+		"redis.register_function('types', function() return {type(redis.debug), type(redis.breakpoint), type(redis.replicate_commands), type(redis.setresp), type(redis.set_repl), type(KEYS), type(ARGV)} end)\n" +
+		"redis.register_function('handler', function() return type(__redis__err__handler) end)\n" +
+		"redis.register_function('walk', function() local t = {} for k in pairs(_G) do t[#t+1] = k end return t end)"
+	rc.do(t, "FUNCTION", "LOAD", "REPLACE", lib)
+	if _, err := e.FunctionLoad([]byte(lib), true); err != nil {
+		t.Fatal(err)
+	}
+	for _, fn := range []string{"types", "handler", "walk"} {
+		want := rc.do(t, "FCALL", fn, "0")
+		if got := fcallReply(e, h, 2, false, fn, "0"); got != want {
+			t.Errorf("FCALL %s:\nredis    %q\nminilock %q", fn, want, got)
+		}
+	}
+}
