@@ -3,7 +3,6 @@ package luaeval
 import (
 	"fmt"
 	"math/rand"
-
 	"strings"
 	"testing"
 

@@ -46,19 +46,7 @@ func TestConcatCacheAgainstSlow(t *testing.T) {
 	if !seam.Enabled() {
 		t.Skip("the hooks are off: there are no fast paths")
 	}
-	r := rand.New(rand.NewSource(seed(t)))
-	e := newTestEngine(t, Config{})
-	defer seam.SetFastTables(true)
-	for i := range 1500 {
-		s := genConcatScript(r)
-		seam.SetFastTables(true)
-		fast := evalReply(e, newFakeHost(), 2, s, "0")
-		seam.SetFastTables(false)
-		slow := evalReply(e, newFakeHost(), 2, s, "0")
-		if fast != slow {
-			t.Fatalf("script %d: %s\nfast %q\nslow %q", i, s, trunc(fast), trunc(slow))
-		}
-	}
+	tablesFastAgainstSlow(t, 1500, genConcatScript)
 }
 
 // The same scripts against redis-server: each result, and the pairs order

@@ -19,11 +19,18 @@ func TestTableFastPathsAgainstSlow(t *testing.T) {
 	if !seam.Enabled() {
 		t.Skip("the hooks are off: there are no fast paths")
 	}
+	tablesFastAgainstSlow(t, 3000, genTableOpsScript)
+}
+
+// tablesFastAgainstSlow runs n scripts from gen (seeded) with seam's table
+// paths on and off (seam.SetFastTables): every reply must be the same.
+func tablesFastAgainstSlow(t *testing.T, n int, gen func(*rand.Rand) string) {
+	t.Helper()
 	r := rand.New(rand.NewSource(seed(t)))
 	e := newTestEngine(t, Config{})
 	defer seam.SetFastTables(true)
-	for i := range 3000 {
-		s := genTableOpsScript(r)
+	for i := range n {
+		s := gen(r)
 		seam.SetFastTables(true)
 		fast := evalReply(e, newFakeHost(), 2, s, "0")
 		seam.SetFastTables(false)
