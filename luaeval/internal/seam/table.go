@@ -128,27 +128,13 @@ func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 		// The table and its few slots in one allocation (KEYS and
 		// ARGV of a call, small constructors, decoded JSON arrays).
 		st := &smallTable{}
-		st.t.Metatable = lua.LNil // as L.CreateTable makes it
-		a := st.a[:narr:narr]
-		for i := range a {
-			a[i] = lua.LNil
-		}
-		tableOf(&st.t).array = a
-		setNodeVector(L, tableOf(&st.t), nrec)
-		return &st.t
+		return withSlots(L, &st.t, st.a[:narr:narr], nrec)
 	}
 	if narr > 0 && narr <= len(smallTable8{}.a) {
 		// The same up to 8 (an array reply such as HGETALL's of a
 		// few fields, a decoded array).
 		st := &smallTable8{}
-		st.t.Metatable = lua.LNil
-		a := st.a[:narr:narr]
-		for i := range a {
-			a[i] = lua.LNil
-		}
-		tableOf(&st.t).array = a
-		setNodeVector(L, tableOf(&st.t), nrec)
-		return &st.t
+		return withSlots(L, &st.t, st.a[:narr:narr], nrec)
 	}
 	t := L.CreateTable(0, 0)
 	tb := tableOf(t)
@@ -162,6 +148,32 @@ func NewTable(L *lua.LState, narr, nrec int) *lua.LTable {
 		tb.strdict = make(map[string]lua.LValue, nrec)
 	}
 	return t
+}
+
+// withSlots makes t, allocated with its array slots a, a new table as
+// L.CreateTable makes it: no metatable, every slot nil, a hash part for
+// nrec keys.
+func withSlots(L *lua.LState, t *lua.LTable, a []lua.LValue, nrec int) *lua.LTable {
+	t.Metatable = lua.LNil
+	for i := range a {
+		a[i] = lua.LNil
+	}
+	tableOf(t).array = a
+	setNodeVector(L, tableOf(t), nrec)
+	return t
+}
+
+// freeNodes makes keys' size nodes free (nil keys, no chains, lastfree
+// past the end) and puts the part's metadata m, in its userdata ud, in
+// the slot after them.
+func freeNodes(keys []lua.LValue, m *tabMeta, ud *lua.LUserData, size int) {
+	m.lastfree = size
+	for i := range size {
+		keys[i] = lua.LNil
+		m.next[i] = -1
+	}
+	ud.Value, ud.Metatable = m, lua.LNil
+	keys[size] = ud
 }
 
 // smallTable is a table with room for a small array part.
@@ -508,13 +520,7 @@ func setNodeVectorIn(L *lua.LState, t *lTable, size, room int, reuse *tabMeta) {
 		keys, m, ud = make([]lua.LValue, size+1), &sn.m, &sn.ud
 		m.next = make([]int32, size)
 	}
-	m.lastfree = size
-	for i := range size {
-		keys[i] = lua.LNil
-		m.next[i] = -1
-	}
-	ud.Value, ud.Metatable = m, lua.LNil
-	keys[size] = ud
+	freeNodes(keys, m, ud, size)
 	if t.k2i == nil {
 		t.k2i = make(map[lua.LValue]int)
 	} else {

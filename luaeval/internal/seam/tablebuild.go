@@ -107,13 +107,7 @@ func newCombined(narr, nrec int) *lua.LTable {
 		// setNodeVector's free nodes.
 		size := 1 << ceilLog2(nrec)
 		t, keys, m, ud := newHashPart(size)
-		m.lastfree = size
-		for i := range size {
-			keys[i] = lua.LNil
-			m.next[i] = -1
-		}
-		ud.Value, ud.Metatable = m, lua.LNil
-		keys[size] = ud
+		freeNodes(keys, m, ud, size)
 		tb := tableOf(t)
 		tb.keys = keys
 		tb.k2i = make(map[lua.LValue]int)
